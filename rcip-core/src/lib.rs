@@ -1,0 +1,48 @@
+//! The RCIP protocol 1.0 model, pure and synchronous.
+//!
+//! This crate holds what every other rcip crate agrees on: the identifier grammar
+//! ([`is_valid_identifier`]), [`Effect`]s, application definitions with a builder API
+//! ([`ApplicationDefinition`]), definition validation ([`validate_definition`]), the strict
+//! JSON Schema rules ([`schema::check_strict`]) and the wire types whose JSON is field for
+//! field the TypeScript reference's ([`ApplicationSnapshot`], [`InvocationOutcome`],
+//! [`PreflightReport`], [`RuntimeEvent`], ...).
+//!
+//! ```
+//! use rcip_core::{ApplicationDefinition, CapabilityDefinition, Effect, validate_definition};
+//! let app = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
+//!     CapabilityDefinition::new("notes.clear", Effect::Destructive)
+//!         .title("Clear notes")
+//!         .description("Deletes every note."),
+//! );
+//! validate_definition(&app).unwrap();
+//! ```
+#![deny(missing_docs)]
+
+mod definition;
+mod effect;
+mod event;
+mod id;
+mod outcome;
+mod preflight;
+pub mod schema;
+mod snapshot;
+mod validate;
+
+pub use definition::{
+    ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, RCIP_PROTOCOL_VERSION,
+    ScopeDefinition, UsageExample, UsageGuidance,
+};
+pub use effect::{Effect, UnknownEffect};
+pub use event::{EventPhase, RuntimeEvent};
+pub use id::is_valid_identifier;
+pub use outcome::{
+    ConfirmationInfo, ErrorCode, InvocationOutcome, OutcomeStatus, RcipError, ValidationIssue,
+};
+pub use preflight::{
+    PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS, PreflightOutcome, PreflightReport,
+};
+pub use snapshot::{
+    ApplicationSnapshot, Availability, CapabilityFilter, CapabilitySnapshot, ContextFilter,
+    Relevance, SemanticContext,
+};
+pub use validate::{DefinitionError, SchemaRole, validate_definition};

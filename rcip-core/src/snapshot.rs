@@ -1,0 +1,234 @@
+//! The live application snapshot and its parts, field for field the reference's JSON.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{ApplicationMetadata, Effect, ScopeDefinition, UsageGuidance};
+
+/// The active semantic context: which scopes are active, and optionally which is primary.
+///
+/// Equality is order-sensitive, as in the reference: re-ordering the same active scopes is a
+/// change of context (and invalidates pending approvals).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SemanticContext {
+    /// Active scope ids, without duplicates, in first-occurrence order.
+    pub active_scope_ids: Vec<String>,
+    /// The primary scope; when set it is also active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_scope_id: Option<String>,
+}
+
+impl SemanticContext {
+    /// A context with these active scopes and no primary.
+    #[must_use]
+    pub fn active<I, S>(scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        SemanticContext {
+            active_scope_ids: scopes.into_iter().map(Into::into).collect(),
+            primary_scope_id: None,
+        }
+    }
+
+    /// Sets the primary scope.
+    #[must_use]
+    pub fn primary(mut self, scope_id: impl Into<String>) -> Self {
+        self.primary_scope_id = Some(scope_id.into());
+        self
+    }
+
+    /// Whether a capability with these scopes is relevant here: it is global (no scopes)
+    /// or one of its scopes is active. Primary and parents play no part.
+    #[must_use]
+    pub fn relevance_of(&self, scope_ids: &[String]) -> Relevance {
+        if scope_ids.is_empty() || scope_ids.iter().any(|s| self.active_scope_ids.contains(s)) {
+            Relevance::Current
+        } else {
+            Relevance::Other
+        }
+    }
+}
+
+/// Whether a bound capability may run now, as its host says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Availability {
+    /// Eligible to run.
+    pub available: bool,
+    /// A host-chosen machine code (free string).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
+    /// A host-chosen human reason; it is published verbatim, so keep it free of secrets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Availability {
+    /// The reason code used when an availability check fails (throws or panics).
+    pub const CHECK_FAILED_CODE: &'static str = "AVAILABILITY_CHECK_FAILED";
+
+    /// Available, with no reason.
+    #[must_use]
+    pub const fn available() -> Self {
+        Availability {
+            available: true,
+            reason_code: None,
+            reason: None,
+        }
+    }
+
+    /// Unavailable, with a code and a reason.
+    #[must_use]
+    pub fn unavailable(reason_code: impl Into<String>, reason: impl Into<String>) -> Self {
+        Availability {
+            available: false,
+            reason_code: Some(reason_code.into()),
+            reason: Some(reason.into()),
+        }
+    }
+
+    /// What a failed availability check publishes.
+    #[must_use]
+    pub fn check_failed() -> Self {
+        Availability::unavailable(
+            Self::CHECK_FAILED_CODE,
+            "The application could not determine current availability.",
+        )
+    }
+}
+
+/// Contextual relevance (not execution state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relevance {
+    /// Global, or a scope of it is active.
+    Current,
+    /// None of its scopes is active.
+    Other,
+}
+
+/// One capability as discovery sees it: its contract plus three independent live facts
+/// (`bound`, `available`, `relevance`). Contract parts are shared (`Arc`), so cloning an
+/// entry or building a new snapshot never copies schemas.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CapabilitySnapshot {
+    /// The capability id.
+    pub id: Arc<str>,
+    /// Its title.
+    pub title: Arc<str>,
+    /// Its description.
+    pub description: Arc<str>,
+    /// Its scopes.
+    pub scope_ids: Arc<[String]>,
+    /// Its effect.
+    pub effect: Effect,
+    /// Its input schema.
+    pub input_schema: Arc<Value>,
+    /// Its output schema.
+    pub output_schema: Arc<Value>,
+    /// Its tags (`[]` when none were declared).
+    pub tags: Arc<[String]>,
+    /// Its usage guidance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Arc<UsageGuidance>>,
+    /// A live handler is bound.
+    pub bound: bool,
+    /// Bound and its availability says available.
+    pub available: bool,
+    /// The host's availability answer; absent when unbound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability: Option<Availability>,
+    /// Relevance to the current semantic context.
+    pub relevance: Relevance,
+}
+
+/// The whole discovery picture at one revision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApplicationSnapshot {
+    /// Always [`RCIP_PROTOCOL_VERSION`](crate::RCIP_PROTOCOL_VERSION).
+    pub protocol_version: Arc<str>,
+    /// The revision: starts at 0 and grows by one at every refresh.
+    pub revision: u64,
+    /// Application metadata.
+    pub application: Arc<ApplicationMetadata>,
+    /// Declared scopes.
+    pub scopes: Arc<[ScopeDefinition]>,
+    /// The semantic context.
+    pub context: Arc<SemanticContext>,
+    /// Every declared capability, in catalog order.
+    pub capabilities: Vec<CapabilitySnapshot>,
+}
+
+/// Which relevance to keep in [`CapabilityFilter::context`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextFilter {
+    /// No filter.
+    #[default]
+    All,
+    /// Only `relevance == current`.
+    Current,
+}
+
+/// A discovery filter; all given criteria must hold.
+///
+/// ```
+/// use rcip_core::{CapabilityFilter, ContextFilter, Effect};
+/// let filter = CapabilityFilter {
+///     context: Some(ContextFilter::Current),
+///     available_only: true,
+///     effect: Some(Effect::Read),
+///     ..CapabilityFilter::default()
+/// };
+/// # let _ = filter;
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CapabilityFilter {
+    /// `current` keeps only currently relevant capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextFilter>,
+    /// Keeps only `available` capabilities (so never unbound ones).
+    #[serde(default)]
+    pub available_only: bool,
+    /// Keeps capabilities whose scopes contain this one (global ones are excluded). An empty
+    /// string means no filter, as in the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope_id: Option<String>,
+    /// Keeps capabilities with this effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<Effect>,
+}
+
+impl CapabilityFilter {
+    /// Whether an entry passes the filter.
+    #[must_use]
+    pub fn matches(&self, capability: &CapabilitySnapshot) -> bool {
+        if self.context == Some(ContextFilter::Current)
+            && capability.relevance != Relevance::Current
+        {
+            return false;
+        }
+        if self.available_only && !capability.available {
+            return false;
+        }
+        if let Some(scope) = self.scope_id.as_deref().filter(|s| !s.is_empty())
+            && !capability.scope_ids.iter().any(|s| s == scope)
+        {
+            return false;
+        }
+        if let Some(effect) = self.effect
+            && capability.effect != effect
+        {
+            return false;
+        }
+        true
+    }
+}

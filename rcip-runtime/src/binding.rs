@@ -1,0 +1,233 @@
+//! Live bindings: the handler (and optional availability check) a host installs for a
+//! declared capability.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rcip_core::{Availability, SemanticContext};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::BoxFuture;
+
+/// What a handler receives besides its input.
+#[derive(Debug, Clone)]
+pub struct InvocationContext {
+    /// Cancelled when the invocation's caller cancels; handlers should cooperate.
+    pub cancellation: CancellationToken,
+    /// The invocation id.
+    pub invocation_id: Arc<str>,
+    /// When the handler was called, in milliseconds since the Unix epoch.
+    pub requested_at: u64,
+    /// The semantic context the policy decided under.
+    pub semantic_context: Arc<SemanticContext>,
+}
+
+/// How a handler failed. Its message and source stay on the host side: a consumer only ever
+/// sees `EXECUTION_FAILED`, `EXECUTION_ABORTED` or `OUTPUT_INVALID` with a fixed message.
+#[derive(Debug)]
+pub struct HandlerError {
+    kind: HandlerErrorKind,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+/// The kinds of [`HandlerError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandlerErrorKind {
+    /// The handler could not complete (`EXECUTION_FAILED`).
+    Failed,
+    /// The handler stopped because it was cancelled (`EXECUTION_ABORTED`), like a JS
+    /// `AbortError`.
+    Aborted,
+    /// The handler produced something that is not a JSON value (`OUTPUT_INVALID`).
+    InvalidOutput,
+}
+
+impl HandlerError {
+    /// A failure with a host-side cause.
+    pub fn failed(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        HandlerError {
+            kind: HandlerErrorKind::Failed,
+            source: Some(source.into()),
+        }
+    }
+
+    /// The handler gave up because its cancellation token fired.
+    #[must_use]
+    pub fn aborted() -> Self {
+        HandlerError {
+            kind: HandlerErrorKind::Aborted,
+            source: None,
+        }
+    }
+
+    /// The output could not be turned into JSON.
+    pub fn invalid_output(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        HandlerError {
+            kind: HandlerErrorKind::InvalidOutput,
+            source: Some(source.into()),
+        }
+    }
+
+    /// The kind.
+    #[must_use]
+    pub fn kind(&self) -> HandlerErrorKind {
+        self.kind
+    }
+}
+
+impl std::fmt::Display for HandlerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.kind, &self.source) {
+            (kind, Some(source)) => write!(f, "{kind:?}: {source}"),
+            (kind, None) => write!(f, "{kind:?}"),
+        }
+    }
+}
+
+impl std::error::Error for HandlerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// A capability handler: an async function of a JSON input and its context.
+///
+/// Closures `Fn(Value, InvocationContext) -> impl Future<Output = Result<Value, HandlerError>>`
+/// implement it; [`Binding::typed`] adapts typed functions.
+pub trait Handler: Send + Sync + 'static {
+    /// Runs the capability. The input has passed the input schema and is the handler's own
+    /// copy.
+    fn call(
+        &self,
+        input: Value,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Value, HandlerError>>;
+}
+
+impl<F, Fut> Handler for F
+where
+    F: Fn(Value, InvocationContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+{
+    fn call(
+        &self,
+        input: Value,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        Box::pin(self(input, context))
+    }
+}
+
+/// Adapts a typed function: deserializes the input from the validated JSON, serializes the
+/// output back.
+struct TypedHandler<F, I, O> {
+    f: F,
+    _types: std::marker::PhantomData<fn(I) -> O>,
+}
+
+impl<F, Fut, I, O> Handler for TypedHandler<F, I, O>
+where
+    F: Fn(I, InvocationContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
+    I: DeserializeOwned + 'static,
+    O: Serialize + 'static,
+{
+    fn call(
+        &self,
+        input: Value,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        // The schema accepted this input; if serde still refuses it, schema and type
+        // disagree, which is a host defect: EXECUTION_FAILED, never a crash.
+        let input = match I::deserialize(input) {
+            Ok(input) => input,
+            Err(e) => return Box::pin(std::future::ready(Err(HandlerError::failed(e)))),
+        };
+        let fut = (self.f)(input, context);
+        Box::pin(async move {
+            let output = fut.await?;
+            serde_json::to_value(output).map_err(HandlerError::invalid_output)
+        })
+    }
+}
+
+pub(crate) type AvailabilityFn = dyn Fn() -> Availability + Send + Sync;
+
+/// A handler plus an optional synchronous availability check, ready to bind.
+///
+/// ```
+/// use rcip_runtime::{Availability, Binding, HandlerError};
+/// use serde_json::{Value, json};
+///
+/// let binding = Binding::new(|input: Value, _ctx| async move {
+///     Ok::<_, HandlerError>(json!({"echo": input}))
+/// })
+/// .with_availability(|| Availability::available());
+/// # let _ = binding;
+/// ```
+#[derive(Clone)]
+pub struct Binding {
+    pub(crate) handler: Arc<dyn Handler>,
+    pub(crate) availability: Option<Arc<AvailabilityFn>>,
+}
+
+impl std::fmt::Debug for Binding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Binding")
+            .field("has_availability", &self.availability.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Binding {
+    /// A binding of a JSON handler, always available.
+    pub fn new(handler: impl Handler) -> Self {
+        Binding {
+            handler: Arc::new(handler),
+            availability: None,
+        }
+    }
+
+    /// A binding of a typed handler: `I` is deserialized from the validated input and `O`
+    /// serialized into the output.
+    ///
+    /// ```
+    /// use rcip_runtime::{Binding, HandlerError, InvocationContext};
+    /// #[derive(serde::Deserialize)]
+    /// struct Vote { option: u32 }
+    /// let binding = Binding::typed(|vote: Vote, _ctx: InvocationContext| async move {
+    ///     Ok::<_, HandlerError>(vote.option + 1)
+    /// });
+    /// # let _ = binding;
+    /// ```
+    pub fn typed<I, O, F, Fut>(handler: F) -> Self
+    where
+        F: Fn(I, InvocationContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
+        I: DeserializeOwned + 'static,
+        O: Serialize + 'static,
+    {
+        Binding::new(TypedHandler {
+            f: handler,
+            _types: std::marker::PhantomData,
+        })
+    }
+
+    /// Adds a live availability check. It must be synchronous and cheap: it runs at every
+    /// invocation and whenever a snapshot is built. A panic in it reads as
+    /// `AVAILABILITY_CHECK_FAILED`.
+    #[must_use]
+    pub fn with_availability(
+        mut self,
+        check: impl Fn() -> Availability + Send + Sync + 'static,
+    ) -> Self {
+        self.availability = Some(Arc::new(check));
+        self
+    }
+}

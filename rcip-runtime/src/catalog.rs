@@ -1,0 +1,167 @@
+//! The compiled catalog: a validated definition with every validator compiled once.
+//!
+//! Compile once, run many: a [`CompiledCatalog`] is an immutable value behind an `Arc`, so
+//! any number of runtimes (one per server request, one per user session) can be created from
+//! it with [`Runtime::from_catalog`](crate::Runtime::from_catalog) without any schema work.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rcip_core::{
+    ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, DefinitionError, Effect,
+    SchemaRole, ScopeDefinition, UsageGuidance, validate_definition,
+};
+use serde_json::Value;
+
+use crate::validation::SchemaValidator;
+
+/// One capability's contract, shared (`Arc`) with every snapshot built from it.
+#[derive(Debug)]
+pub(crate) struct CompiledCapability {
+    pub(crate) id: Arc<str>,
+    pub(crate) title: Arc<str>,
+    pub(crate) description: Arc<str>,
+    pub(crate) scope_ids: Arc<[String]>,
+    pub(crate) effect: Effect,
+    pub(crate) input_schema: Arc<Value>,
+    pub(crate) output_schema: Arc<Value>,
+    pub(crate) tags: Arc<[String]>,
+    pub(crate) usage: Option<Arc<UsageGuidance>>,
+    pub(crate) input: Arc<SchemaValidator>,
+    pub(crate) output: Arc<SchemaValidator>,
+}
+
+/// A validated catalog with compiled validators and an id index.
+///
+/// ```
+/// use rcip_runtime::{ApplicationDefinition, CapabilityDefinition, CompiledCatalog, Effect};
+/// use rcip_runtime::{Runtime, RuntimeOptions};
+///
+/// let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
+///     CapabilityDefinition::new("notes.count", Effect::Read)
+///         .title("Count notes")
+///         .description("Counts the notes.")
+///         .output_schema(serde_json::json!({"type": "integer"})),
+/// );
+/// let catalog = CompiledCatalog::compile(definition)?;
+/// // Cheap: no schema is compiled again.
+/// let a = Runtime::from_catalog(catalog.clone(), RuntimeOptions::default());
+/// let b = Runtime::from_catalog(catalog, RuntimeOptions::default());
+/// # let _ = (a, b);
+/// # Ok::<(), rcip_runtime::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct CompiledCatalog {
+    definition: ApplicationDefinition,
+    pub(crate) application: Arc<ApplicationMetadata>,
+    pub(crate) scopes: Arc<[ScopeDefinition]>,
+    pub(crate) scope_index: HashMap<String, usize>,
+    pub(crate) capabilities: Box<[CompiledCapability]>,
+    index: HashMap<Arc<str>, usize>,
+}
+
+impl CompiledCatalog {
+    /// Validates the definition (every rule of [`validate_definition`], then meta-schema
+    /// validity of each schema and each usage example against its input schema) and
+    /// compiles each distinct schema once.
+    ///
+    /// # Errors
+    ///
+    /// The first [`DefinitionError`] found, wrapped in [`Error::Definition`](crate::Error).
+    pub fn compile(definition: ApplicationDefinition) -> Result<Arc<Self>, crate::Error> {
+        validate_definition(&definition)?;
+        // Identical schemas (by their JSON text) share one validator, as the reference's
+        // validator cache does; that is also what makes a repeated identical `$id` fine.
+        let mut cache: HashMap<String, Arc<SchemaValidator>> = HashMap::new();
+        let mut compile = |cap: &CapabilityDefinition, role: SchemaRole, schema: &Value| {
+            let key = schema.to_string();
+            if let Some(found) = cache.get(&key) {
+                return Ok(found.clone());
+            }
+            let validator = SchemaValidator::compile(schema).map_err(|reason| {
+                DefinitionError::InvalidSchema {
+                    id: cap.id.clone(),
+                    role,
+                    rule: "INVALID_JSON_SCHEMA",
+                    pointer: String::new(),
+                    reason,
+                }
+            })?;
+            cache.insert(key, validator.clone());
+            Ok::<_, DefinitionError>(validator)
+        };
+
+        let mut capabilities = Vec::with_capacity(definition.capabilities.len());
+        for cap in &definition.capabilities {
+            let input = compile(cap, SchemaRole::Input, &cap.input_schema)?;
+            let output = compile(cap, SchemaRole::Output, &cap.output_schema)?;
+            let examples = cap.usage.iter().flat_map(|u| u.examples.iter().flatten());
+            for example in examples {
+                if input.check(&example.input).is_err() {
+                    return Err(DefinitionError::InvalidUsageExample(cap.id.clone()).into());
+                }
+            }
+            capabilities.push(CompiledCapability {
+                id: Arc::from(cap.id.as_str()),
+                title: Arc::from(cap.title.as_str()),
+                description: Arc::from(cap.description.as_str()),
+                scope_ids: Arc::from(cap.scope_ids.as_slice()),
+                effect: cap.effect,
+                input_schema: Arc::new(cap.input_schema.clone()),
+                output_schema: Arc::new(cap.output_schema.clone()),
+                tags: Arc::from(cap.tags.as_deref().unwrap_or_default()),
+                usage: cap.usage.clone().map(Arc::new),
+                input,
+                output,
+            });
+        }
+        let index = capabilities
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id.clone(), i))
+            .collect();
+        let scope_index = definition
+            .scopes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.id.clone(), i))
+            .collect();
+        Ok(Arc::new(CompiledCatalog {
+            application: Arc::new(definition.application.clone()),
+            scopes: Arc::from(definition.scopes.as_slice()),
+            scope_index,
+            capabilities: capabilities.into_boxed_slice(),
+            index,
+            definition,
+        }))
+    }
+
+    /// The definition this catalog was compiled from.
+    #[must_use]
+    pub fn definition(&self) -> &ApplicationDefinition {
+        &self.definition
+    }
+
+    /// The number of capabilities.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.capabilities.len()
+    }
+
+    /// Whether the catalog declares no capability.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.capabilities.is_empty()
+    }
+
+    /// Whether `id` is a declared capability.
+    #[must_use]
+    pub fn contains(&self, id: &str) -> bool {
+        self.index.contains_key(id)
+    }
+
+    /// The catalog position of a capability id, in O(1).
+    pub(crate) fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+}

@@ -1,0 +1,187 @@
+//! The client surface: everything a tool may do, and nothing else.
+
+use std::sync::Arc;
+
+use rcip_core::{
+    ApplicationSnapshot, CapabilityFilter, CapabilitySnapshot, InvocationOutcome, PreflightReport,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::Input;
+use crate::support::BoxFuture;
+
+/// One request to run a capability.
+///
+/// ```
+/// use rcip_runtime::InvocationRequest;
+/// let request = InvocationRequest::new("polls.create", serde_json::json!({"question": "Lunch?"}))
+///     .with_id("invocation-1");
+/// # let _ = request;
+/// ```
+#[derive(Debug, Clone)]
+pub struct InvocationRequest {
+    /// The capability id.
+    pub capability_id: String,
+    /// The input.
+    pub input: Input,
+    /// A caller-chosen invocation id (any string); one is generated when absent.
+    pub invocation_id: Option<String>,
+    /// Cancels the invocation (before the handler, during policy, while a confirmation is
+    /// pending) and is handed to the handler.
+    pub cancellation: Option<CancellationToken>,
+}
+
+impl InvocationRequest {
+    /// A request with a generated id and no cancellation.
+    pub fn new(capability_id: impl Into<String>, input: impl Into<Input>) -> Self {
+        InvocationRequest {
+            capability_id: capability_id.into(),
+            input: input.into(),
+            invocation_id: None,
+            cancellation: None,
+        }
+    }
+
+    /// Sets the invocation id.
+    #[must_use]
+    pub fn with_id(mut self, invocation_id: impl Into<String>) -> Self {
+        self.invocation_id = Some(invocation_id.into());
+        self
+    }
+
+    /// Sets the cancellation token.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+}
+
+/// One preflight proposal.
+#[derive(Debug, Clone)]
+pub struct PreflightProposal {
+    /// The capability id.
+    pub capability_id: String,
+    /// The proposed input.
+    pub input: Input,
+}
+
+impl PreflightProposal {
+    /// A proposal.
+    pub fn new(capability_id: impl Into<String>, input: impl Into<Input>) -> Self {
+        PreflightProposal {
+            capability_id: capability_id.into(),
+            input: input.into(),
+        }
+    }
+}
+
+/// 1 to 16 independent proposals, checked concurrently.
+#[derive(Debug, Clone, Default)]
+pub struct PreflightBatch {
+    /// The proposals.
+    pub requests: Vec<PreflightProposal>,
+    /// Cancels the whole batch.
+    pub cancellation: Option<CancellationToken>,
+}
+
+impl PreflightBatch {
+    /// A batch of these proposals.
+    #[must_use]
+    pub fn new(requests: Vec<PreflightProposal>) -> Self {
+        PreflightBatch {
+            requests,
+            cancellation: None,
+        }
+    }
+}
+
+/// Keeps a subscription alive; dropping it (or calling [`unsubscribe`](Self::unsubscribe))
+/// ends it. Ending twice is harmless.
+#[must_use = "dropping a Subscription unsubscribes at once"]
+pub struct Subscription {
+    cancel: Option<Box<dyn FnOnce() + Send + Sync>>,
+}
+
+impl Subscription {
+    /// A subscription that runs `cancel` when it ends.
+    pub fn new(cancel: impl FnOnce() + Send + Sync + 'static) -> Self {
+        Subscription {
+            cancel: Some(Box::new(cancel)),
+        }
+    }
+
+    /// Ends the subscription now.
+    pub fn unsubscribe(mut self) {
+        self.end();
+    }
+
+    fn end(&mut self) {
+        if let Some(cancel) = self.cancel.take() {
+            cancel();
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("active", &self.cancel.is_some())
+            .finish()
+    }
+}
+
+/// A snapshot listener: called with no arguments after each revision; read the snapshot in
+/// it. A panic in it is contained and ignored.
+pub type Listener = Box<dyn Fn() + Send + Sync>;
+
+/// The generic RCIP client. A tool receives an `Arc<dyn RcipClient>` and nothing else: it
+/// can discover, subscribe, invoke and preflight, but never bind, set context or approve.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rcip_runtime::{CapabilityFilter, ContextFilter, RcipClient};
+///
+/// fn current_capabilities(client: &Arc<dyn RcipClient>) -> Vec<String> {
+///     let filter = CapabilityFilter {
+///         context: Some(ContextFilter::Current),
+///         available_only: true,
+///         ..CapabilityFilter::default()
+///     };
+///     client.list_capabilities(&filter).iter().map(|c| c.id.to_string()).collect()
+/// }
+/// ```
+pub trait RcipClient: Send + Sync {
+    /// The current snapshot: the same shared value until the revision changes.
+    fn get_snapshot(&self) -> Arc<ApplicationSnapshot>;
+
+    /// The current snapshot's capabilities that pass `filter`, in catalog order.
+    fn list_capabilities(&self, filter: &CapabilityFilter) -> Vec<CapabilitySnapshot> {
+        self.get_snapshot()
+            .capabilities
+            .iter()
+            .filter(|c| filter.matches(c))
+            .cloned()
+            .collect()
+    }
+
+    /// Calls `listener` after every revision until the returned guard is dropped.
+    fn subscribe(&self, listener: Listener) -> Subscription;
+
+    /// Asks the host to run one capability. Never fails: every expected failure is an
+    /// outcome.
+    fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome>;
+
+    /// Checks 1 to 16 proposals without running anything. Clients that do not implement it
+    /// answer [`Error::PreflightUnsupported`](crate::Error::PreflightUnsupported).
+    fn preflight(&self, batch: PreflightBatch) -> BoxFuture<Result<PreflightReport, crate::Error>> {
+        drop(batch);
+        Box::pin(std::future::ready(Err(crate::Error::PreflightUnsupported)))
+    }
+}

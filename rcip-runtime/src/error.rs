@@ -1,0 +1,53 @@
+//! The runtime's one error type: host configuration mistakes, never invocation failures
+//! (those are [`InvocationOutcome`](crate::InvocationOutcome)s).
+
+use rcip_core::{DefinitionError, PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS};
+
+/// A host configuration error, with a stable [`code`](Self::code). Messages of errors the
+/// reference has are its messages, verbatim.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The definition is invalid.
+    #[error(transparent)]
+    Definition(#[from] DefinitionError),
+    /// `bind` named an id that is not in the catalog.
+    #[error("Capability {0} is not the registered catalog definition.")]
+    NotRegistered(String),
+    /// `bind` named an id that already has a live binding.
+    #[error("Capability {0} is already bound.")]
+    AlreadyBound(String),
+    /// `set_context` named an undeclared scope.
+    #[error("Unknown RCIP scope id: {0}")]
+    UnknownScope(String),
+    /// `set_context` named a primary scope that is not active.
+    #[error("The primary RCIP scope must also be active.")]
+    PrimaryScopeNotActive,
+    /// A preflight batch had fewer than 1 or more than 16 proposals.
+    #[error("RCIP preflight requires between 1 and 16 independent proposals.")]
+    PreflightBatchSize(usize),
+    /// The client does not implement preflight.
+    #[error("This RCIP client does not support preflight.")]
+    PreflightUnsupported,
+}
+
+impl Error {
+    /// The stable machine code; for definition errors, the definition error's own code.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Error::Definition(e) => e.code(),
+            Error::NotRegistered(_) => "CAPABILITY_NOT_REGISTERED",
+            Error::AlreadyBound(_) => "CAPABILITY_ALREADY_BOUND",
+            Error::UnknownScope(_) => "UNKNOWN_SCOPE",
+            Error::PrimaryScopeNotActive => "PRIMARY_SCOPE_NOT_ACTIVE",
+            Error::PreflightBatchSize(_) => "PREFLIGHT_BATCH_SIZE",
+            Error::PreflightUnsupported => "PREFLIGHT_UNSUPPORTED",
+        }
+    }
+}
+
+/// Whether a preflight batch size is within the protocol's bounds.
+pub(crate) const fn preflight_size_ok(len: usize) -> bool {
+    len >= PREFLIGHT_MIN_PROPOSALS && len <= PREFLIGHT_MAX_PROPOSALS
+}

@@ -1,0 +1,165 @@
+//! The host surface: binding handlers, setting the semantic context, refreshing, and
+//! resolving confirmations. It stays in trusted application code.
+
+use std::sync::{Arc, Weak};
+
+use rcip_core::{InvocationOutcome, SemanticContext};
+
+use crate::binding::Binding;
+use crate::client::RcipClient;
+use crate::runtime::{Inner, Runtime};
+
+/// The host controller of one runtime. Cloning it is cheap.
+#[derive(Clone)]
+pub struct Host {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("application", &self.inner.catalog.application.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Host {
+    pub(crate) fn new(inner: Arc<Inner>) -> Self {
+        Host { inner }
+    }
+
+    /// Installs a live handler for a declared capability and publishes a new revision.
+    /// Dropping the returned guard unbinds it (and publishes a new revision); a stale guard
+    /// never removes a newer binding.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotRegistered`](crate::Error::NotRegistered) for an id that is not in the
+    /// catalog; [`Error::AlreadyBound`](crate::Error::AlreadyBound) while another binding
+    /// of the id is live.
+    pub fn bind(
+        &self,
+        capability_id: &str,
+        binding: Binding,
+    ) -> Result<BindingGuard, crate::Error> {
+        let index = self
+            .inner
+            .catalog
+            .position(capability_id)
+            .ok_or_else(|| crate::Error::NotRegistered(capability_id.to_owned()))?;
+        let generation = self
+            .inner
+            .install(index, binding.handler, binding.availability)
+            .ok_or_else(|| crate::Error::AlreadyBound(capability_id.to_owned()))?;
+        self.inner.refresh();
+        Ok(BindingGuard {
+            inner: Arc::downgrade(&self.inner),
+            index,
+            generation,
+            armed: true,
+        })
+    }
+
+    /// Replaces the semantic context and publishes a new revision (always, even when the
+    /// context is unchanged). Active ids are de-duplicated, first occurrence kept.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownScope`](crate::Error::UnknownScope) for an undeclared scope;
+    /// [`Error::PrimaryScopeNotActive`](crate::Error::PrimaryScopeNotActive) when the
+    /// primary scope is set but not active. Nothing changes on error.
+    pub fn set_context(&self, context: SemanticContext) -> Result<(), crate::Error> {
+        let mut active: Vec<String> = Vec::with_capacity(context.active_scope_ids.len());
+        for id in context.active_scope_ids {
+            if !active.contains(&id) {
+                active.push(id);
+            }
+        }
+        if let Some(unknown) = active
+            .iter()
+            .find(|id| !self.inner.catalog.scope_index.contains_key(id.as_str()))
+        {
+            return Err(crate::Error::UnknownScope(unknown.clone()));
+        }
+        // As in the reference, an empty primary id counts as "not set" for this check and
+        // is stored as given.
+        if let Some(primary) = context.primary_scope_id.as_deref()
+            && !primary.is_empty()
+            && !active.iter().any(|id| id == primary)
+        {
+            return Err(crate::Error::PrimaryScopeNotActive);
+        }
+        self.inner.replace_context(SemanticContext {
+            active_scope_ids: active,
+            primary_scope_id: context.primary_scope_id,
+        });
+        self.inner.refresh();
+        Ok(())
+    }
+
+    /// Publishes a new revision, so the next snapshot re-reads availability.
+    pub fn refresh(&self) {
+        self.inner.refresh();
+    }
+
+    /// Approves or declines a pending confirmation. Approval re-runs the whole invocation
+    /// with `confirmed: true`.
+    pub async fn resolve_confirmation(
+        &self,
+        confirmation_id: &str,
+        approved: bool,
+    ) -> InvocationOutcome {
+        self.inner
+            .resolve_confirmation(confirmation_id, approved)
+            .await
+    }
+
+    /// A client of the same runtime.
+    #[must_use]
+    pub fn client(&self) -> Arc<dyn RcipClient> {
+        Runtime::from_inner(self.inner.clone()).client()
+    }
+}
+
+/// Keeps a binding installed. Dropping it (or [`unbind`](Self::unbind)) removes the binding
+/// if it is still the installed one; [`keep`](Self::keep) leaves it for the runtime's life.
+#[must_use = "dropping a BindingGuard unbinds the capability at once"]
+#[derive(Debug)]
+pub struct BindingGuard {
+    inner: Weak<Inner>,
+    index: usize,
+    generation: u64,
+    armed: bool,
+}
+
+impl BindingGuard {
+    /// Unbinds now. Returns whether this guard's binding was still installed.
+    pub fn unbind(mut self) -> bool {
+        self.release()
+    }
+
+    /// Leaves the binding installed for as long as the runtime lives.
+    pub fn keep(mut self) {
+        self.armed = false;
+    }
+
+    fn release(&mut self) -> bool {
+        if !std::mem::replace(&mut self.armed, false) {
+            return false;
+        }
+        let Some(inner) = self.inner.upgrade() else {
+            return false;
+        };
+        let removed = inner.uninstall(self.index, self.generation);
+        if removed {
+            inner.refresh();
+        }
+        removed
+    }
+}
+
+impl Drop for BindingGuard {
+    fn drop(&mut self) {
+        self.release();
+    }
+}

@@ -1,0 +1,114 @@
+//! Input as it arrives from a client: a JSON value or raw JSON text, with hostile-input
+//! limits applied before anything else looks at it.
+
+use serde_json::Value;
+
+/// The deepest nesting of arrays and objects an input may have (`[[1]]` nests 2 deep).
+/// Parsed text and values built in memory are measured against the same limit, so both
+/// forms of input behave alike; deeper input is `INPUT_INVALID`. (`serde_json` itself stops
+/// at 127 levels; the reference has no limit at all and fails deep input with whatever its
+/// platform throws.)
+pub const MAX_INPUT_DEPTH: usize = 64;
+
+/// The default largest raw JSON text input, in bytes (see
+/// [`RuntimeOptions::max_input_bytes`](crate::RuntimeOptions::max_input_bytes)).
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
+
+/// A capability input: already a JSON value, or raw JSON text to be parsed.
+///
+/// ```
+/// use rcip_runtime::Input;
+/// let a: Input = serde_json::json!({"title": "Lunch?"}).into();
+/// let b = Input::text(r#"{"title": "Lunch?"}"#);
+/// # let _ = (a, b);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A parsed value.
+    Value(Value),
+    /// Raw JSON text; text that is not JSON, too large or too deep is `INPUT_INVALID`.
+    Text(String),
+}
+
+impl Input {
+    /// Raw JSON text.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Input::Text(text.into())
+    }
+
+    /// Parses and measures the input. `None` means "not an acceptable JSON value".
+    pub(crate) fn into_value(self, max_bytes: usize) -> Option<Value> {
+        match self {
+            Input::Value(value) => within_depth(&value).then_some(value),
+            Input::Text(text) => {
+                if text.len() > max_bytes {
+                    return None;
+                }
+                let value: Value = serde_json::from_str(&text).ok()?;
+                within_depth(&value).then_some(value)
+            }
+        }
+    }
+}
+
+impl From<Value> for Input {
+    fn from(value: Value) -> Self {
+        Input::Value(value)
+    }
+}
+
+/// Whether `value` nests no deeper than [`MAX_INPUT_DEPTH`] containers. Iterative, so a
+/// hostile value cannot exhaust the stack here.
+fn within_depth(value: &Value) -> bool {
+    // `depth` counts the containers around a value; the first one needs no allocation.
+    let mut stack: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 0));
+    while let Some((value, depth)) = next.take().or_else(|| stack.pop()) {
+        match value {
+            Value::Array(_) | Value::Object(_) if depth >= MAX_INPUT_DEPTH => return false,
+            Value::Array(items) => stack.extend(items.iter().map(|child| (child, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|child| (child, depth + 1))),
+            _ => {}
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested_arrays(depth: usize) -> String {
+        format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn text_and_value_share_one_depth_limit() {
+        let ok = nested_arrays(MAX_INPUT_DEPTH);
+        let too_deep = nested_arrays(MAX_INPUT_DEPTH + 1);
+        let ok_value = Input::text(ok.clone()).into_value(usize::MAX);
+        assert!(ok_value.is_some(), "depth {MAX_INPUT_DEPTH} is accepted");
+        assert!(Input::text(too_deep).into_value(usize::MAX).is_none());
+
+        // The same shapes, built in memory.
+        let mut value = Value::Array(vec![]);
+        for _ in 1..MAX_INPUT_DEPTH {
+            value = Value::Array(vec![value]);
+        }
+        assert!(within_depth(&value));
+        let deeper = Value::Array(vec![value]);
+        assert!(!within_depth(&deeper));
+    }
+
+    #[test]
+    fn rejects_non_json_and_oversized_text() {
+        assert!(Input::text("{not json").into_value(1024).is_none());
+        assert!(Input::text("").into_value(1024).is_none());
+        assert!(Input::text("[1,2,3]").into_value(3).is_none());
+        assert_eq!(
+            Input::text("[1,2,3]").into_value(7),
+            Some(serde_json::json!([1, 2, 3]))
+        );
+    }
+}

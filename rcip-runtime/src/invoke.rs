@@ -1,0 +1,361 @@
+//! The invocation lifecycle (reference section 4.1), step for step, and the readiness
+//! checks it shares with preflight.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rcip_core::{ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticContext};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::binding::{HandlerErrorKind, InvocationContext};
+use crate::client::InvocationRequest;
+use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
+use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
+use crate::support::{contain, contain_async, next_invocation_id};
+
+pub(crate) mod messages {
+    //! The reference's consumer-facing messages, verbatim.
+    pub(crate) const NOT_JSON: &str = "The capability input must be a JSON value.";
+    pub(crate) const ALREADY_ACTIVE: &str = "An invocation with this id is already active.";
+    pub(crate) const NOT_FOUND: &str = "The requested capability is not part of this application.";
+    pub(crate) const UNBOUND: &str = "The requested capability has no live application binding.";
+    pub(crate) const UNAVAILABLE: &str = "The requested capability is not available.";
+    pub(crate) const INPUT_SCHEMA: &str =
+        "The capability input does not match its declared schema.";
+    pub(crate) const ABORTED: &str = "The capability invocation was cancelled.";
+    pub(crate) const POLICY_FAILED: &str =
+        "The host application could not evaluate this operation safely.";
+    pub(crate) const BINDING_CHANGED: &str =
+        "The capability binding changed during policy evaluation.";
+    pub(crate) const CONTEXT_CHANGED: &str =
+        "Application context changed. Request the operation again.";
+    pub(crate) const NO_LONGER_AVAILABLE: &str = "The capability is no longer available.";
+    pub(crate) const DENIED: &str = "The host application denied this operation.";
+    pub(crate) const CONFIRMED_NOT_ALLOWED: &str =
+        "The host policy did not allow the confirmed operation.";
+    pub(crate) const EXECUTION_FAILED: &str = "The application could not complete the capability.";
+    pub(crate) const OUTPUT_NOT_JSON: &str = "The capability output must be a JSON value.";
+    pub(crate) const OUTPUT_SCHEMA: &str =
+        "The capability output does not match its declared schema.";
+    pub(crate) const DECLINED: &str = "The user declined the requested operation.";
+    pub(crate) const EXPIRED: &str = "The confirmation request expired.";
+    pub(crate) const CONFIRMATION_NOT_FOUND: &str = "The confirmation request no longer exists.";
+    pub(crate) const CHANGED_WHILE_PENDING: &str =
+        "The application changed while confirmation was pending. Request the operation again.";
+    pub(crate) const PROPOSAL_NOT_JSON: &str =
+        "The proposed capability input must be a JSON value.";
+    pub(crate) const PREFLIGHT_STALE: &str =
+        "Application discovery changed during preflight. Check the current state again.";
+}
+
+use messages as m;
+
+fn error(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> RcipError {
+    RcipError::new(code, message)
+}
+
+/// One pass through the pipeline: a first attempt, or the confirmed re-run.
+pub(crate) struct Attempt {
+    pub(crate) invocation_id: Arc<str>,
+    pub(crate) capability_id: String,
+    /// Detached: the runtime's own copy, shared read-only with the policy.
+    pub(crate) input: Arc<Value>,
+    pub(crate) cancellation: Option<CancellationToken>,
+    pub(crate) confirmed: bool,
+}
+
+/// What passed the readiness checks.
+pub(crate) struct Ready {
+    pub(crate) index: usize,
+    pub(crate) binding: Arc<BoundHandler>,
+    pub(crate) context: Arc<SemanticContext>,
+    /// `Allow` or `Confirm` (a `Deny` is an error by then).
+    pub(crate) decision: PolicyDecision,
+}
+
+pub(crate) fn is_cancelled(token: Option<&CancellationToken>) -> bool {
+    token.is_some_and(CancellationToken::is_cancelled)
+}
+
+impl Inner {
+    /// `client.invoke`: steps 1–4, then the pipeline.
+    pub(crate) async fn invoke(self: &Arc<Self>, request: InvocationRequest) -> InvocationOutcome {
+        let invocation_id: Arc<str> = match request.invocation_id {
+            Some(id) => Arc::from(id),
+            None => Arc::from(next_invocation_id(self.clock.now_ms())),
+        };
+        // Step 2: a reserved id gets nothing else, not even an event.
+        let Some(reservation) = self.reserve(&invocation_id) else {
+            return InvocationOutcome::from_error(
+                invocation_id.to_string(),
+                request.capability_id,
+                error(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
+            );
+        };
+        // Step 4: detach the input, before even the capability lookup; no event.
+        let Some(input) = request.input.into_value(self.max_input_bytes) else {
+            return InvocationOutcome::from_error(
+                invocation_id.to_string(),
+                request.capability_id,
+                error(ErrorCode::InputInvalid, m::NOT_JSON),
+            );
+        };
+        let attempt = Attempt {
+            invocation_id,
+            capability_id: request.capability_id,
+            input: Arc::new(input),
+            cancellation: request.cancellation,
+            confirmed: false,
+        };
+        self.run(attempt, reservation).await
+    }
+
+    /// Steps 5–14, shared by first attempts and confirmed re-runs. The reservation is held
+    /// until the outcome is final, or handed to a pending confirmation.
+    pub(crate) async fn run(
+        self: &Arc<Self>,
+        attempt: Attempt,
+        reservation: Reservation,
+    ) -> InvocationOutcome {
+        let token = attempt.cancellation.as_ref();
+        self.emit(
+            &attempt.invocation_id,
+            &attempt.capability_id,
+            EventPhase::Requested,
+            None,
+        );
+
+        let ready = match self
+            .readiness(
+                &attempt.capability_id,
+                &attempt.input,
+                token,
+                PolicyPhase::Invoke,
+                attempt.confirmed,
+            )
+            .await
+        {
+            Ok(ready) => ready,
+            Err(e) => return self.fail(&attempt, e),
+        };
+
+        if let PolicyDecision::Confirm { reason } = &ready.decision {
+            if attempt.confirmed {
+                return self.fail(
+                    &attempt,
+                    error(ErrorCode::PolicyDenied, m::CONFIRMED_NOT_ALLOWED),
+                );
+            }
+            let reason = reason.clone();
+            return self.issue_confirmation(attempt, &ready, reason, reservation);
+        }
+
+        // Step 9: observers run synchronously and may change host state: check again.
+        self.emit(
+            &attempt.invocation_id,
+            &attempt.capability_id,
+            EventPhase::Started,
+            None,
+        );
+        if let Err(e) = self.recheck(&ready, token) {
+            return self.fail(&attempt, e);
+        }
+
+        // Step 10: the handler gets its own copy of the input and the policy-time context.
+        let context = InvocationContext {
+            cancellation: attempt.cancellation.clone().unwrap_or_default(),
+            invocation_id: attempt.invocation_id.clone(),
+            requested_at: self.clock.now_ms(),
+            semantic_context: ready.context.clone(),
+        };
+        let input = Arc::unwrap_or_clone(attempt.input.clone());
+        let handler = ready.binding.handler.clone();
+        let result = match contain(|| handler.call(input, context)) {
+            Some(future) => contain_async(future).await,
+            None => None,
+        };
+
+        // Step 11: failures never carry the handler's own text across.
+        let aborted = is_cancelled(token);
+        let output = match result {
+            Some(Ok(output)) => output,
+            Some(Err(e)) => {
+                if let Some(source) = std::error::Error::source(&e) {
+                    tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %source, "handler failed");
+                }
+                let e = match e.kind() {
+                    _ if aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
+                    HandlerErrorKind::Aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
+                    HandlerErrorKind::InvalidOutput => {
+                        error(ErrorCode::OutputInvalid, m::OUTPUT_NOT_JSON)
+                    }
+                    _ => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
+                };
+                return self.fail(&attempt, e);
+            }
+            None if aborted => {
+                return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED));
+            }
+            None => {
+                return self.fail(
+                    &attempt,
+                    error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
+                );
+            }
+        };
+
+        // Step 12: the output must be schema-valid.
+        let capability = &self.catalog.capabilities[ready.index];
+        if let Err(issues) = capability.output.check(&output) {
+            return self.fail(
+                &attempt,
+                RcipError::with_issues(ErrorCode::OutputInvalid, m::OUTPUT_SCHEMA, issues),
+            );
+        }
+
+        // Step 13: succeeded event, then the refresh (listeners), then the id is released.
+        self.emit(
+            &attempt.invocation_id,
+            &attempt.capability_id,
+            EventPhase::Succeeded,
+            None,
+        );
+        self.refresh();
+        drop(reservation);
+        InvocationOutcome::Succeeded {
+            invocation_id: attempt.invocation_id.to_string(),
+            capability_id: attempt.capability_id,
+            output,
+        }
+    }
+
+    /// Emits the failed/denied event and builds the outcome.
+    pub(crate) fn fail(&self, attempt: &Attempt, error: RcipError) -> InvocationOutcome {
+        let phase = match error.code.status() {
+            rcip_core::OutcomeStatus::Denied => EventPhase::Denied,
+            _ => EventPhase::Failed,
+        };
+        self.emit(
+            &attempt.invocation_id,
+            &attempt.capability_id,
+            phase,
+            Some(error.code),
+        );
+        InvocationOutcome::from_error(
+            attempt.invocation_id.to_string(),
+            attempt.capability_id.clone(),
+            error,
+        )
+    }
+
+    /// Step 6, shared with preflight: lookup, binding, live availability, input schema,
+    /// cancellation, policy (awaited abortably), post-policy recheck, denial.
+    pub(crate) async fn readiness(
+        &self,
+        capability_id: &str,
+        input: &Arc<Value>,
+        token: Option<&CancellationToken>,
+        phase: PolicyPhase,
+        confirmed: bool,
+    ) -> Result<Ready, RcipError> {
+        let index = self
+            .catalog
+            .position(capability_id)
+            .ok_or_else(|| error(ErrorCode::CapabilityNotFound, m::NOT_FOUND))?;
+        let capability = &self.catalog.capabilities[index];
+        let binding = self
+            .binding(index)
+            .ok_or_else(|| error(ErrorCode::CapabilityUnbound, m::UNBOUND))?;
+        let availability = binding.availability();
+        if !availability.available {
+            let message = availability
+                .reason
+                .clone()
+                .map_or(Cow::Borrowed(m::UNAVAILABLE), Cow::Owned);
+            return Err(error(ErrorCode::CapabilityUnavailable, message));
+        }
+        if let Err(issues) = capability.input.check(input) {
+            return Err(RcipError::with_issues(
+                ErrorCode::InputInvalid,
+                m::INPUT_SCHEMA,
+                issues,
+            ));
+        }
+        if is_cancelled(token) {
+            return Err(error(ErrorCode::ExecutionAborted, m::ABORTED));
+        }
+
+        let context = self.context();
+        let policy_context = PolicyContext {
+            phase,
+            capability: capability_entry(capability, true, Some(availability), &context),
+            input: input.clone(),
+            semantic_context: context.clone(),
+            confirmed,
+        };
+        let policy = self.policy.clone();
+        let verdict = contain(move || policy.evaluate(policy_context));
+        let decision = match verdict {
+            Some(PolicyVerdict::Ready(result)) => result.ok(),
+            Some(PolicyVerdict::Pending(future)) => match token {
+                Some(token) => tokio::select! {
+                    biased;
+                    () = token.cancelled() => {
+                        return Err(error(ErrorCode::ExecutionAborted, m::ABORTED));
+                    }
+                    result = contain_async(future) => result.and_then(Result::ok),
+                },
+                None => contain_async(future).await.and_then(Result::ok),
+            },
+            None => None,
+        };
+        let Some(decision) = decision else {
+            return Err(if is_cancelled(token) {
+                error(ErrorCode::ExecutionAborted, m::ABORTED)
+            } else {
+                error(ErrorCode::PolicyEvaluationFailed, m::POLICY_FAILED)
+            });
+        };
+
+        let ready = Ready {
+            index,
+            binding,
+            context,
+            decision,
+        };
+        self.recheck(&ready, token)?;
+        if let PolicyDecision::Deny { reason } = &ready.decision {
+            let message = reason.clone().map_or(Cow::Borrowed(m::DENIED), Cow::Owned);
+            return Err(error(ErrorCode::PolicyDenied, message));
+        }
+        Ok(ready)
+    }
+
+    /// The post-policy recheck (steps 6h, 7 and 9): cancellation, binding identity,
+    /// context, live availability.
+    pub(crate) fn recheck(
+        &self,
+        ready: &Ready,
+        token: Option<&CancellationToken>,
+    ) -> Result<(), RcipError> {
+        if is_cancelled(token) {
+            return Err(error(ErrorCode::ExecutionAborted, m::ABORTED));
+        }
+        let current = self.binding(ready.index);
+        let Some(current) = current.filter(|b| b.generation == ready.binding.generation) else {
+            return Err(error(ErrorCode::CapabilityUnbound, m::BINDING_CHANGED));
+        };
+        let context = self.context();
+        if !Arc::ptr_eq(&context, &ready.context) && *context != *ready.context {
+            return Err(error(ErrorCode::PolicyDenied, m::CONTEXT_CHANGED));
+        }
+        if !current.availability().available {
+            return Err(error(
+                ErrorCode::CapabilityUnavailable,
+                m::NO_LONGER_AVAILABLE,
+            ));
+        }
+        Ok(())
+    }
+}

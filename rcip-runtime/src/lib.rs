@@ -1,0 +1,91 @@
+//! The RCIP protocol 1.0 runtime.
+//!
+//! An application declares a catalog of capabilities once ([`ApplicationDefinition`]),
+//! compiles it ([`CompiledCatalog`]), and creates a [`Runtime`]. Trusted application code
+//! keeps the [`Host`]: it binds live handlers ([`Binding`]), sets the semantic context,
+//! refreshes and resolves confirmations. Tools receive only an `Arc<dyn RcipClient>`: they
+//! discover capabilities in snapshots, subscribe to revisions, invoke and preflight.
+//!
+//! Every invocation goes through the reference's lifecycle: id reservation, lookup,
+//! binding, live availability, input schema, cancellation, host [`Policy`], rechecks,
+//! confirmation or handler, output schema, outcome, revision bump and listeners. Every
+//! expected failure is an [`InvocationOutcome`] with a stable [`ErrorCode`]; a panic in host
+//! code is contained and never crosses to the client.
+//!
+//! ```
+//! use rcip_runtime::*;
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
+//! let definition = ApplicationDefinition::new("polls", "Polls", "Create and vote on polls.")
+//!     .scope(ScopeDefinition::new("polls", "Polls", "The poll list."))
+//!     .capability(
+//!         CapabilityDefinition::new("polls.close", Effect::Destructive)
+//!             .title("Close a poll")
+//!             .description("Closes a poll for good.")
+//!             .scope("polls")
+//!             .input_schema(json!({
+//!                 "type": "object",
+//!                 "properties": {"pollId": {"type": "string"}},
+//!                 "required": ["pollId"],
+//!                 "additionalProperties": false
+//!             })),
+//!     );
+//! let runtime = Runtime::new(definition, RuntimeOptions::default())?;
+//! let host = runtime.host();
+//! let _binding = host.bind("polls.close", Binding::new(|_input, _ctx| async {
+//!     Ok::<_, HandlerError>(serde_json::Value::Null)
+//! }))?;
+//!
+//! // The default policy asks for confirmation of destructive capabilities.
+//! let client = runtime.client();
+//! let outcome = client
+//!     .invoke(InvocationRequest::new("polls.close", json!({"pollId": "p1"})))
+//!     .await;
+//! let ticket = outcome.confirmation().expect("confirmation required").id.clone();
+//! let approved = host.resolve_confirmation(&ticket, true).await;
+//! assert_eq!(approved.status(), OutcomeStatus::Succeeded);
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+mod binding;
+mod catalog;
+mod client;
+mod confirm;
+mod error;
+mod host;
+mod input;
+mod invoke;
+mod policy;
+mod preflight;
+mod runtime;
+mod support;
+mod validation;
+
+pub use rcip_core;
+pub use rcip_core::{
+    ApplicationDefinition, ApplicationMetadata, ApplicationSnapshot, Availability,
+    CapabilityDefinition, CapabilityFilter, CapabilitySnapshot, ConfirmationInfo, ContextFilter,
+    DefinitionError, Effect, ErrorCode, EventPhase, InvocationOutcome, OutcomeStatus,
+    PreflightOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RcipError, Relevance, RuntimeEvent,
+    ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue,
+    is_valid_identifier,
+};
+
+pub use binding::{Binding, Handler, HandlerError, HandlerErrorKind, InvocationContext};
+pub use catalog::CompiledCatalog;
+pub use client::{
+    InvocationRequest, Listener, PreflightBatch, PreflightProposal, RcipClient, Subscription,
+};
+pub use confirm::MAX_CONFIRMATION_RECEIPTS;
+pub use error::Error;
+pub use host::{BindingGuard, Host};
+pub use input::{DEFAULT_MAX_INPUT_BYTES, Input, MAX_INPUT_DEPTH};
+pub use policy::{
+    DefaultPolicy, Policy, PolicyContext, PolicyDecision, PolicyError, PolicyPhase, PolicyVerdict,
+    async_policy_fn, policy_fn,
+};
+pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptions};
+pub use support::{BoxFuture, Clock, SystemClock};
+pub use tokio_util::sync::CancellationToken;

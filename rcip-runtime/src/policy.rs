@@ -1,0 +1,165 @@
+//! Host policy: allow, deny or ask for confirmation, synchronously or asynchronously.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rcip_core::{CapabilitySnapshot, Effect, SemanticContext};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::support::BoxFuture;
+
+/// Why a policy is being asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyPhase {
+    /// An advisory preflight check.
+    Preflight,
+    /// An invocation, or its confirmed re-run.
+    Invoke,
+}
+
+/// What a policy sees. Everything is a shared immutable copy.
+#[derive(Debug, Clone)]
+pub struct PolicyContext {
+    /// Preflight or invoke.
+    pub phase: PolicyPhase,
+    /// A fresh snapshot entry of the capability, with live availability.
+    pub capability: CapabilitySnapshot,
+    /// The schema-valid input.
+    pub input: Arc<Value>,
+    /// The semantic context at evaluation time.
+    pub semantic_context: Arc<SemanticContext>,
+    /// `true` only on the re-run after a host approval.
+    pub confirmed: bool,
+}
+
+/// A policy's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PolicyDecision {
+    /// Run it.
+    Allow,
+    /// Refuse (`POLICY_DENIED`); the reason is shown to the consumer, so keep it safe.
+    Deny {
+        /// Shown instead of the default denial message.
+        reason: Option<String>,
+    },
+    /// Ask the host first; the reason becomes the confirmation description.
+    Confirm {
+        /// Shown instead of the capability description.
+        reason: Option<String>,
+    },
+}
+
+impl PolicyDecision {
+    /// `Deny` with a reason.
+    #[must_use]
+    pub fn deny(reason: impl Into<String>) -> Self {
+        PolicyDecision::Deny {
+            reason: Some(reason.into()),
+        }
+    }
+
+    /// `Confirm` with a reason.
+    #[must_use]
+    pub fn confirm(reason: impl Into<String>) -> Self {
+        PolicyDecision::Confirm {
+            reason: Some(reason.into()),
+        }
+    }
+}
+
+/// A policy evaluation failure (`POLICY_EVALUATION_FAILED`); its text stays host-side.
+pub type PolicyError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A policy's answer, now or later.
+pub enum PolicyVerdict {
+    /// Decided synchronously (no allocation, no await).
+    Ready(Result<PolicyDecision, PolicyError>),
+    /// Decided asynchronously; the runtime stops waiting if the invocation is cancelled.
+    Pending(BoxFuture<Result<PolicyDecision, PolicyError>>),
+}
+
+impl std::fmt::Debug for PolicyVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PolicyVerdict::Ready(r) => f.debug_tuple("Ready").field(r).finish(),
+            PolicyVerdict::Pending(_) => f.write_str("Pending(..)"),
+        }
+    }
+}
+
+/// Host policy. It must be read-only and safe to call concurrently: preflight calls it for
+/// many proposals at once, and its answers are advisory there. A panic in it is
+/// `POLICY_EVALUATION_FAILED`.
+pub trait Policy: Send + Sync + 'static {
+    /// Decides one invocation or proposal.
+    fn evaluate(&self, context: PolicyContext) -> PolicyVerdict;
+}
+
+/// The reference's default: reads allowed; confirmed operations allowed; destructive
+/// operations ask for confirmation; writes and external operations denied.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultPolicy;
+
+impl Policy for DefaultPolicy {
+    fn evaluate(&self, context: PolicyContext) -> PolicyVerdict {
+        PolicyVerdict::Ready(Ok(match context.capability.effect {
+            Effect::Read => PolicyDecision::Allow,
+            _ if context.confirmed => PolicyDecision::Allow,
+            Effect::Destructive => PolicyDecision::Confirm { reason: None },
+            Effect::Write | Effect::External => PolicyDecision::Deny { reason: None },
+        }))
+    }
+}
+
+struct SyncPolicy<F>(F);
+
+impl<F> Policy for SyncPolicy<F>
+where
+    F: Fn(&PolicyContext) -> PolicyDecision + Send + Sync + 'static,
+{
+    fn evaluate(&self, context: PolicyContext) -> PolicyVerdict {
+        PolicyVerdict::Ready(Ok((self.0)(&context)))
+    }
+}
+
+struct AsyncPolicy<F>(F);
+
+impl<F, Fut> Policy for AsyncPolicy<F>
+where
+    F: Fn(PolicyContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<PolicyDecision, PolicyError>> + Send + 'static,
+{
+    fn evaluate(&self, context: PolicyContext) -> PolicyVerdict {
+        PolicyVerdict::Pending(Box::pin((self.0)(context)))
+    }
+}
+
+/// A synchronous policy from a closure.
+///
+/// ```
+/// use rcip_runtime::{Effect, PolicyDecision, policy_fn};
+/// // Allow reads, confirm everything else (the pilot's policy).
+/// let policy = policy_fn(|ctx| match ctx.capability.effect {
+///     Effect::Read => PolicyDecision::Allow,
+///     _ if ctx.confirmed => PolicyDecision::Allow,
+///     _ => PolicyDecision::Confirm { reason: None },
+/// });
+/// # let _ = policy;
+/// ```
+pub fn policy_fn<F>(f: F) -> Arc<dyn Policy>
+where
+    F: Fn(&PolicyContext) -> PolicyDecision + Send + Sync + 'static,
+{
+    Arc::new(SyncPolicy(f))
+}
+
+/// An asynchronous policy from a closure returning a future.
+pub fn async_policy_fn<F, Fut>(f: F) -> Arc<dyn Policy>
+where
+    F: Fn(PolicyContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<PolicyDecision, PolicyError>> + Send + 'static,
+{
+    Arc::new(AsyncPolicy(f))
+}

@@ -1,0 +1,507 @@
+//! The runtime: shared state, options, snapshots, revisions, listeners and events.
+//!
+//! Everything per invocation is O(1) in the catalog's size: bindings live in one slot per
+//! capability, found through the catalog's id index; the snapshot is rebuilt lazily, at the
+//! first read after a revision change, never on the invoke path.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rcip_core::{
+    ApplicationDefinition, ApplicationSnapshot, Availability, CapabilitySnapshot, ErrorCode,
+    EventPhase, InvocationOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RuntimeEvent,
+    SemanticContext,
+};
+
+use crate::binding::{AvailabilityFn, Handler};
+use crate::catalog::{CompiledCapability, CompiledCatalog};
+use crate::client::{InvocationRequest, Listener, PreflightBatch, RcipClient, Subscription};
+use crate::confirm::Confirmations;
+use crate::host::Host;
+use crate::input::DEFAULT_MAX_INPUT_BYTES;
+use crate::policy::{DefaultPolicy, Policy};
+use crate::support::{BoxFuture, Clock, SystemClock, contain, lock};
+
+/// The reference's default confirmation lifetime: 120 seconds.
+pub const DEFAULT_CONFIRMATION_TTL: Duration = Duration::from_secs(120);
+
+/// An observer of redacted lifecycle events. A panic in it is contained and ignored.
+pub type EventObserver = Arc<dyn Fn(&RuntimeEvent) + Send + Sync>;
+
+/// How a runtime behaves; every field has the reference's default.
+///
+/// ```
+/// use std::time::Duration;
+/// use rcip_runtime::{RuntimeOptions, Effect, PolicyDecision, policy_fn};
+/// let options = RuntimeOptions::default()
+///     .with_policy(policy_fn(|ctx| match ctx.capability.effect {
+///         Effect::Read => PolicyDecision::Allow,
+///         _ if ctx.confirmed => PolicyDecision::Allow,
+///         _ => PolicyDecision::Confirm { reason: None },
+///     }))
+///     .with_confirmation_ttl(Duration::from_secs(30))
+///     .on_event(|event| eprintln!("{:?} {}", event.phase, event.capability_id));
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct RuntimeOptions {
+    /// Host policy; [`DefaultPolicy`] when not set.
+    pub policy: Arc<dyn Policy>,
+    /// How long a confirmation stays valid ([`DEFAULT_CONFIRMATION_TTL`]).
+    pub confirmation_ttl: Duration,
+    /// A lifecycle observer (events also go to `tracing`, target `rcip::event`).
+    pub on_event: Option<EventObserver>,
+    /// Where wall-clock time comes from.
+    pub clock: Arc<dyn Clock>,
+    /// The largest raw JSON text input accepted, in bytes ([`DEFAULT_MAX_INPUT_BYTES`]).
+    pub max_input_bytes: usize,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            policy: Arc::new(DefaultPolicy),
+            confirmation_ttl: DEFAULT_CONFIRMATION_TTL,
+            on_event: None,
+            clock: Arc::new(SystemClock),
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+        }
+    }
+}
+
+impl std::fmt::Debug for RuntimeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeOptions")
+            .field("confirmation_ttl", &self.confirmation_ttl)
+            .field("on_event", &self.on_event.is_some())
+            .field("clock", &self.clock)
+            .field("max_input_bytes", &self.max_input_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RuntimeOptions {
+    /// Sets the policy.
+    #[must_use]
+    pub fn with_policy(mut self, policy: Arc<dyn Policy>) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets the confirmation lifetime.
+    #[must_use]
+    pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {
+        self.confirmation_ttl = ttl;
+        self
+    }
+
+    /// Sets the event observer.
+    #[must_use]
+    pub fn on_event(mut self, observer: impl Fn(&RuntimeEvent) + Send + Sync + 'static) -> Self {
+        self.on_event = Some(Arc::new(observer));
+        self
+    }
+
+    /// Sets the clock.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Sets the largest raw JSON text input.
+    #[must_use]
+    pub fn with_max_input_bytes(mut self, bytes: usize) -> Self {
+        self.max_input_bytes = bytes;
+        self
+    }
+}
+
+/// A live binding, as installed.
+pub(crate) struct BoundHandler {
+    /// Unique per installation: a re-bind of the same id is a different binding.
+    pub(crate) generation: u64,
+    pub(crate) handler: Arc<dyn Handler>,
+    pub(crate) availability: Option<Arc<AvailabilityFn>>,
+}
+
+impl BoundHandler {
+    /// Reads availability live; a panicking check reads as `AVAILABILITY_CHECK_FAILED`.
+    pub(crate) fn availability(&self) -> Availability {
+        match &self.availability {
+            None => Availability::available(),
+            Some(check) => contain(|| check()).unwrap_or_else(Availability::check_failed),
+        }
+    }
+}
+
+type SharedListener = Arc<dyn Fn() + Send + Sync>;
+
+/// Reserved invocation ids, each with the token of the attempt that holds it.
+pub(crate) type ReservationTable = Arc<Mutex<HashMap<Arc<str>, u64>>>;
+
+/// Holds an invocation id; dropping it releases the id if this attempt still holds it.
+pub(crate) struct Reservation {
+    table: ReservationTable,
+    id: Arc<str>,
+    token: u64,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut table = lock(&self.table);
+        if table.get(&self.id) == Some(&self.token) {
+            table.remove(&self.id);
+        }
+    }
+}
+
+/// The state every surface of one runtime shares.
+pub(crate) struct Inner {
+    pub(crate) catalog: Arc<CompiledCatalog>,
+    pub(crate) policy: Arc<dyn Policy>,
+    pub(crate) confirmation_ttl: Duration,
+    pub(crate) observer: Option<EventObserver>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) max_input_bytes: usize,
+    /// One slot per capability, in catalog order.
+    bindings: Box<[Mutex<Option<Arc<BoundHandler>>>]>,
+    next_generation: AtomicU64,
+    context: Mutex<Arc<SemanticContext>>,
+    revision: AtomicU64,
+    snapshot: Mutex<Option<Arc<ApplicationSnapshot>>>,
+    listeners: Mutex<Arc<Vec<(u64, SharedListener)>>>,
+    next_listener: AtomicU64,
+    reservations: ReservationTable,
+    next_reservation: AtomicU64,
+    pub(crate) confirmations: Mutex<Confirmations>,
+}
+
+impl Inner {
+    // ----- bindings -----------------------------------------------------------------
+
+    pub(crate) fn binding(&self, index: usize) -> Option<Arc<BoundHandler>> {
+        self.bindings.get(index).and_then(|slot| lock(slot).clone())
+    }
+
+    /// Installs a binding unless one is present; returns its generation.
+    pub(crate) fn install(
+        &self,
+        index: usize,
+        handler: Arc<dyn Handler>,
+        availability: Option<Arc<AvailabilityFn>>,
+    ) -> Option<u64> {
+        let slot = self.bindings.get(index)?;
+        let mut slot = lock(slot);
+        if slot.is_some() {
+            return None;
+        }
+        let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
+        *slot = Some(Arc::new(BoundHandler {
+            generation,
+            handler,
+            availability,
+        }));
+        Some(generation)
+    }
+
+    /// Removes the binding only if it is still this generation.
+    pub(crate) fn uninstall(&self, index: usize, generation: u64) -> bool {
+        let Some(slot) = self.bindings.get(index) else {
+            return false;
+        };
+        let mut slot = lock(slot);
+        if slot.as_ref().is_some_and(|b| b.generation == generation) {
+            *slot = None;
+            true
+        } else {
+            false
+        }
+    }
+
+    // ----- context ------------------------------------------------------------------
+
+    pub(crate) fn context(&self) -> Arc<SemanticContext> {
+        lock(&self.context).clone()
+    }
+
+    pub(crate) fn replace_context(&self, context: SemanticContext) {
+        *lock(&self.context) = Arc::new(context);
+    }
+
+    // ----- revision, snapshot, listeners ----------------------------------------------
+
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    /// The reference's `refresh()`: one more revision, then every listener, synchronously.
+    /// The snapshot itself is rebuilt at its next read.
+    pub(crate) fn refresh(&self) {
+        self.revision.fetch_add(1, Ordering::AcqRel);
+        let listeners = lock(&self.listeners).clone();
+        for (_, listener) in listeners.iter() {
+            // "A diagnostic subscriber must not break application behavior."
+            let _ = contain(|| listener());
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<ApplicationSnapshot> {
+        let revision = self.revision();
+        if let Some(cached) = lock(&self.snapshot).as_ref()
+            && cached.revision == revision
+        {
+            return cached.clone();
+        }
+        // Built without holding a lock: availability checks are host code and may read
+        // the snapshot themselves.
+        let built = Arc::new(self.build_snapshot(revision));
+        let mut cache = lock(&self.snapshot);
+        match cache.as_ref() {
+            Some(cached) if cached.revision >= revision => cached.clone(),
+            _ => {
+                // Cache only what is still current, so one revision has one snapshot.
+                if self.revision() == revision {
+                    *cache = Some(built.clone());
+                }
+                built
+            }
+        }
+    }
+
+    fn build_snapshot(&self, revision: u64) -> ApplicationSnapshot {
+        let context = self.context();
+        let capabilities = self
+            .catalog
+            .capabilities
+            .iter()
+            .enumerate()
+            .map(|(index, capability)| {
+                let binding = self.binding(index);
+                let availability = binding.as_ref().map(|b| b.availability());
+                capability_entry(capability, binding.is_some(), availability, &context)
+            })
+            .collect();
+        ApplicationSnapshot {
+            protocol_version: Arc::from(RCIP_PROTOCOL_VERSION),
+            revision,
+            application: self.catalog.application.clone(),
+            scopes: self.catalog.scopes.clone(),
+            context,
+            capabilities,
+        }
+    }
+
+    fn subscribe(self: &Arc<Self>, listener: Listener) -> Subscription {
+        let id = self.next_listener.fetch_add(1, Ordering::Relaxed);
+        Arc::make_mut(&mut lock(&self.listeners)).push((id, Arc::from(listener)));
+        let weak = Arc::downgrade(self);
+        Subscription::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                Arc::make_mut(&mut lock(&inner.listeners)).retain(|(other, _)| *other != id);
+            }
+        })
+    }
+
+    // ----- reservations -----------------------------------------------------------------
+
+    pub(crate) fn reserve(&self, id: &Arc<str>) -> Option<Reservation> {
+        let mut table = lock(&self.reservations);
+        if table.contains_key(id) {
+            return None;
+        }
+        let token = self.next_reservation.fetch_add(1, Ordering::Relaxed);
+        table.insert(id.clone(), token);
+        Some(Reservation {
+            table: self.reservations.clone(),
+            id: id.clone(),
+            token,
+        })
+    }
+
+    // ----- events -------------------------------------------------------------------
+
+    pub(crate) fn emit(
+        &self,
+        invocation_id: &str,
+        capability_id: &str,
+        phase: EventPhase,
+        error_code: Option<ErrorCode>,
+    ) {
+        tracing::debug!(
+            target: "rcip::event",
+            invocation_id,
+            capability_id,
+            phase = phase.as_str(),
+            error_code = error_code.map_or("", ErrorCode::as_str),
+        );
+        if let Some(observer) = &self.observer {
+            let event = RuntimeEvent {
+                timestamp: self.clock.now_ms(),
+                invocation_id: invocation_id.to_owned(),
+                capability_id: capability_id.to_owned(),
+                phase,
+                error_code,
+            };
+            let _ = contain(|| observer(&event));
+        }
+    }
+}
+
+/// One capability's snapshot entry: shared contract plus live facts.
+pub(crate) fn capability_entry(
+    capability: &CompiledCapability,
+    bound: bool,
+    availability: Option<Availability>,
+    context: &SemanticContext,
+) -> CapabilitySnapshot {
+    CapabilitySnapshot {
+        id: capability.id.clone(),
+        title: capability.title.clone(),
+        description: capability.description.clone(),
+        scope_ids: capability.scope_ids.clone(),
+        effect: capability.effect,
+        input_schema: capability.input_schema.clone(),
+        output_schema: capability.output_schema.clone(),
+        tags: capability.tags.clone(),
+        usage: capability.usage.clone(),
+        bound,
+        available: bound && availability.as_ref().is_some_and(|a| a.available),
+        availability,
+        relevance: context.relevance_of(&capability.scope_ids),
+    }
+}
+
+/// An RCIP runtime: one catalog's bindings, context, revision, confirmations and listeners.
+///
+/// Hand [`client`](Self::client) to tools and keep [`host`](Self::host) in trusted
+/// application code.
+///
+/// ```
+/// use rcip_runtime::*;
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
+/// let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
+///     CapabilityDefinition::new("notes.count", Effect::Read)
+///         .title("Count notes")
+///         .description("Counts the notes.")
+///         .output_schema(json!({"type": "integer"})),
+/// );
+/// let runtime = Runtime::new(definition, RuntimeOptions::default())?;
+/// let _guard = runtime.host().bind(
+///     "notes.count",
+///     Binding::new(|_input, _ctx| async { Ok::<_, HandlerError>(json!(3)) }),
+/// )?;
+/// let outcome = runtime.client().invoke(InvocationRequest::new("notes.count", json!({}))).await;
+/// assert_eq!(outcome.output(), Some(&json!(3)));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("application", &self.inner.catalog.application.id)
+            .field("capabilities", &self.inner.catalog.len())
+            .field("revision", &self.inner.revision())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// Validates and compiles a definition, then creates a runtime from it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Definition`](crate::Error::Definition) for an invalid definition.
+    pub fn new(
+        definition: ApplicationDefinition,
+        options: RuntimeOptions,
+    ) -> Result<Self, crate::Error> {
+        Ok(Self::from_catalog(
+            CompiledCatalog::compile(definition)?,
+            options,
+        ))
+    }
+
+    /// Creates a runtime from an already compiled catalog: no schema work at all.
+    #[must_use]
+    pub fn from_catalog(catalog: Arc<CompiledCatalog>, options: RuntimeOptions) -> Self {
+        let bindings = (0..catalog.len()).map(|_| Mutex::new(None)).collect();
+        Runtime {
+            inner: Arc::new(Inner {
+                catalog,
+                policy: options.policy,
+                confirmation_ttl: options.confirmation_ttl,
+                observer: options.on_event,
+                clock: options.clock,
+                max_input_bytes: options.max_input_bytes,
+                bindings,
+                next_generation: AtomicU64::new(1),
+                context: Mutex::new(Arc::new(SemanticContext::default())),
+                revision: AtomicU64::new(0),
+                snapshot: Mutex::new(None),
+                listeners: Mutex::new(Arc::new(Vec::new())),
+                next_listener: AtomicU64::new(0),
+                reservations: Arc::default(),
+                next_reservation: AtomicU64::new(0),
+                confirmations: Mutex::new(Confirmations::default()),
+            }),
+        }
+    }
+
+    /// The client surface, for tools.
+    #[must_use]
+    pub fn client(&self) -> Arc<dyn RcipClient> {
+        Arc::new(Client {
+            inner: self.inner.clone(),
+        })
+    }
+
+    /// The host surface, for trusted application code.
+    #[must_use]
+    pub fn host(&self) -> Host {
+        Host::new(self.inner.clone())
+    }
+
+    pub(crate) fn from_inner(inner: Arc<Inner>) -> Self {
+        Runtime { inner }
+    }
+
+    /// The compiled catalog.
+    #[must_use]
+    pub fn catalog(&self) -> &Arc<CompiledCatalog> {
+        &self.inner.catalog
+    }
+}
+
+/// The runtime's own [`RcipClient`].
+struct Client {
+    inner: Arc<Inner>,
+}
+
+impl RcipClient for Client {
+    fn get_snapshot(&self) -> Arc<ApplicationSnapshot> {
+        self.inner.snapshot()
+    }
+
+    fn subscribe(&self, listener: Listener) -> Subscription {
+        self.inner.subscribe(listener)
+    }
+
+    fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome> {
+        let inner = self.inner.clone();
+        Box::pin(async move { inner.invoke(request).await })
+    }
+
+    fn preflight(&self, batch: PreflightBatch) -> BoxFuture<Result<PreflightReport, crate::Error>> {
+        let inner = self.inner.clone();
+        Box::pin(async move { inner.preflight(batch).await })
+    }
+}

@@ -1,0 +1,139 @@
+//! Small shared pieces: the clock, id generation, panic containment and a poison-free lock.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use futures_util::FutureExt;
+
+/// A boxed, sendable future, as the object-safe surfaces return.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Where the runtime reads wall-clock time (epoch milliseconds) for `expiresAt`,
+/// `requestedAt`, event timestamps and `checkedAt`. Timers (confirmation expiry) use tokio's
+/// clock; tests inject a manual clock to reach "expired at resolve" deterministically.
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// Milliseconds since the Unix epoch.
+    fn now_ms(&self) -> u64;
+}
+
+/// The system wall clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+/// Locks a mutex, ignoring poisoning: no host code ever runs while one of the runtime's
+/// locks is held, so a poisoned lock can only come from a panic in the runtime's own
+/// bookkeeping, whose state is still consistent.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs host code, turning a panic into `None` (its payload is dropped, never shown).
+pub(crate) fn contain<R>(f: impl FnOnce() -> R) -> Option<R> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(drop_payload).ok()
+}
+
+/// Awaits a host future, turning a panic into `None`.
+pub(crate) async fn contain_async<R>(f: impl Future<Output = R>) -> Option<R> {
+    AssertUnwindSafe(f)
+        .catch_unwind()
+        .await
+        .map_err(drop_payload)
+        .ok()
+}
+
+fn drop_payload(payload: Box<dyn Any + Send>) {
+    // Dropping a payload can itself panic (a payload type with a panicking Drop); contain it.
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+}
+
+/// The next default invocation id, in the reference's format:
+/// `invocation_<epoch ms base 36>_<sequence base 36>`. Invocation ids are not secrets.
+pub(crate) fn next_invocation_id(now_ms: u64) -> String {
+    static SEQUENCE: AtomicU64 = AtomicU64::new(1);
+    let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+    format!("invocation_{}_{}", base36(now_ms), base36(seq))
+}
+
+/// A fresh confirmation id: 128 random bits, so that a confirmation cannot be guessed.
+pub(crate) fn new_confirmation_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: fall back to a hash of time and a counter with a per-process
+        // random seed from std. Still not a plain counter.
+        use std::hash::{BuildHasher, RandomState};
+        static FALLBACK: AtomicU64 = AtomicU64::new(0);
+        let state = RandomState::new();
+        let a = state.hash_one((
+            SystemClock.now_ms(),
+            FALLBACK.fetch_add(1, Ordering::Relaxed),
+        ));
+        let b = RandomState::new().hash_one(a);
+        bytes[..8].copy_from_slice(&a.to_le_bytes());
+        bytes[8..].copy_from_slice(&b.to_le_bytes());
+    }
+    let mut id = String::with_capacity(13 + 32);
+    id.push_str("confirmation_");
+    for b in bytes {
+        id.push(char::from(HEX[usize::from(b >> 4)]));
+        id.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    id
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invocation_ids_follow_the_reference_format() {
+        let a = next_invocation_id(36);
+        let b = next_invocation_id(36);
+        assert!(a.starts_with("invocation_10_"), "{a}");
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn confirmation_ids_are_128_random_bits() {
+        let a = new_confirmation_id();
+        let b = new_confirmation_id();
+        assert_eq!(a.len(), "confirmation_".len() + 32);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn panics_are_contained() {
+        assert_eq!(contain(|| 5), Some(5));
+        assert_eq!(contain(|| -> u8 { panic!("boom") }), None);
+    }
+}
