@@ -45,4 +45,7 @@ pub use snapshot::{
     ApplicationSnapshot, Availability, CapabilityFilter, CapabilitySnapshot, ContextFilter,
     Relevance, SemanticContext,
 };
-pub use validate::{DefinitionError, SchemaRole, validate_definition};
+pub use validate::{
+    DefinitionError, SchemaIds, SchemaRole, check_examples, check_schema, validate_definition,
+    validate_structure,
+};

@@ -13,20 +13,24 @@
 //! 5. for each capability in order: id grammar and uniqueness; title and description not
 //!    blank *(rcip addition)*; usage `whenToUse` not blank; every scope id declared; no
 //!    scope id listed twice *(rcip addition)*;
-//! 6. for each capability in order: the input schema, then the output schema, pass the
+//! 6. for each capability in order: its input schema, then its output schema, pass the
 //!    strict rules ([`check_strict`](crate::schema::check_strict)) *(the reference finds
-//!    these at compile time of the validator)*; a `$id` is not used by two different schemas
-//!    *(Ajv's rule)*; usage example descriptions are not blank.
+//!    these when its validator compiles the schema)* and no `$id` is used by two different
+//!    schemas *(Ajv's rule)*; then its usage examples have non-blank descriptions.
 //!
 //! What needs a JSON Schema validator (meta-schema validity and example inputs) is checked by
-//! the runtime right after this, with the same error type.
+//! the runtime in the same per-capability pass: strict rules and then meta-schema validity
+//! of the input schema, the same for the output schema, then the examples, so that errors
+//! come out in catalog order as the reference's do.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use crate::schema::{SchemaViolation, check_strict};
-use crate::{ApplicationDefinition, RCIP_PROTOCOL_VERSION, is_valid_identifier};
+use crate::{
+    ApplicationDefinition, CapabilityDefinition, RCIP_PROTOCOL_VERSION, is_valid_identifier,
+};
 
 /// Which of a capability's two schemas an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -197,6 +201,9 @@ fn is_blank(s: &str) -> bool {
 /// Validates a definition with every rule that needs no JSON Schema validator; see the
 /// [module docs](self) for the order.
 ///
+/// This is [`validate_structure`] followed, capability by capability, by
+/// [`check_schema`] on its input and output schemas and [`check_examples`].
+///
 /// ```
 /// use rcip_core::{ApplicationDefinition, DefinitionError, validate_definition};
 /// let app = ApplicationDefinition::new("Polls", "Polls", "Polls.");
@@ -205,6 +212,28 @@ fn is_blank(s: &str) -> bool {
 /// assert_eq!(err.to_string(), "Invalid RCIP application id: Polls");
 /// ```
 pub fn validate_definition(definition: &ApplicationDefinition) -> Result<(), DefinitionError> {
+    validate_structure(definition)?;
+    let mut ids = SchemaIds::default();
+    for capability in &definition.capabilities {
+        check_schema(
+            &capability.id,
+            SchemaRole::Input,
+            &capability.input_schema,
+            &mut ids,
+        )?;
+        check_schema(
+            &capability.id,
+            SchemaRole::Output,
+            &capability.output_schema,
+            &mut ids,
+        )?;
+        check_examples(capability)?;
+    }
+    Ok(())
+}
+
+/// Rules 1 to 5 of the [module docs](self): everything but the schemas and examples.
+pub fn validate_structure(definition: &ApplicationDefinition) -> Result<(), DefinitionError> {
     if definition.protocol_version != RCIP_PROTOCOL_VERSION {
         return Err(DefinitionError::UnsupportedProtocolVersion(
             definition.protocol_version.clone(),
@@ -296,37 +325,50 @@ pub fn validate_definition(definition: &ApplicationDefinition) -> Result<(), Def
         }
     }
 
-    // `$id` -> the first schema that declared it.
-    let mut schema_ids: HashMap<&str, &Value> = HashMap::new();
-    for capability in &definition.capabilities {
-        let id = &capability.id;
-        for (role, schema) in [
-            (SchemaRole::Input, &capability.input_schema),
-            (SchemaRole::Output, &capability.output_schema),
-        ] {
-            check_strict(schema).map_err(|v| DefinitionError::from_violation(id, role, v))?;
-            if let Some(schema_id) = schema.get("$id").and_then(Value::as_str) {
-                match schema_ids.get(schema_id) {
-                    Some(previous) if *previous != schema => {
-                        return Err(DefinitionError::ConflictingSchemaId {
-                            id: id.clone(),
-                            schema_id: schema_id.to_owned(),
-                        });
-                    }
-                    Some(_) => {}
-                    None => {
-                        schema_ids.insert(schema_id, schema);
-                    }
-                }
+    Ok(())
+}
+
+/// The `$id`s declared so far in one catalog, each with the schema that declared it.
+#[derive(Debug, Default)]
+pub struct SchemaIds<'a> {
+    declared: HashMap<&'a str, &'a Value>,
+}
+
+/// Checks one schema against the strict rules and records its `$id`: a `$id` already used
+/// by a *different* schema is an error (Ajv's rule), by an identical one is fine.
+pub fn check_schema<'a>(
+    capability_id: &str,
+    role: SchemaRole,
+    schema: &'a Value,
+    ids: &mut SchemaIds<'a>,
+) -> Result<(), DefinitionError> {
+    check_strict(schema).map_err(|v| DefinitionError::from_violation(capability_id, role, v))?;
+    if let Some(schema_id) = schema.get("$id").and_then(Value::as_str) {
+        match ids.declared.get(schema_id) {
+            Some(previous) if *previous != schema => {
+                return Err(DefinitionError::ConflictingSchemaId {
+                    id: capability_id.to_owned(),
+                    schema_id: schema_id.to_owned(),
+                });
+            }
+            Some(_) => {}
+            None => {
+                ids.declared.insert(schema_id, schema);
             }
         }
-        let examples = capability
-            .usage
-            .iter()
-            .flat_map(|u| u.examples.iter().flatten());
-        if examples.clone().any(|e| is_blank(&e.description)) {
-            return Err(DefinitionError::InvalidUsageExample(id.clone()));
-        }
+    }
+    Ok(())
+}
+
+/// Checks that no usage example of a capability has a blank description. (Whether each
+/// example input is valid needs a validator: the runtime checks that.)
+pub fn check_examples(capability: &CapabilityDefinition) -> Result<(), DefinitionError> {
+    let mut examples = capability
+        .usage
+        .iter()
+        .flat_map(|u| u.examples.iter().flatten());
+    if examples.any(|e| is_blank(&e.description)) {
+        return Err(DefinitionError::InvalidUsageExample(capability.id.clone()));
     }
     Ok(())
 }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use rcip_core::{
     ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, DefinitionError, Effect,
-    SchemaRole, ScopeDefinition, UsageGuidance, validate_definition,
+    SchemaIds, SchemaRole, ScopeDefinition, UsageGuidance, check_examples, check_schema,
+    validate_structure,
 };
 use serde_json::Value;
 
@@ -61,15 +62,17 @@ pub struct CompiledCatalog {
 }
 
 impl CompiledCatalog {
-    /// Validates the definition (every rule of [`validate_definition`], then meta-schema
-    /// validity of each schema and each usage example against its input schema) and
-    /// compiles each distinct schema once.
+    /// Validates the definition (every rule of
+    /// [`validate_definition`](rcip_core::validate_definition), plus meta-schema validity of
+    /// each schema and each usage example against its input schema) and compiles each
+    /// distinct schema once.
     ///
     /// # Errors
     ///
     /// The first [`DefinitionError`] found, wrapped in [`Error::Definition`](crate::Error).
     pub fn compile(definition: ApplicationDefinition) -> Result<Arc<Self>, crate::Error> {
-        validate_definition(&definition)?;
+        validate_structure(&definition)?;
+        let mut ids = SchemaIds::default();
         // Identical schemas (by their JSON text) share one validator, as the reference's
         // validator cache does; that is also what makes a repeated identical `$id` fine.
         let mut cache: HashMap<String, Arc<SchemaValidator>> = HashMap::new();
@@ -92,9 +95,13 @@ impl CompiledCatalog {
         };
 
         let mut capabilities = Vec::with_capacity(definition.capabilities.len());
+        // Capability by capability, so errors come out in catalog order.
         for cap in &definition.capabilities {
+            check_schema(&cap.id, SchemaRole::Input, &cap.input_schema, &mut ids)?;
             let input = compile(cap, SchemaRole::Input, &cap.input_schema)?;
+            check_schema(&cap.id, SchemaRole::Output, &cap.output_schema, &mut ids)?;
             let output = compile(cap, SchemaRole::Output, &cap.output_schema)?;
+            check_examples(cap)?;
             let examples = cap.usage.iter().flat_map(|u| u.examples.iter().flatten());
             for example in examples {
                 if input.check(&example.input).is_err() {

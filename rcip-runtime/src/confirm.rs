@@ -81,6 +81,7 @@ impl Inner {
     pub(crate) fn issue_confirmation(
         self: &Arc<Self>,
         attempt: Attempt,
+        input: Arc<Value>,
         ready: &Ready,
         reason: Option<String>,
         reservation: Reservation,
@@ -108,7 +109,7 @@ impl Inner {
             Pending {
                 invocation_id: attempt.invocation_id.clone(),
                 capability_id: attempt.capability_id.clone(),
-                input: attempt.input,
+                input,
                 cancellation: attempt.cancellation,
                 reservation,
                 binding_generation: ready.binding.generation,
@@ -198,7 +199,6 @@ impl Inner {
         let attempt = Attempt {
             invocation_id: pending.invocation_id,
             capability_id: pending.capability_id,
-            input: pending.input,
             cancellation: pending.cancellation,
             confirmed: true,
         };
@@ -243,7 +243,7 @@ impl Inner {
                 RcipError::new(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
             );
         };
-        self.run(attempt, reservation).await
+        self.run(attempt, pending.input, reservation).await
     }
 }
 

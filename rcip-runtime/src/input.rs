@@ -58,21 +58,19 @@ impl From<Value> for Input {
     }
 }
 
-/// Whether `value` nests no deeper than [`MAX_INPUT_DEPTH`] containers. Iterative, so a
-/// hostile value cannot exhaust the stack here.
+/// Whether `value` nests no deeper than [`MAX_INPUT_DEPTH`] containers. The recursion is
+/// itself bounded by the limit (it stops one level past it), so a hostile value cannot
+/// exhaust the stack here, and small inputs cost no allocation.
 fn within_depth(value: &Value) -> bool {
-    // `depth` counts the containers around a value; the first one needs no allocation.
-    let mut stack: Vec<(&Value, usize)> = Vec::new();
-    let mut next = Some((value, 0));
-    while let Some((value, depth)) = next.take().or_else(|| stack.pop()) {
+    fn walk(value: &Value, depth: usize) -> bool {
         match value {
-            Value::Array(_) | Value::Object(_) if depth >= MAX_INPUT_DEPTH => return false,
-            Value::Array(items) => stack.extend(items.iter().map(|child| (child, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|child| (child, depth + 1))),
-            _ => {}
+            Value::Array(_) | Value::Object(_) if depth >= MAX_INPUT_DEPTH => false,
+            Value::Array(items) => items.iter().all(|child| walk(child, depth + 1)),
+            Value::Object(map) => map.values().all(|child| walk(child, depth + 1)),
+            _ => true,
         }
     }
-    true
+    walk(value, 0)
 }
 
 #[cfg(test)]

@@ -55,12 +55,11 @@ fn error(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> RcipError {
     RcipError::new(code, message)
 }
 
-/// One pass through the pipeline: a first attempt, or the confirmed re-run.
+/// One pass through the pipeline: a first attempt, or the confirmed re-run. Its input
+/// travels beside it: detached, the runtime's own copy, shared read-only with the policy.
 pub(crate) struct Attempt {
     pub(crate) invocation_id: Arc<str>,
     pub(crate) capability_id: String,
-    /// Detached: the runtime's own copy, shared read-only with the policy.
-    pub(crate) input: Arc<Value>,
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) confirmed: bool,
 }
@@ -104,11 +103,10 @@ impl Inner {
         let attempt = Attempt {
             invocation_id,
             capability_id: request.capability_id,
-            input: Arc::new(input),
             cancellation: request.cancellation,
             confirmed: false,
         };
-        self.run(attempt, reservation).await
+        self.run(attempt, Arc::new(input), reservation).await
     }
 
     /// Steps 5–14, shared by first attempts and confirmed re-runs. The reservation is held
@@ -116,6 +114,7 @@ impl Inner {
     pub(crate) async fn run(
         self: &Arc<Self>,
         attempt: Attempt,
+        input: Arc<Value>,
         reservation: Reservation,
     ) -> InvocationOutcome {
         let token = attempt.cancellation.as_ref();
@@ -129,7 +128,7 @@ impl Inner {
         let ready = match self
             .readiness(
                 &attempt.capability_id,
-                &attempt.input,
+                &input,
                 token,
                 PolicyPhase::Invoke,
                 attempt.confirmed,
@@ -148,17 +147,20 @@ impl Inner {
                 );
             }
             let reason = reason.clone();
-            return self.issue_confirmation(attempt, &ready, reason, reservation);
+            return self.issue_confirmation(attempt, input, &ready, reason, reservation);
         }
 
-        // Step 9: observers run synchronously and may change host state: check again.
+        // Step 9: observers run synchronously and may change host state: check again. With
+        // no observer nothing runs between the post-policy recheck and here.
         self.emit(
             &attempt.invocation_id,
             &attempt.capability_id,
             EventPhase::Started,
             None,
         );
-        if let Err(e) = self.recheck(&ready, token) {
+        if self.observer.is_some()
+            && let Err(e) = self.recheck(&ready, token)
+        {
             return self.fail(&attempt, e);
         }
 
@@ -169,7 +171,8 @@ impl Inner {
             requested_at: self.clock.now_ms(),
             semantic_context: ready.context.clone(),
         };
-        let input = Arc::unwrap_or_clone(attempt.input.clone());
+        // The policy has dropped its share by now, so this moves rather than copies.
+        let input = Arc::unwrap_or_clone(input);
         let handler = ready.binding.handler.clone();
         let result = match contain(|| handler.call(input, context)) {
             Some(future) => contain_async(future).await,

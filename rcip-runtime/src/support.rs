@@ -66,7 +66,12 @@ fn drop_payload(payload: Box<dyn Any + Send>) {
 pub(crate) fn next_invocation_id(now_ms: u64) -> String {
     static SEQUENCE: AtomicU64 = AtomicU64::new(1);
     let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-    format!("invocation_{}_{}", base36(now_ms), base36(seq))
+    let mut id = String::with_capacity(32);
+    id.push_str("invocation_");
+    push_base36(&mut id, now_ms);
+    id.push('_');
+    push_base36(&mut id, seq);
+    id
 }
 
 /// A fresh confirmation id: 128 random bits, so that a confirmation cannot be guessed.
@@ -97,18 +102,20 @@ pub(crate) fn new_confirmation_id() -> String {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn base36(mut n: u64) -> String {
+fn push_base36(out: &mut String, mut n: u64) {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
+    // u64::MAX has 13 base-36 digits.
+    let mut digits = [0u8; 13];
+    let mut start = digits.len();
     loop {
-        out.push(DIGITS[(n % 36) as usize]);
+        start -= 1;
+        digits[start] = DIGITS[(n % 36) as usize];
         n /= 36;
         if n == 0 {
             break;
         }
     }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
 }
 
 #[cfg(test)]
@@ -121,6 +128,9 @@ mod tests {
         let b = next_invocation_id(36);
         assert!(a.starts_with("invocation_10_"), "{a}");
         assert_ne!(a, b);
+        let mut max = String::new();
+        push_base36(&mut max, u64::MAX);
+        assert_eq!(max, "3w5e11264sgsf");
     }
 
     #[test]
