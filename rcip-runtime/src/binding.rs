@@ -12,11 +12,38 @@ use tokio_util::sync::CancellationToken;
 
 use crate::support::BoxFuture;
 
+/// The read side of an invocation's cancellation: a handler can watch it but, as with the
+/// reference's `AbortSignal`, cannot trigger it. Costs nothing when the caller gave no token.
+#[derive(Debug, Clone, Default)]
+pub struct CancellationSignal(Option<CancellationToken>);
+
+impl CancellationSignal {
+    /// A signal that follows `token`.
+    #[must_use]
+    pub fn new(token: Option<CancellationToken>) -> Self {
+        CancellationSignal(token)
+    }
+
+    /// Whether the caller has cancelled.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.0.as_ref().is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Completes when the caller cancels (never, when there is no token).
+    pub async fn cancelled(&self) {
+        match &self.0 {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
+}
+
 /// What a handler receives besides its input.
 #[derive(Debug, Clone)]
 pub struct InvocationContext {
-    /// Cancelled when the invocation's caller cancels; handlers should cooperate.
-    pub cancellation: CancellationToken,
+    /// Fires when the invocation's caller cancels; handlers should cooperate.
+    pub cancellation: CancellationSignal,
     /// The invocation id.
     pub invocation_id: Arc<str>,
     /// When the handler was called, in milliseconds since the Unix epoch.

@@ -12,6 +12,7 @@ use rcip_core::{
     SchemaIds, SchemaRole, ScopeDefinition, UsageGuidance, check_examples, check_schema,
     validate_structure,
 };
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::validation::SchemaValidator;
@@ -58,7 +59,9 @@ pub struct CompiledCatalog {
     pub(crate) scopes: Arc<[ScopeDefinition]>,
     pub(crate) scope_index: HashMap<String, usize>,
     pub(crate) capabilities: Box<[CompiledCapability]>,
-    index: HashMap<Arc<str>, usize>,
+    /// Fx hashing: the keys are the catalog's own ids, fixed at compile time, so a hostile
+    /// lookup key cannot cause collisions in the table; lookups are on the invoke path.
+    index: FxHashMap<Arc<str>, usize>,
 }
 
 impl CompiledCatalog {

@@ -188,7 +188,7 @@ impl Inner {
             Err(Some(receipt)) => return receipt,
             Err(None) => {
                 return InvocationOutcome::from_error(
-                    next_invocation_id(self.clock.now_ms()),
+                    next_invocation_id(self.clock.now_ms(), str::to_owned),
                     "unknown".to_owned(),
                     RcipError::new(ErrorCode::ConfirmationNotFound, m::CONFIRMATION_NOT_FOUND),
                 );

@@ -8,7 +8,7 @@ use rcip_core::{ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticCon
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::binding::{HandlerErrorKind, InvocationContext};
+use crate::binding::{CancellationSignal, HandlerErrorKind, InvocationContext};
 use crate::client::InvocationRequest;
 use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
@@ -66,6 +66,9 @@ pub(crate) struct Attempt {
 
 /// What passed the readiness checks.
 pub(crate) struct Ready {
+    /// The revision before the binding and context were read: while it is unchanged,
+    /// neither can have changed (every change of them bumps it).
+    pub(crate) revision: u64,
     pub(crate) index: usize,
     pub(crate) binding: Arc<BoundHandler>,
     pub(crate) context: Arc<SemanticContext>,
@@ -82,7 +85,7 @@ impl Inner {
     pub(crate) async fn invoke(self: &Arc<Self>, request: InvocationRequest) -> InvocationOutcome {
         let invocation_id: Arc<str> = match request.invocation_id {
             Some(id) => Arc::from(id),
-            None => Arc::from(next_invocation_id(self.clock.now_ms())),
+            None => next_invocation_id(self.clock.now_ms(), |id| Arc::from(id)),
         };
         // Step 2: a reserved id gets nothing else, not even an event.
         let Some(reservation) = self.reserve(&invocation_id) else {
@@ -166,7 +169,7 @@ impl Inner {
 
         // Step 10: the handler gets its own copy of the input and the policy-time context.
         let context = InvocationContext {
-            cancellation: attempt.cancellation.clone().unwrap_or_default(),
+            cancellation: CancellationSignal::new(attempt.cancellation.clone()),
             invocation_id: attempt.invocation_id.clone(),
             requested_at: self.clock.now_ms(),
             semantic_context: ready.context.clone(),
@@ -267,6 +270,7 @@ impl Inner {
             .position(capability_id)
             .ok_or_else(|| error(ErrorCode::CapabilityNotFound, m::NOT_FOUND))?;
         let capability = &self.catalog.capabilities[index];
+        let revision = self.revision();
         let binding = self
             .binding(index)
             .ok_or_else(|| error(ErrorCode::CapabilityUnbound, m::UNBOUND))?;
@@ -297,8 +301,7 @@ impl Inner {
             semantic_context: context.clone(),
             confirmed,
         };
-        let policy = self.policy.clone();
-        let verdict = contain(move || policy.evaluate(policy_context));
+        let verdict = contain(|| self.policy.evaluate(policy_context));
         let decision = match verdict {
             Some(PolicyVerdict::Ready(result)) => result.ok(),
             Some(PolicyVerdict::Pending(future)) => match token {
@@ -322,6 +325,7 @@ impl Inner {
         };
 
         let ready = Ready {
+            revision,
             index,
             binding,
             context,
@@ -345,15 +349,18 @@ impl Inner {
         if is_cancelled(token) {
             return Err(error(ErrorCode::ExecutionAborted, m::ABORTED));
         }
-        let current = self.binding(ready.index);
-        let Some(current) = current.filter(|b| b.generation == ready.binding.generation) else {
-            return Err(error(ErrorCode::CapabilityUnbound, m::BINDING_CHANGED));
-        };
-        let context = self.context();
-        if !Arc::ptr_eq(&context, &ready.context) && *context != *ready.context {
-            return Err(error(ErrorCode::PolicyDenied, m::CONTEXT_CHANGED));
+        if self.revision() != ready.revision {
+            let current = self.binding(ready.index);
+            if current.is_none_or(|b| b.generation != ready.binding.generation) {
+                return Err(error(ErrorCode::CapabilityUnbound, m::BINDING_CHANGED));
+            }
+            let context = self.context();
+            if !Arc::ptr_eq(&context, &ready.context) && *context != *ready.context {
+                return Err(error(ErrorCode::PolicyDenied, m::CONTEXT_CHANGED));
+            }
         }
-        if !current.availability().available {
+        // The binding is the same one, so its availability check is the one to ask.
+        if !ready.binding.availability().available {
             return Err(error(
                 ErrorCode::CapabilityUnavailable,
                 m::NO_LONGER_AVAILABLE,

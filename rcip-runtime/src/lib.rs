@@ -73,7 +73,9 @@ pub use rcip_core::{
     is_valid_identifier,
 };
 
-pub use binding::{Binding, Handler, HandlerError, HandlerErrorKind, InvocationContext};
+pub use binding::{
+    Binding, CancellationSignal, Handler, HandlerError, HandlerErrorKind, InvocationContext,
+};
 pub use catalog::CompiledCatalog;
 pub use client::{
     InvocationRequest, Listener, PreflightBatch, PreflightProposal, RcipClient, Subscription,

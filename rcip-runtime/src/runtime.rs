@@ -5,7 +5,7 @@
 //! first read after a revision change, never on the invoke path.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -173,6 +173,8 @@ pub(crate) struct Inner {
     revision: AtomicU64,
     snapshot: Mutex<Option<Arc<ApplicationSnapshot>>>,
     listeners: Mutex<Arc<Vec<(u64, SharedListener)>>>,
+    /// How many listeners there are, so a refresh with none takes no lock.
+    listener_count: AtomicUsize,
     next_listener: AtomicU64,
     reservations: ReservationTable,
     next_reservation: AtomicU64,
@@ -241,6 +243,9 @@ impl Inner {
     /// The snapshot itself is rebuilt at its next read.
     pub(crate) fn refresh(&self) {
         self.revision.fetch_add(1, Ordering::AcqRel);
+        if self.listener_count.load(Ordering::Acquire) == 0 {
+            return;
+        }
         let listeners = lock(&self.listeners).clone();
         for (_, listener) in listeners.iter() {
             // "A diagnostic subscriber must not break application behavior."
@@ -296,11 +301,20 @@ impl Inner {
 
     fn subscribe(self: &Arc<Self>, listener: Listener) -> Subscription {
         let id = self.next_listener.fetch_add(1, Ordering::Relaxed);
-        Arc::make_mut(&mut lock(&self.listeners)).push((id, Arc::from(listener)));
+        {
+            let mut listeners = lock(&self.listeners);
+            Arc::make_mut(&mut listeners).push((id, Arc::from(listener)));
+            self.listener_count
+                .store(listeners.len(), Ordering::Release);
+        }
         let weak = Arc::downgrade(self);
         Subscription::new(move || {
             if let Some(inner) = weak.upgrade() {
-                Arc::make_mut(&mut lock(&inner.listeners)).retain(|(other, _)| *other != id);
+                let mut listeners = lock(&inner.listeners);
+                Arc::make_mut(&mut listeners).retain(|(other, _)| *other != id);
+                inner
+                    .listener_count
+                    .store(listeners.len(), Ordering::Release);
             }
         })
     }
@@ -308,12 +322,13 @@ impl Inner {
     // ----- reservations -----------------------------------------------------------------
 
     pub(crate) fn reserve(&self, id: &Arc<str>) -> Option<Reservation> {
-        let mut table = lock(&self.reservations);
-        if table.contains_key(id) {
-            return None;
-        }
         let token = self.next_reservation.fetch_add(1, Ordering::Relaxed);
-        table.insert(id.clone(), token);
+        match lock(&self.reservations).entry(id.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => return None,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(token);
+            }
+        }
         Some(Reservation {
             table: self.reservations.clone(),
             id: id.clone(),
@@ -448,6 +463,7 @@ impl Runtime {
                 revision: AtomicU64::new(0),
                 snapshot: Mutex::new(None),
                 listeners: Mutex::new(Arc::new(Vec::new())),
+                listener_count: AtomicUsize::new(0),
                 next_listener: AtomicU64::new(0),
                 reservations: Arc::default(),
                 next_reservation: AtomicU64::new(0),

@@ -63,15 +63,22 @@ fn drop_payload(payload: Box<dyn Any + Send>) {
 
 /// The next default invocation id, in the reference's format:
 /// `invocation_<epoch ms base 36>_<sequence base 36>`. Invocation ids are not secrets.
-pub(crate) fn next_invocation_id(now_ms: u64) -> String {
+/// The id is assembled on the stack and handed to `make`, so building an `Arc<str>` costs
+/// one allocation.
+pub(crate) fn next_invocation_id<T>(now_ms: u64, make: impl FnOnce(&str) -> T) -> T {
     static SEQUENCE: AtomicU64 = AtomicU64::new(1);
+    const PREFIX: &[u8] = b"invocation_";
     let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-    let mut id = String::with_capacity(32);
-    id.push_str("invocation_");
-    push_base36(&mut id, now_ms);
-    id.push('_');
-    push_base36(&mut id, seq);
-    id
+    // The prefix, two numbers of at most 13 base-36 digits, and a separator.
+    let mut buf = [0u8; 11 + 13 + 1 + 13];
+    buf[..PREFIX.len()].copy_from_slice(PREFIX);
+    let mut len = PREFIX.len();
+    len += write_base36(&mut buf[len..], now_ms);
+    buf[len] = b'_';
+    len += 1;
+    len += write_base36(&mut buf[len..], seq);
+    // Only ASCII was written.
+    make(std::str::from_utf8(&buf[..len]).unwrap_or("invocation"))
 }
 
 /// A fresh confirmation id: 128 random bits, so that a confirmation cannot be guessed.
@@ -102,7 +109,8 @@ pub(crate) fn new_confirmation_id() -> String {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn push_base36(out: &mut String, mut n: u64) {
+/// Writes `n` in base 36 at the start of `out` (at least 13 bytes); returns the length.
+fn write_base36(out: &mut [u8], mut n: u64) -> usize {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     // u64::MAX has 13 base-36 digits.
     let mut digits = [0u8; 13];
@@ -115,7 +123,9 @@ fn push_base36(out: &mut String, mut n: u64) {
             break;
         }
     }
-    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+    let len = digits.len() - start;
+    out[..len].copy_from_slice(&digits[start..]);
+    len
 }
 
 #[cfg(test)]
@@ -124,13 +134,13 @@ mod tests {
 
     #[test]
     fn invocation_ids_follow_the_reference_format() {
-        let a = next_invocation_id(36);
-        let b = next_invocation_id(36);
+        let a = next_invocation_id(36, str::to_owned);
+        let b: std::sync::Arc<str> = next_invocation_id(36, |id| std::sync::Arc::from(id));
         assert!(a.starts_with("invocation_10_"), "{a}");
-        assert_ne!(a, b);
-        let mut max = String::new();
-        push_base36(&mut max, u64::MAX);
-        assert_eq!(max, "3w5e11264sgsf");
+        assert_ne!(a.as_str(), &*b);
+        let mut max = [0u8; 13];
+        let len = write_base36(&mut max, u64::MAX);
+        assert_eq!(&max[..len], b"3w5e11264sgsf");
     }
 
     #[test]

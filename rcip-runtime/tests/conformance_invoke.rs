@@ -1015,26 +1015,37 @@ async fn execution_aborted_when_handler_reports_abort() {
 #[tokio::test]
 async fn execution_aborted_when_handler_fails_after_cancel() {
     let h = Harness::new(allow_all());
+    // The caller's token of the current invocation; the handler sees only its read side,
+    // so it cancels through this (as the caller would, mid-run).
+    let current = Arc::new(std::sync::Mutex::new(CancellationToken::new()));
+    let caller = current.clone();
     let _g = h
         .host
         .bind(
             "notes.read",
-            Binding::new(|input: Value, ctx: InvocationContext| async move {
-                ctx.cancellation.cancel();
-                if input["title"] == "fail" {
-                    Err(HandlerError::failed("gave up after cancel"))
-                } else {
-                    Ok(json!({"id": "n1", "title": input["title"]}))
+            Binding::new(move |input: Value, ctx: InvocationContext| {
+                let caller = caller.clone();
+                async move {
+                    caller.lock().unwrap().cancel();
+                    assert!(ctx.cancellation.is_cancelled());
+                    if input["title"] == "fail" {
+                        Err(HandlerError::failed("gave up after cancel"))
+                    } else {
+                        Ok(json!({"id": "n1", "title": input["title"]}))
+                    }
                 }
             }),
         )
         .unwrap();
-    let token = CancellationToken::new();
+    let token = current.lock().unwrap().clone();
     let outcome = h
         .client
         .invoke(request("inv-1", "notes.read", note("fail")).with_cancellation(token.clone()))
         .await;
-    assert!(token.is_cancelled(), "the handler got the caller's token");
+    assert!(
+        token.is_cancelled(),
+        "the handler ran and the caller cancelled"
+    );
     assert_error(
         &outcome,
         "inv-1",
@@ -1048,13 +1059,13 @@ async fn execution_aborted_when_handler_fails_after_cancel() {
         vec![REQUESTED, STARTED, failed(ErrorCode::ExecutionAborted)]
     );
 
+    let fresh = CancellationToken::new();
+    *current.lock().unwrap() = fresh.clone();
     let completed = h
         .client
-        .invoke(
-            request("inv-2", "notes.read", note("done"))
-                .with_cancellation(CancellationToken::new()),
-        )
+        .invoke(request("inv-2", "notes.read", note("done")).with_cancellation(fresh.clone()))
         .await;
+    assert!(fresh.is_cancelled());
     assert_eq!(
         completed.output(),
         Some(&json!({"id": "n1", "title": "done"}))
@@ -1214,7 +1225,7 @@ async fn already_active_while_policy_pending() {
     gate.wait_entered().await;
     let before = h.events.phases(None);
 
-    let second = h.invoke("dup", "app.ping", json!({})).await;
+    let second = within(h.invoke("dup", "app.ping", json!({}))).await;
     assert_error(
         &second,
         "dup",
@@ -1254,7 +1265,7 @@ async fn already_active_while_handler_running() {
     gate.wait_entered().await;
     let before = h.events.phases(None);
 
-    let second = h.invoke("dup", "notes.read", note("second")).await;
+    let second = within(h.invoke("dup", "notes.read", note("second"))).await;
     assert_error(
         &second,
         "dup",

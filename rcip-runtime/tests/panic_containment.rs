@@ -184,6 +184,9 @@ async fn handler_panic_before_future() {
 async fn handler_panic_after_cancel_is_aborted() {
     let s = setup(RuntimeOptions::default().with_policy(allow_all()));
     let once = Once::armed();
+    // The caller's token; the handler sees only its read side, so the test cancels it.
+    let token = CancellationToken::new();
+    let caller = token.clone();
     let _g = s
         .runtime
         .host()
@@ -191,9 +194,11 @@ async fn handler_panic_after_cancel_is_aborted() {
             "notes.read",
             Binding::new(move |input: Value, ctx: InvocationContext| {
                 let once = once.clone();
+                let caller = caller.clone();
                 async move {
                     if once.fire() {
-                        ctx.cancellation.cancel();
+                        caller.cancel();
+                        assert!(ctx.cancellation.is_cancelled());
                         panic!("{SECRET}");
                     }
                     Ok::<_, HandlerError>(echo(&input))
@@ -207,7 +212,7 @@ async fn handler_panic_after_cancel_is_aborted() {
         .invoke(
             InvocationRequest::new("notes.read", note("first"))
                 .with_id("inv-1")
-                .with_cancellation(CancellationToken::new()),
+                .with_cancellation(token.clone()),
         )
         .await;
     assert_contained(
