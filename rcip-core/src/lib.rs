@@ -42,8 +42,8 @@ pub use preflight::{
     PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS, PreflightOutcome, PreflightReport,
 };
 pub use snapshot::{
-    ApplicationSnapshot, Availability, CapabilityFilter, CapabilitySnapshot, ContextFilter,
-    Relevance, SemanticContext,
+    ApplicationSnapshot, Availability, CapabilityContract, CapabilityFilter, CapabilitySnapshot,
+    ContextFilter, Relevance, SemanticContext,
 };
 pub use validate::{
     DefinitionError, SchemaIds, SchemaRole, check_examples, check_schema, validate_definition,

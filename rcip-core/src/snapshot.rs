@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ApplicationMetadata, Effect, ScopeDefinition, UsageGuidance};
+use crate::{ApplicationMetadata, CapabilityDefinition, Effect, ScopeDefinition, UsageGuidance};
 
 /// The active semantic context: which scopes are active, and optionally which is primary.
 ///
@@ -112,31 +112,59 @@ pub enum Relevance {
     Other,
 }
 
-/// One capability as discovery sees it: its contract plus three independent live facts
-/// (`bound`, `available`, `relevance`). Contract parts are shared (`Arc`), so cloning an
-/// entry or building a new snapshot never copies schemas.
+/// The declared part of a capability as discovery publishes it: fixed when the catalog is
+/// compiled, and shared (one `Arc`) by every snapshot entry and policy context built from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CapabilitySnapshot {
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityContract {
     /// The capability id.
-    pub id: Arc<str>,
+    pub id: String,
     /// Its title.
-    pub title: Arc<str>,
+    pub title: String,
     /// Its description.
-    pub description: Arc<str>,
+    pub description: String,
     /// Its scopes.
-    pub scope_ids: Arc<[String]>,
+    pub scope_ids: Vec<String>,
     /// Its effect.
     pub effect: Effect,
     /// Its input schema.
-    pub input_schema: Arc<Value>,
+    pub input_schema: Value,
     /// Its output schema.
-    pub output_schema: Arc<Value>,
+    pub output_schema: Value,
     /// Its tags (`[]` when none were declared).
-    pub tags: Arc<[String]>,
+    pub tags: Vec<String>,
     /// Its usage guidance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Arc<UsageGuidance>>,
+    pub usage: Option<UsageGuidance>,
+}
+
+impl From<&CapabilityDefinition> for CapabilityContract {
+    fn from(definition: &CapabilityDefinition) -> Self {
+        CapabilityContract {
+            id: definition.id.clone(),
+            title: definition.title.clone(),
+            description: definition.description.clone(),
+            scope_ids: definition.scope_ids.clone(),
+            effect: definition.effect,
+            input_schema: definition.input_schema.clone(),
+            output_schema: definition.output_schema.clone(),
+            tags: definition.tags.clone().unwrap_or_default(),
+            usage: definition.usage.clone(),
+        }
+    }
+}
+
+/// One capability as discovery sees it: its shared contract plus three independent live
+/// facts (`bound`, `available`, `relevance`). Contract fields read through `Deref`
+/// (`entry.id`, `entry.effect`, ...); cloning an entry or building a new snapshot never
+/// copies schemas. On the wire the contract's fields come first, flattened, as in the
+/// reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilitySnapshot {
+    /// The declared contract.
+    #[serde(flatten)]
+    pub contract: Arc<CapabilityContract>,
     /// A live handler is bound.
     pub bound: bool,
     /// Bound and its availability says available.
@@ -146,6 +174,14 @@ pub struct CapabilitySnapshot {
     pub availability: Option<Availability>,
     /// Relevance to the current semantic context.
     pub relevance: Relevance,
+}
+
+impl std::ops::Deref for CapabilitySnapshot {
+    type Target = CapabilityContract;
+
+    fn deref(&self) -> &CapabilityContract {
+        &self.contract
+    }
 }
 
 /// The whole discovery picture at one revision.

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rcip_core::{
-    ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, DefinitionError, Effect,
-    SchemaIds, SchemaRole, ScopeDefinition, UsageGuidance, check_examples, check_schema,
+    ApplicationDefinition, ApplicationMetadata, CapabilityContract, CapabilityDefinition,
+    DefinitionError, SchemaIds, SchemaRole, ScopeDefinition, check_examples, check_schema,
     validate_structure,
 };
 use rustc_hash::FxHashMap;
@@ -17,20 +17,20 @@ use serde_json::Value;
 
 use crate::validation::SchemaValidator;
 
-/// One capability's contract, shared (`Arc`) with every snapshot built from it.
+/// One capability: its published contract and its compiled validators.
 #[derive(Debug)]
 pub(crate) struct CompiledCapability {
-    pub(crate) id: Arc<str>,
-    pub(crate) title: Arc<str>,
-    pub(crate) description: Arc<str>,
-    pub(crate) scope_ids: Arc<[String]>,
-    pub(crate) effect: Effect,
-    pub(crate) input_schema: Arc<Value>,
-    pub(crate) output_schema: Arc<Value>,
-    pub(crate) tags: Arc<[String]>,
-    pub(crate) usage: Option<Arc<UsageGuidance>>,
+    pub(crate) contract: Arc<CapabilityContract>,
     pub(crate) input: Arc<SchemaValidator>,
     pub(crate) output: Arc<SchemaValidator>,
+}
+
+impl std::ops::Deref for CompiledCapability {
+    type Target = CapabilityContract;
+
+    fn deref(&self) -> &CapabilityContract {
+        &self.contract
+    }
 }
 
 /// A validated catalog with compiled validators and an id index.
@@ -112,15 +112,7 @@ impl CompiledCatalog {
                 }
             }
             capabilities.push(CompiledCapability {
-                id: Arc::from(cap.id.as_str()),
-                title: Arc::from(cap.title.as_str()),
-                description: Arc::from(cap.description.as_str()),
-                scope_ids: Arc::from(cap.scope_ids.as_slice()),
-                effect: cap.effect,
-                input_schema: Arc::new(cap.input_schema.clone()),
-                output_schema: Arc::new(cap.output_schema.clone()),
-                tags: Arc::from(cap.tags.as_deref().unwrap_or_default()),
-                usage: cap.usage.clone().map(Arc::new),
+                contract: Arc::new(CapabilityContract::from(cap)),
                 input,
                 output,
             });
@@ -128,7 +120,7 @@ impl CompiledCatalog {
         let index = capabilities
             .iter()
             .enumerate()
-            .map(|(i, c)| (c.id.clone(), i))
+            .map(|(i, c)| (Arc::from(c.contract.id.as_str()), i))
             .collect();
         let scope_index = definition
             .scopes

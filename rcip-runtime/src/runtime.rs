@@ -139,8 +139,10 @@ impl BoundHandler {
 
 type SharedListener = Arc<dyn Fn() + Send + Sync>;
 
-/// Reserved invocation ids, each with the token of the attempt that holds it.
-pub(crate) type ReservationTable = Arc<Mutex<HashMap<Arc<str>, u64>>>;
+/// Reserved invocation ids, each with the token of the attempt that holds it. The ids come
+/// from clients, so the hasher is seeded per process (foldhash): fast on the invoke path
+/// without letting a client choose colliding ids.
+pub(crate) type ReservationTable = Arc<Mutex<HashMap<Arc<str>, u64, foldhash::fast::RandomState>>>;
 
 /// Holds an invocation id; dropping it releases the id if this attempt still holds it.
 pub(crate) struct Reservation {
@@ -373,19 +375,11 @@ pub(crate) fn capability_entry(
     context: &SemanticContext,
 ) -> CapabilitySnapshot {
     CapabilitySnapshot {
-        id: capability.id.clone(),
-        title: capability.title.clone(),
-        description: capability.description.clone(),
-        scope_ids: capability.scope_ids.clone(),
-        effect: capability.effect,
-        input_schema: capability.input_schema.clone(),
-        output_schema: capability.output_schema.clone(),
-        tags: capability.tags.clone(),
-        usage: capability.usage.clone(),
+        contract: capability.contract.clone(),
         bound,
         available: bound && availability.as_ref().is_some_and(|a| a.available),
         availability,
-        relevance: context.relevance_of(&capability.scope_ids),
+        relevance: context.relevance_of(&capability.contract.scope_ids),
     }
 }
 

@@ -514,9 +514,9 @@ fn valid_usage_examples_are_accepted() {
     )
     .unwrap();
     let snapshot = runtime.client().get_snapshot();
-    assert_eq!(snapshot.capabilities[0].usage.as_deref(), Some(&usage));
+    assert_eq!(snapshot.capabilities[0].usage.as_ref(), Some(&usage));
     assert_eq!(
-        snapshot.capabilities[1].usage.as_deref(),
+        snapshot.capabilities[1].usage.as_ref(),
         Some(&UsageGuidance::new("To list notes."))
     );
 }

@@ -101,13 +101,13 @@ fn initial_snapshot_has_every_field_of_2_1() {
     assert_eq!(&*read.description, "Description of notes.read.");
     assert_eq!(read.scope_ids.to_vec(), vec!["notes".to_owned()]);
     assert_eq!(read.effect, Effect::Read);
-    assert_eq!(*read.input_schema, common::note_input_schema());
-    assert_eq!(*read.output_schema, common::note_output_schema());
+    assert_eq!(read.input_schema, common::note_input_schema());
+    assert_eq!(read.output_schema, common::note_output_schema());
     assert_eq!(read.tags.to_vec(), vec!["query".to_owned()]);
 
     let ping = entry(&snapshot, "app.ping");
     assert!(ping.scope_ids.is_empty());
-    assert_eq!(*ping.output_schema, json!({"type": "string"}));
+    assert_eq!(ping.output_schema, json!({"type": "string"}));
 }
 
 /// 1.8 / 2.1: `tags` is `[]` (not absent) when the definition declares none.
@@ -544,14 +544,14 @@ fn snapshots_share_schemas_across_revisions() {
     let b = client.get_snapshot();
     assert_eq!(b.revision, 2);
     for (x, y) in a.capabilities.iter().zip(&b.capabilities) {
-        assert!(Arc::ptr_eq(&x.input_schema, &y.input_schema), "{}", x.id);
-        assert!(Arc::ptr_eq(&x.output_schema, &y.output_schema), "{}", x.id);
+        assert!(Arc::ptr_eq(&x.contract, &y.contract), "{}", x.id);
+        assert!(std::ptr::eq(&x.input_schema, &y.input_schema), "{}", x.id);
     }
     // And the entries returned by list_capabilities share them too.
     let listed = client.list_capabilities(&CapabilityFilter::default());
     assert!(Arc::ptr_eq(
-        &listed[0].input_schema,
-        &b.capabilities[0].input_schema
+        &listed[0].contract,
+        &b.capabilities[0].contract
     ));
 }
 
@@ -1045,8 +1045,8 @@ async fn runtimes_from_one_catalog_are_isolated() {
     assert!(!entry(&snap_b, "app.ping").bound);
     assert_eq!(*snap_b.context, SemanticContext::default());
     assert!(Arc::ptr_eq(
-        &snap_a.capabilities[0].input_schema,
-        &snap_b.capabilities[0].input_schema
+        &snap_a.capabilities[0].contract,
+        &snap_b.capabilities[0].contract
     ));
 
     // b can bind the same id independently, and invocations stay in their runtime.
