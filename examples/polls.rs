@@ -155,101 +155,97 @@ fn definition() -> ApplicationDefinition {
         )
 }
 
-fn not_found(poll_id: &str) -> HandlerError {
-    HandlerError::failed(format!("no poll {poll_id}"))
+/// The shared state, as handlers reach it.
+#[derive(Debug, Clone, Default)]
+struct Store(Arc<Mutex<Polls>>);
+
+impl Store {
+    /// Runs `f` on the state; a poisoned lock is a handler failure, not a crash.
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Polls) -> Result<T, HandlerError>,
+    ) -> Result<T, HandlerError> {
+        let mut polls = self
+            .0
+            .lock()
+            .map_err(|_| HandlerError::failed("state lock poisoned"))?;
+        f(&mut polls)
+    }
+}
+
+impl Polls {
+    fn find(&mut self, poll_id: &str) -> Result<&mut Poll, HandlerError> {
+        self.polls
+            .iter_mut()
+            .find(|p| p.id == poll_id)
+            .ok_or_else(|| HandlerError::failed(format!("no poll {poll_id}")))
+    }
 }
 
 /// Binds every capability to a typed handler over the shared state.
-fn bind_all(host: &Host, state: &Arc<Mutex<Polls>>) -> Result<Vec<BindingGuard>, Error> {
-    let s = state.clone();
+fn bind_all(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
+    let s = store.clone();
     let list = Binding::typed(move |_: serde_json::Value, _ctx| {
-        let polls = s.lock().map(|p| p.polls.clone()).unwrap_or_default();
-        async move {
-            Ok::<_, HandlerError>(
-                polls
-                    .into_iter()
-                    .map(|p| PollSummary {
-                        id: p.id,
-                        question: p.question,
-                        closed: p.closed,
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        }
-    });
-    let s = state.clone();
-    let create = Binding::typed(move |input: CreatePoll, _ctx| {
-        let result = s
-            .lock()
-            .map_err(|_| HandlerError::failed("state lock poisoned"))
-            .map(|mut polls| {
-                let id = format!("p{}", polls.polls.len() + 1);
-                polls.polls.push(Poll {
-                    id: id.clone(),
-                    question: input.question,
-                    votes: vec![0; input.options.len()],
-                    closed: false,
-                });
-                json!({"pollId": id})
-            });
-        std::future::ready(result)
-    });
-    let s = state.clone();
-    let vote = Binding::typed(move |input: Vote, _ctx| {
-        let result = (|| {
-            let mut polls = s
-                .lock()
-                .map_err(|_| HandlerError::failed("state lock poisoned"))?;
-            let poll = polls
+        std::future::ready(s.with(|polls| {
+            Ok(polls
                 .polls
-                .iter_mut()
-                .find(|p| p.id == input.poll_id && !p.closed)
-                .ok_or_else(|| not_found(&input.poll_id))?;
+                .iter()
+                .map(|p| PollSummary {
+                    id: p.id.clone(),
+                    question: p.question.clone(),
+                    closed: p.closed,
+                })
+                .collect::<Vec<_>>())
+        }))
+    });
+    let s = store.clone();
+    let create = Binding::typed(move |input: CreatePoll, _ctx| {
+        std::future::ready(s.with(|polls| {
+            let id = format!("p{}", polls.polls.len() + 1);
+            polls.polls.push(Poll {
+                id: id.clone(),
+                question: input.question,
+                votes: vec![0; input.options.len()],
+                closed: false,
+            });
+            Ok(json!({"pollId": id}))
+        }))
+    });
+    let s = store.clone();
+    let vote = Binding::typed(move |input: Vote, _ctx| {
+        std::future::ready(s.with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
+            if poll.closed {
+                return Err(HandlerError::failed("the poll is closed"));
+            }
             let count = poll
                 .votes
                 .get_mut(input.option)
                 .ok_or_else(|| HandlerError::failed("no such option"))?;
             *count += 1;
             Ok(json!({"pollId": poll.id, "votes": poll.votes}))
-        })();
-        std::future::ready(result)
+        }))
     });
-    let s = state.clone();
+    let s = store.clone();
     let results = Binding::typed(move |input: PollRef, _ctx| {
-        let result = (|| {
-            let polls = s
-                .lock()
-                .map_err(|_| HandlerError::failed("state lock poisoned"))?;
-            let poll = polls
-                .polls
-                .iter()
-                .find(|p| p.id == input.poll_id)
-                .ok_or_else(|| not_found(&input.poll_id))?;
+        std::future::ready(s.with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
             Ok(json!({"pollId": poll.id, "votes": poll.votes}))
-        })();
-        std::future::ready(result)
+        }))
     });
-    let s = state.clone();
-    let open = state.clone();
+    let s = store.clone();
+    let open = store.clone();
     let close = Binding::typed(move |input: PollRef, _ctx| {
-        let result = (|| {
-            let mut polls = s
-                .lock()
-                .map_err(|_| HandlerError::failed("state lock poisoned"))?;
-            let poll = polls
-                .polls
-                .iter_mut()
-                .find(|p| p.id == input.poll_id)
-                .ok_or_else(|| not_found(&input.poll_id))?;
+        std::future::ready(s.with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
             poll.closed = true;
             Ok(json!({"pollId": poll.id}))
-        })();
-        std::future::ready(result)
+        }))
     })
     // Closing needs at least one open poll: a live availability fact.
     .with_availability(move || {
-        let any_open = open.lock().is_ok_and(|p| p.polls.iter().any(|p| !p.closed));
-        if any_open {
+        let any_open = open.with(|p| Ok(p.polls.iter().any(|p| !p.closed)));
+        if any_open.unwrap_or(false) {
             Availability::available()
         } else {
             Availability::unavailable("NO_OPEN_POLL", "There is no open poll to close.")
@@ -394,10 +390,10 @@ async fn tool(client: Arc<dyn RcipClient>, approvals: mpsc::Sender<Approval>) {
         json!({"question": "", "options": ["Only one"], "extra": true}),
     )
     .await;
+    println!("\n-> invoke polls.delete {{}}");
     let unknown = client
         .invoke(InvocationRequest::new("polls.delete", json!({})))
         .await;
-    println!("\n-> invoke polls.delete {{}}");
     show(&unknown);
 
     println!(
@@ -417,8 +413,7 @@ async fn main() -> Result<(), Error> {
     });
     let runtime = Runtime::new(definition(), RuntimeOptions::default().with_policy(policy))?;
     let host = runtime.host();
-    let state = Arc::new(Mutex::new(Polls::default()));
-    let _bindings = bind_all(&host, &state)?;
+    let _bindings = bind_all(&host, &Store::default())?;
     host.set_context(SemanticContext::active(["polls"]).primary("polls"))?;
 
     // The trusted host UI: approves creating and voting, declines closing.
