@@ -177,8 +177,10 @@ pub struct CapabilityDefinition {
 }
 
 impl CapabilityDefinition {
-    /// Starts a capability with an empty title and description, no scopes, an input schema
-    /// of exactly `{}` and an output schema of `null`.
+    /// Starts a capability with an empty title and description (set both: blank ones are
+    /// refused), no scopes, the input schema
+    /// `{"type": "object", "properties": {}, "additionalProperties": false}` (only the empty
+    /// object) and the output schema `{"type": "null"}`.
     #[must_use]
     pub fn new(id: impl Into<String>, effect: Effect) -> Self {
         CapabilityDefinition {

@@ -194,8 +194,11 @@ impl DefinitionError {
     }
 }
 
+/// Whether `s` is empty after JavaScript's `String.prototype.trim`, which the reference
+/// uses: Unicode `White_Space` as Rust has it, minus U+0085 (NEL), plus U+FEFF (BOM).
 fn is_blank(s: &str) -> bool {
-    s.trim().is_empty()
+    s.chars()
+        .all(|c| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
 }
 
 /// Validates a definition with every rule that needs no JSON Schema validator; see the
@@ -371,6 +374,20 @@ pub fn check_examples(capability: &CapabilityDefinition) -> Result<(), Definitio
         return Err(DefinitionError::InvalidUsageExample(capability.id.clone()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_blank;
+
+    #[test]
+    fn blank_follows_javascript_trim() {
+        assert!(is_blank(""));
+        assert!(is_blank(" \t\n\r\u{a0}\u{2028}\u{3000}"));
+        assert!(is_blank("\u{feff}"), "JS trims the byte-order mark");
+        assert!(!is_blank("\u{85}"), "JS does not trim NEL");
+        assert!(!is_blank(" x "));
+    }
 }
 
 /// Walks each scope's parent chain; a chain longer than the number of scopes has looped.

@@ -6,6 +6,10 @@
 //! - `invoke/catalog_10000`: the same in a catalog of 10,000 bound capabilities;
 //! - `invoke/floor`: no runtime: deserialize the same JSON text into the typed input, call
 //!   the same handler, serialize its output;
+//! - `invoke/validating_floor`: no runtime either, but what any schema-checking runtime must
+//!   do at the least: parse the text into a JSON value, validate it against the input schema,
+//!   convert it to the typed input, call the handler, serialize the output into a value and
+//!   validate that against the output schema;
 //! - `runtime/from_catalog_100`: creating a runtime from an already compiled catalog of 100
 //!   capabilities.
 //!
@@ -81,6 +85,26 @@ fn definition(size: usize) -> ApplicationDefinition {
     app
 }
 
+fn validators() -> (jsonschema::Validator, jsonschema::Validator) {
+    let capability = &definition(1).capabilities[0];
+    (
+        jsonschema::draft202012::new(&capability.input_schema).unwrap(),
+        jsonschema::draft202012::new(&capability.output_schema).unwrap(),
+    )
+}
+
+async fn validating_floor(
+    input_validator: &jsonschema::Validator,
+    output_validator: &jsonschema::Validator,
+) {
+    let value: serde_json::Value = serde_json::from_str(black_box(INPUT)).unwrap();
+    assert!(input_validator.is_valid(&value));
+    let input = NoteInput::deserialize(value).unwrap();
+    let output = serde_json::to_value(handler(input).await.unwrap()).unwrap();
+    assert!(output_validator.is_valid(&output));
+    black_box(output);
+}
+
 fn bound_runtime(size: usize) -> Runtime {
     let options = RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow));
     let runtime = Runtime::new(definition(size), options).unwrap();
@@ -119,6 +143,11 @@ fn bench(c: &mut Criterion) {
             });
         });
     }
+    let (input_validator, output_validator) = validators();
+    group.bench_function("validating_floor", |b| {
+        b.to_async(&rt)
+            .iter(|| validating_floor(&input_validator, &output_validator));
+    });
     group.bench_function("floor", |b| {
         b.to_async(&rt).iter(|| async {
             let input: NoteInput = serde_json::from_str(black_box(INPUT)).unwrap();
@@ -190,22 +219,32 @@ fn interleaved_ratios() {
             black_box(serde_json::to_value(output).unwrap());
         })
     };
-    let arms: [&dyn Fn() -> Arm; 3] = [&small_arm, &large_arm, &floor_arm];
-    let (mut large_over_small, mut small_over_floor) = (Vec::new(), Vec::new());
+    let (input_validator, output_validator) = validators();
+    let validators = Arc::new((input_validator, output_validator));
+    let validating_arm = move || -> Arm {
+        let validators = validators.clone();
+        Box::pin(async move { validating_floor(&validators.0, &validators.1).await })
+    };
+    let arms: [&dyn Fn() -> Arm; 4] = [&small_arm, &large_arm, &validating_arm, &floor_arm];
+    let mut ratios: [Vec<f64>; 3] = Default::default();
     for round in 0..ROUNDS {
-        let mut times = [0.0f64; 3];
-        for k in 0..3 {
-            let arm = (round + k) % 3;
+        let mut times = [0.0f64; 4];
+        for k in 0..arms.len() {
+            let arm = (round + k) % arms.len();
             times[arm] = time_arm(&rt, ITERATIONS, arms[arm]).as_secs_f64();
         }
-        large_over_small.push(times[1] / times[0]);
-        small_over_floor.push(times[0] / times[2]);
+        ratios[0].push(times[1] / times[0]);
+        ratios[1].push(times[0] / times[3]);
+        ratios[2].push(times[0] / times[2]);
     }
+    let [large_over_small, small_over_floor, small_over_validating] = ratios;
     println!(
         "interleaved medians over {ROUNDS} rounds of {ITERATIONS}: \
-         catalog_10000 / catalog_10 = {:.2}, catalog_10 / floor = {:.2}",
+         catalog_10000 / catalog_10 = {:.2}, catalog_10 / floor = {:.2}, \
+         catalog_10 / validating_floor = {:.2}",
         median(large_over_small),
-        median(small_over_floor)
+        median(small_over_floor),
+        median(small_over_validating)
     );
 }
 

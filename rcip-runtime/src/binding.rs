@@ -246,9 +246,10 @@ impl Binding {
         })
     }
 
-    /// Adds a live availability check. It must be synchronous and cheap: it runs at every
-    /// invocation and whenever a snapshot is built. A panic in it reads as
-    /// `AVAILABILITY_CHECK_FAILED`.
+    /// Adds a live availability check. It must be synchronous and cheap: it runs two or
+    /// three times per invocation (on entry, after the policy, and after `started` when an
+    /// observer is installed), once per preflight proposal plus its recheck, and whenever a
+    /// snapshot is built. A panic in it reads as `AVAILABILITY_CHECK_FAILED`.
     #[must_use]
     pub fn with_availability(
         mut self,

@@ -157,7 +157,7 @@ pub type Listener = Box<dyn Fn() + Send + Sync>;
 ///     client.list_capabilities(&filter).iter().map(|c| c.id.to_string()).collect()
 /// }
 /// ```
-pub trait RcipClient: Send + Sync {
+pub trait RcipClient: Send + Sync + std::fmt::Debug {
     /// The current snapshot: the same shared value until the revision changes.
     fn get_snapshot(&self) -> Arc<ApplicationSnapshot>;
 

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use rcip_core::{
     ConfirmationInfo, ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticContext,
@@ -14,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::invoke::{Attempt, Ready, messages as m};
 use crate::runtime::{Inner, Reservation};
-use crate::support::{lock, new_confirmation_id, next_invocation_id};
+use crate::support::{contain, lock, new_confirmation_id, next_invocation_id};
 
 /// How many receipts of tickets that ended on their own are kept.
 pub const MAX_CONFIRMATION_RECEIPTS: usize = 256;
@@ -31,13 +32,18 @@ struct Pending {
     index: usize,
     context: Arc<SemanticContext>,
     expires_at: u64,
-    watcher: Option<AbortHandle>,
+    watcher: Watcher,
 }
 
-impl Pending {
-    fn stop_watching(&mut self) {
-        if let Some(watcher) = self.watcher.take() {
-            watcher.abort();
+/// The task that ends a ticket at expiry or cancellation; stopped when the ticket goes,
+/// however it goes (resolved, ended, or the runtime dropped).
+#[derive(Default)]
+struct Watcher(Option<AbortHandle>);
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abort();
         }
     }
 }
@@ -103,6 +109,14 @@ impl Inner {
             capability_id: attempt.capability_id.clone(),
             confirmation,
         };
+        // The event goes out before the ticket exists, so that nothing (an expiry of a
+        // zero TTL, a cancellation) can end the ticket ahead of its own announcement.
+        self.emit(
+            &attempt.invocation_id,
+            &attempt.capability_id,
+            EventPhase::ConfirmationRequested,
+            None,
+        );
         let token = attempt.cancellation.clone();
         lock(&self.confirmations).pending.insert(
             id.clone(),
@@ -116,28 +130,65 @@ impl Inner {
                 index: ready.index,
                 context: ready.context.clone(),
                 expires_at,
-                watcher: None,
+                watcher: Watcher::default(),
             },
         );
-        // The watcher needs a tokio runtime; without one, expiry is still enforced when
-        // the host resolves, and cancellation by the re-run's checks.
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            let watcher = handle
-                .spawn(watch(Arc::downgrade(self), id.clone(), ttl, token))
-                .abort_handle();
-            let mut table = lock(&self.confirmations);
-            match table.pending.get_mut(&id) {
-                Some(pending) => pending.watcher = Some(watcher),
-                None => watcher.abort(),
-            }
-        }
-        self.emit(
-            &attempt.invocation_id,
-            &attempt.capability_id,
-            EventPhase::ConfirmationRequested,
-            None,
-        );
+        self.start_watcher(&id, ttl, token);
         outcome
+    }
+
+    /// Spawns the task that ends the ticket at expiry or cancellation. It needs a tokio
+    /// runtime, and one with timers for the expiry; without them, expiry is still enforced
+    /// when the host resolves, and [`sweep_stale`](Self::sweep_stale) ends an expired or
+    /// cancelled ticket whose id is asked for again.
+    fn start_watcher(self: &Arc<Self>, id: &str, ttl: Duration, token: Option<CancellationToken>) {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        // Creating a timer panics on a runtime built without them.
+        let sleep = contain(|| tokio::time::sleep(ttl));
+        if sleep.is_none() && token.is_none() {
+            return;
+        }
+        let task = handle.spawn(watch(Arc::downgrade(self), id.to_owned(), sleep, token));
+        let mut table = lock(&self.confirmations);
+        if let Some(pending) = table.pending.get_mut(id) {
+            pending.watcher = Watcher(Some(task.abort_handle()));
+        } else {
+            task.abort();
+        }
+    }
+
+    /// When an invocation id is still reserved by a ticket that has in fact expired or been
+    /// cancelled (its watcher could not run), ends that ticket now. Returns whether one was
+    /// ended.
+    pub(crate) fn sweep_stale(&self, invocation_id: &str) -> bool {
+        let now = self.clock.now_ms();
+        let stale = {
+            let table = lock(&self.confirmations);
+            table.pending.iter().find_map(|(id, p)| {
+                if &*p.invocation_id != invocation_id {
+                    return None;
+                }
+                if p.cancellation
+                    .as_ref()
+                    .is_some_and(CancellationToken::is_cancelled)
+                {
+                    Some((id.clone(), Ending::Aborted))
+                } else if now > p.expires_at {
+                    Some((id.clone(), Ending::Expired))
+                } else {
+                    None
+                }
+            })
+        };
+        match stale {
+            Some((id, ending)) => {
+                self.end_pending(&id, ending);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Ends a ticket by timer or cancellation: releases the id, emits `failed`, keeps a
@@ -148,10 +199,9 @@ impl Inner {
             Ending::Aborted => (ErrorCode::ExecutionAborted, m::ABORTED),
         };
         let mut table = lock(&self.confirmations);
-        let Some(mut pending) = table.pending.remove(id) else {
+        let Some(pending) = table.pending.remove(id) else {
             return;
         };
-        pending.stop_watching();
         let outcome = InvocationOutcome::from_error(
             pending.invocation_id.to_string(),
             pending.capability_id.clone(),
@@ -159,10 +209,16 @@ impl Inner {
         );
         table.store_receipt(id.to_owned(), outcome);
         drop(table);
-        drop(pending.reservation);
+        let Pending {
+            invocation_id,
+            capability_id,
+            reservation,
+            ..
+        } = pending;
+        drop(reservation);
         self.emit(
-            &pending.invocation_id,
-            &pending.capability_id,
+            &invocation_id,
+            &capability_id,
             EventPhase::Failed,
             Some(code),
         );
@@ -174,7 +230,7 @@ impl Inner {
         id: &str,
         approved: bool,
     ) -> InvocationOutcome {
-        // 1. Take the ticket; its id is released here.
+        // 1. Take the ticket (its watcher stops with it).
         let taken = {
             let mut table = lock(&self.confirmations);
             match table.pending.remove(id) {
@@ -182,7 +238,7 @@ impl Inner {
                 None => Err(table.take_receipt(id)),
             }
         };
-        let mut pending = match taken {
+        let pending = match taken {
             Ok(pending) => pending,
             // 2. A receipt is returned once; otherwise NOT_FOUND, with no event.
             Err(Some(receipt)) => return receipt,
@@ -194,75 +250,85 @@ impl Inner {
                 );
             }
         };
-        pending.stop_watching();
-        drop(pending.reservation);
+        let Pending {
+            invocation_id,
+            capability_id,
+            input,
+            cancellation,
+            reservation,
+            binding_generation,
+            index,
+            context,
+            expires_at,
+            watcher,
+        } = pending;
+        drop(watcher);
         let attempt = Attempt {
-            invocation_id: pending.invocation_id,
-            capability_id: pending.capability_id,
-            cancellation: pending.cancellation,
+            invocation_id,
+            capability_id,
+            cancellation,
             confirmed: true,
         };
-
-        // 3. Declined: its own event phase, no receipt.
-        if !approved {
-            let error = RcipError::new(ErrorCode::ConfirmationDeclined, m::DECLINED);
-            self.emit(
-                &attempt.invocation_id,
-                &attempt.capability_id,
-                EventPhase::ConfirmationDeclined,
-                Some(error.code),
-            );
-            return InvocationOutcome::from_error(
-                attempt.invocation_id.to_string(),
-                attempt.capability_id,
-                error,
-            );
-        }
-        // 4. Expired, though the timer has not fired yet.
-        if self.clock.now_ms() > pending.expires_at {
-            return self.fail(
-                &attempt,
-                RcipError::new(ErrorCode::ConfirmationExpired, m::EXPIRED),
-            );
-        }
-        // 5. The binding or the context changed while the ticket was pending.
-        let same_binding = self
-            .binding(pending.index)
-            .is_some_and(|b| b.generation == pending.binding_generation);
-        if !same_binding || *self.context() != *pending.context {
-            return self.fail(
-                &attempt,
-                RcipError::new(ErrorCode::PolicyDenied, m::CHANGED_WHILE_PENDING),
-            );
+        // 3–5. A ticket that will not run releases its id before anything is reported. An
+        // approved one keeps its reservation into the re-run, so no other invocation can
+        // take the id in between (the reference does these steps without yielding).
+        let refusal = if !approved {
+            Some(RcipError::new(ErrorCode::ConfirmationDeclined, m::DECLINED))
+        } else if self.clock.now_ms() > expires_at {
+            Some(RcipError::new(ErrorCode::ConfirmationExpired, m::EXPIRED))
+        } else {
+            let same_binding = self
+                .binding(index)
+                .is_some_and(|b| b.generation == binding_generation);
+            (!same_binding || *self.context() != *context)
+                .then(|| RcipError::new(ErrorCode::PolicyDenied, m::CHANGED_WHILE_PENDING))
+        };
+        if let Some(error) = refusal {
+            drop(reservation);
+            if error.code == ErrorCode::ConfirmationDeclined {
+                // Declined has its own event phase, and leaves no receipt.
+                self.emit(
+                    &attempt.invocation_id,
+                    &attempt.capability_id,
+                    EventPhase::ConfirmationDeclined,
+                    Some(error.code),
+                );
+                return InvocationOutcome::from_error(
+                    attempt.invocation_id.to_string(),
+                    attempt.capability_id,
+                    error,
+                );
+            }
+            return self.fail(&attempt, error);
         }
         // 6. The whole pipeline again, confirmed, with the same invocation id.
-        let Some(reservation) = self.reserve(&attempt.invocation_id) else {
-            return InvocationOutcome::from_error(
-                attempt.invocation_id.to_string(),
-                attempt.capability_id,
-                RcipError::new(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
-            );
-        };
-        self.run(attempt, pending.input, reservation).await
+        self.run(attempt, input, reservation).await
     }
 }
 
 /// Ends a ticket when it expires or its invocation is cancelled, whichever comes first.
+/// `sleep` is absent on a runtime without timers; then only cancellation is watched.
 async fn watch(
     inner: Weak<Inner>,
     id: String,
-    ttl: std::time::Duration,
+    sleep: Option<tokio::time::Sleep>,
     token: Option<CancellationToken>,
 ) {
-    let ending = match token {
-        Some(token) => tokio::select! {
-            () = tokio::time::sleep(ttl) => Ending::Expired,
-            () = token.cancelled() => Ending::Aborted,
-        },
-        None => {
-            tokio::time::sleep(ttl).await;
-            Ending::Expired
+    let expiry = async {
+        match sleep {
+            Some(sleep) => sleep.await,
+            None => std::future::pending().await,
         }
+    };
+    let cancelled = async {
+        match &token {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
+    let ending = tokio::select! {
+        () = expiry => Ending::Expired,
+        () = cancelled => Ending::Aborted,
     };
     if let Some(inner) = inner.upgrade() {
         inner.end_pending(&id, ending);

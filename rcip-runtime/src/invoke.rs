@@ -87,8 +87,14 @@ impl Inner {
             Some(id) => Arc::from(id),
             None => next_invocation_id(self.clock.now_ms(), |id| Arc::from(id)),
         };
-        // Step 2: a reserved id gets nothing else, not even an event.
-        let Some(reservation) = self.reserve(&invocation_id) else {
+        // Step 2: a reserved id gets nothing else, not even an event. (An id held by a
+        // ticket that has in fact expired or been cancelled is freed first.)
+        let reservation = self.reserve(&invocation_id).or_else(|| {
+            self.sweep_stale(&invocation_id)
+                .then(|| self.reserve(&invocation_id))
+                .flatten()
+        });
+        let Some(reservation) = reservation else {
             return InvocationOutcome::from_error(
                 invocation_id.to_string(),
                 request.capability_id,
@@ -187,15 +193,20 @@ impl Inner {
         let output = match result {
             Some(Ok(output)) => output,
             Some(Err(e)) => {
-                if let Some(source) = std::error::Error::source(&e) {
-                    tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %source, "handler failed");
+                if tracing::enabled!(target: "rcip::handler", tracing::Level::DEBUG) {
+                    // Host `Display` code: contained like any other host code.
+                    if let Some(text) = contain(|| e.to_string()) {
+                        tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %text, "handler failed");
+                    }
                 }
+                // Output that is not JSON is the reference's step 12, after the abort check
+                // of step 11 only applies to handlers that fail.
                 let e = match e.kind() {
-                    _ if aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
-                    HandlerErrorKind::Aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
                     HandlerErrorKind::InvalidOutput => {
                         error(ErrorCode::OutputInvalid, m::OUTPUT_NOT_JSON)
                     }
+                    _ if aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
+                    HandlerErrorKind::Aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
                     _ => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
                 };
                 return self.fail(&attempt, e);

@@ -216,13 +216,17 @@ impl Inner {
         let Some(slot) = self.bindings.get(index) else {
             return false;
         };
-        let mut slot = lock(slot);
-        if slot.as_ref().is_some_and(|b| b.generation == generation) {
-            *slot = None;
-            true
-        } else {
-            false
-        }
+        let removed = {
+            let mut slot = lock(slot);
+            if slot.as_ref().is_some_and(|b| b.generation == generation) {
+                slot.take()
+            } else {
+                None
+            }
+        };
+        // Dropped after the lock is released: the binding owns host closures, whose
+        // destructors may reach back into the runtime.
+        removed.is_some()
     }
 
     // ----- context ------------------------------------------------------------------
@@ -312,11 +316,20 @@ impl Inner {
         let weak = Arc::downgrade(self);
         Subscription::new(move || {
             if let Some(inner) = weak.upgrade() {
-                let mut listeners = lock(&inner.listeners);
-                Arc::make_mut(&mut listeners).retain(|(other, _)| *other != id);
-                inner
-                    .listener_count
-                    .store(listeners.len(), Ordering::Release);
+                let removed = {
+                    let mut listeners = lock(&inner.listeners);
+                    let list = Arc::make_mut(&mut listeners);
+                    let removed = list
+                        .iter()
+                        .position(|(other, _)| *other == id)
+                        .map(|at| list.remove(at));
+                    inner
+                        .listener_count
+                        .store(listeners.len(), Ordering::Release);
+                    removed
+                };
+                // The listener is host code: drop it only after the lock is released.
+                drop(removed);
             }
         })
     }
@@ -494,6 +507,15 @@ impl Runtime {
 /// The runtime's own [`RcipClient`].
 struct Client {
     inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RcipClient")
+            .field("application", &self.inner.catalog.application.id)
+            .field("revision", &self.inner.revision())
+            .finish_non_exhaustive()
+    }
 }
 
 impl RcipClient for Client {

@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use futures_util::FutureExt;
-
 /// A boxed, sendable future, as the object-safe surfaces return.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
@@ -51,13 +49,54 @@ pub(crate) fn contain<R>(f: impl FnOnce() -> R) -> Option<R> {
     catch_unwind(AssertUnwindSafe(f)).map_err(drop_payload).ok()
 }
 
-/// Awaits a host future, turning a panic into `None`.
-pub(crate) async fn contain_async<R>(f: impl Future<Output = R>) -> Option<R> {
-    AssertUnwindSafe(f)
-        .catch_unwind()
-        .await
-        .map_err(drop_payload)
-        .ok()
+/// Awaits a host future, turning a panic into `None`, whether it panics while polled or
+/// while dropped (a future dropped early, say when a cancellation wins a `select!`, runs
+/// host destructors too).
+/// Host futures reach the runtime boxed ([`BoxFuture`]), hence `Unpin`: no pinning needed.
+pub(crate) fn contain_async<F: Future + Unpin>(future: F) -> Contained<F> {
+    Contained(Some(future))
+}
+
+/// See [`contain_async`].
+pub(crate) struct Contained<F>(Option<F>);
+
+impl<F: Future + Unpin> Future for Contained<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let Some(future) = self.0.as_mut() else {
+            return std::task::Poll::Ready(None);
+        };
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx))) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(output)) => {
+                self.drop_inner();
+                std::task::Poll::Ready(Some(output))
+            }
+            Err(payload) => {
+                drop_payload(payload);
+                self.drop_inner();
+                std::task::Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl<F> Contained<F> {
+    fn drop_inner(&mut self) {
+        if let Some(future) = self.0.take() {
+            let _ = contain(move || drop(future));
+        }
+    }
+}
+
+impl<F> Drop for Contained<F> {
+    fn drop(&mut self) {
+        self.drop_inner();
+    }
 }
 
 fn drop_payload(payload: Box<dyn Any + Send>) {

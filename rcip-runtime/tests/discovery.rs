@@ -970,6 +970,7 @@ async fn client_is_object_safe() {
 }
 
 /// A custom client (e.g. a remote proxy) that does not implement preflight.
+#[derive(Debug)]
 struct FixedClient {
     snapshot: Arc<ApplicationSnapshot>,
 }
