@@ -376,20 +376,6 @@ pub fn check_examples(capability: &CapabilityDefinition) -> Result<(), Definitio
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_blank;
-
-    #[test]
-    fn blank_follows_javascript_trim() {
-        assert!(is_blank(""));
-        assert!(is_blank(" \t\n\r\u{a0}\u{2028}\u{3000}"));
-        assert!(is_blank("\u{feff}"), "JS trims the byte-order mark");
-        assert!(!is_blank("\u{85}"), "JS does not trim NEL");
-        assert!(!is_blank(" x "));
-    }
-}
-
 /// Walks each scope's parent chain; a chain longer than the number of scopes has looped.
 fn check_parent_cycles(
     definition: &ApplicationDefinition,
@@ -414,4 +400,18 @@ fn check_parent_cycles(
         rooted.extend(path);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_blank;
+
+    #[test]
+    fn blank_follows_javascript_trim() {
+        assert!(is_blank(""));
+        assert!(is_blank(" \t\n\r\u{a0}\u{2028}\u{3000}"));
+        assert!(is_blank("\u{feff}"), "JS trims the byte-order mark");
+        assert!(!is_blank("\u{85}"), "JS does not trim NEL");
+        assert!(!is_blank(" x "));
+    }
 }
