@@ -1,0 +1,40 @@
+//! The README's first command, `cargo run --example polls`, keeps telling its story: cargo
+//! builds the example before running tests, and this runs it and reads its transcript.
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `target/<profile>/examples/polls`, next to this test's `target/<profile>/deps/` binary.
+fn example_binary() -> PathBuf {
+    let test_binary = std::env::current_exe().unwrap();
+    let profile_dir = test_binary.parent().and_then(|deps| deps.parent()).unwrap();
+    profile_dir
+        .join("examples")
+        .join(format!("polls{}", std::env::consts::EXE_SUFFIX))
+}
+
+#[test]
+fn polls_example_prints_the_whole_story() {
+    let binary = example_binary();
+    assert!(binary.exists(), "{} was not built", binary.display());
+    let output = Command::new(&binary).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let transcript = String::from_utf8(output.stdout).unwrap();
+    for line in [
+        "RCIP protocol 1.0: application \"polls\"",
+        "<- succeeded polls.list: []",
+        "[host UI] approves \"Create a poll\"",
+        "<- succeeded polls.create: {\"pollId\":\"p1\"}",
+        "[host UI] declines \"Close a poll\"",
+        "<- denied polls.close: CONFIRMATION_DECLINED The user declined the requested operation.",
+        "<- failed polls.create: INPUT_INVALID The capability input does not match its declared schema.",
+        "issue at \"/options\" (minItems): must NOT have fewer than 2 items",
+        "<- failed polls.delete: CAPABILITY_NOT_FOUND",
+    ] {
+        assert!(
+            transcript.contains(line),
+            "missing {line:?} in:\n{transcript}"
+        );
+    }
+}
