@@ -1,27 +1,7 @@
 //! Definition validation: every rule of the reference, in its order, plus the ones the
 //! reference leaves unchecked.
 //!
-//! Order of checks (the first failure is returned):
-//!
-//! 1. `protocolVersion` is `"1.0"` *(rcip addition)*;
-//! 2. the application id follows the identifier grammar; its name and description are not
-//!    blank *(blank checks: rcip addition)*;
-//! 3. each scope id follows the grammar and is unique; its title and description are not
-//!    blank *(rcip addition)*;
-//! 4. each non-empty `parentId` names a declared scope; then no scope is its own ancestor
-//!    *(cycle check: rcip addition)*;
-//! 5. for each capability in order: id grammar and uniqueness; title and description not
-//!    blank *(rcip addition)*; usage `whenToUse` not blank; every scope id declared; no
-//!    scope id listed twice *(rcip addition)*;
-//! 6. for each capability in order: its input schema, then its output schema, pass the
-//!    strict rules ([`check_strict`](crate::schema::check_strict)) *(the reference finds
-//!    these when its validator compiles the schema)* and no `$id` is used by two different
-//!    schemas *(Ajv's rule)*; then its usage examples have non-blank descriptions.
-//!
-//! What needs a JSON Schema validator (meta-schema validity and example inputs) is checked by
-//! the runtime in the same per-capability pass: strict rules and then meta-schema validity
-//! of the input schema, the same for the output schema, then the examples, so that errors
-//! come out in catalog order as the reference's do.
+//! The order of the checks is documented on [`validate_definition`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -201,8 +181,28 @@ fn is_blank(s: &str) -> bool {
         .all(|c| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
 }
 
-/// Validates a definition with every rule that needs no JSON Schema validator; see the
-/// [module docs](self) for the order.
+/// Validates a definition with every rule that needs no JSON Schema validator, in this
+/// order (the first failure is returned):
+///
+/// 1. `protocolVersion` is `"1.0"` *(rcip addition)*;
+/// 2. the application id follows the identifier grammar; its name and description are not
+///    blank *(blank checks: rcip addition)*;
+/// 3. each scope id follows the grammar and is unique; its title and description are not
+///    blank *(rcip addition)*;
+/// 4. each non-empty `parentId` names a declared scope; then no scope is its own ancestor
+///    *(cycle check: rcip addition)*;
+/// 5. for each capability in order: id grammar and uniqueness; title and description not
+///    blank *(rcip addition)*; usage `whenToUse` not blank; every scope id declared; no
+///    scope id listed twice *(rcip addition)*;
+/// 6. for each capability in order: its input schema, then its output schema, pass the
+///    strict rules ([`check_strict`](crate::schema::check_strict)) *(the reference finds
+///    these when its validator compiles the schema)* and no `$id` is used by two different
+///    schemas *(Ajv's rule)*; then its usage examples have non-blank descriptions.
+///
+/// What needs a JSON Schema validator (meta-schema validity and example inputs) is checked by
+/// the runtime in the same per-capability pass: strict rules and then meta-schema validity
+/// of the input schema, the same for the output schema, then the examples, so that errors
+/// come out in catalog order as the reference's do.
 ///
 /// This is [`validate_structure`] followed, capability by capability, by
 /// [`check_schema`] on its input and output schemas and [`check_examples`].
@@ -235,7 +235,7 @@ pub fn validate_definition(definition: &ApplicationDefinition) -> Result<(), Def
     Ok(())
 }
 
-/// Rules 1 to 5 of the [module docs](self): everything but the schemas and examples.
+/// Rules 1 to 5 of [`validate_definition`]: everything but the schemas and examples.
 pub fn validate_structure(definition: &ApplicationDefinition) -> Result<(), DefinitionError> {
     if definition.protocol_version != RCIP_PROTOCOL_VERSION {
         return Err(DefinitionError::UnsupportedProtocolVersion(

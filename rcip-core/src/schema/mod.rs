@@ -13,9 +13,11 @@
 //! a schema that is not meta-schema valid: what it cannot make sense of is
 //! reported as [`StrictRule::Malformed`].
 
+mod generate;
 mod keywords;
 mod strict;
 mod violation;
 
+pub use generate::{SchemaGenerationError, strict_schema_for};
 pub use strict::{MAX_SCHEMA_DEPTH, check_strict};
 pub use violation::{SchemaViolation, StrictRule};
