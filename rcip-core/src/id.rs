@@ -44,6 +44,45 @@ pub const fn is_valid_identifier(id: &str) -> bool {
     true
 }
 
+/// Derives a capability id from its first scope and a Rust function name, the rule the
+/// `#[capability]` macro applies when no `id` is given: the function name in lower camel case
+/// (`prepare_create` -> `prepareCreate`, a leading `r#` dropped), prefixed by the scope and a
+/// dot when there is one. Returns `None` when the result is not a valid identifier (for
+/// example a name starting with `_`), so the caller can report it.
+///
+/// ```
+/// use rcip_core::derive_capability_id;
+/// assert_eq!(derive_capability_id(Some("polls"), "prepare_create").as_deref(), Some("polls.prepareCreate"));
+/// assert_eq!(derive_capability_id(None, "list").as_deref(), Some("list"));
+/// assert_eq!(derive_capability_id(Some("polls"), "_hidden"), None);
+/// ```
+#[must_use]
+pub fn derive_capability_id(scope: Option<&str>, function_name: &str) -> Option<String> {
+    let name = function_name.strip_prefix("r#").unwrap_or(function_name);
+    let mut id = String::with_capacity(scope.map_or(0, |s| s.len() + 1) + name.len());
+    if let Some(scope) = scope {
+        id.push_str(scope);
+        id.push('.');
+    }
+    let mut upper_next = false;
+    for (i, c) in name.chars().enumerate() {
+        if c == '_' && i > 0 {
+            if upper_next {
+                return None; // `__`: no clean camel-case form
+            }
+            upper_next = true;
+        } else if upper_next {
+            id.extend(c.to_uppercase());
+            upper_next = false;
+        } else {
+            id.push(c);
+        }
+    }
+    // A trailing underscore leaves `upper_next` set; the grammar check refuses the rest
+    // (a leading `_`, an invalid scope id).
+    (!upper_next && is_valid_identifier(&id)).then_some(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_valid_identifier;
@@ -95,6 +134,36 @@ mod tests {
     fn reference_invalid_examples_are_rejected() {
         for id in INVALID {
             assert!(!is_valid_identifier(id), "{id:?} should be invalid");
+        }
+    }
+
+    #[test]
+    fn derived_ids_follow_lower_camel_case() {
+        let cases = [
+            (Some("polls"), "prepare_create", Some("polls.prepareCreate")),
+            (Some("polls"), "list", Some("polls.list")),
+            (Some("polls"), "create_v2", Some("polls.createV2")),
+            (Some("polls"), "v2_create", Some("polls.v2Create")),
+            (Some("polls"), "r#type", Some("polls.type")),
+            (
+                Some("rcip.contract-diagnostics"),
+                "run_all",
+                Some("rcip.contract-diagnostics.runAll"),
+            ),
+            (None, "ping", Some("ping")),
+            (None, "close_all_polls", Some("closeAllPolls")),
+            (Some("polls"), "_hidden", None),
+            (Some("polls"), "trailing_", None),
+            (Some("polls"), "two__underscores", None),
+            (Some("polls"), "close_1", Some("polls.close1")),
+            (Some("Polls"), "list", None),
+        ];
+        for (scope, name, expected) in cases {
+            assert_eq!(
+                super::derive_capability_id(scope, name).as_deref(),
+                expected,
+                "{scope:?} {name}"
+            );
         }
     }
 

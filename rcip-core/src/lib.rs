@@ -34,7 +34,7 @@ pub use definition::{
 };
 pub use effect::{Effect, UnknownEffect};
 pub use event::{EventPhase, RuntimeEvent};
-pub use id::is_valid_identifier;
+pub use id::{derive_capability_id, is_valid_identifier};
 pub use outcome::{
     ConfirmationInfo, ErrorCode, InvocationOutcome, OutcomeStatus, RcipError, ValidationIssue,
 };
