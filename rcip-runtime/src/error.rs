@@ -26,6 +26,14 @@ pub enum Error {
     /// A preflight batch had fewer than 1 or more than 16 proposals.
     #[error("RCIP preflight requires between 1 and 16 independent proposals.")]
     PreflightBatchSize(usize),
+    /// A typed capability's input or output type has no strict schema.
+    #[error("RCIP capability {capability_id} has no strict schema: {error}")]
+    SchemaGeneration {
+        /// The capability id.
+        capability_id: String,
+        /// Why.
+        error: rcip_core::schema::SchemaGenerationError,
+    },
     /// The client does not implement preflight.
     #[error("This RCIP client does not support preflight.")]
     PreflightUnsupported,
@@ -43,6 +51,7 @@ impl Error {
             Error::PrimaryScopeNotActive => "PRIMARY_SCOPE_NOT_ACTIVE",
             Error::PreflightBatchSize(_) => "PREFLIGHT_BATCH_SIZE",
             Error::PreflightUnsupported => "PREFLIGHT_UNSUPPORTED",
+            Error::SchemaGeneration { error, .. } => error.code(),
         }
     }
 }

@@ -60,6 +60,18 @@ impl Host {
         })
     }
 
+    /// Binds a typed capability (see [`Capability`](crate::Capability)) over `state`.
+    ///
+    /// # Errors
+    ///
+    /// As [`bind`](Self::bind).
+    pub fn bind_capability<C: crate::Capability>(
+        &self,
+        state: C::State,
+    ) -> Result<BindingGuard, crate::Error> {
+        self.bind(C::ID, C::binding(state))
+    }
+
     /// Replaces the semantic context and publishes a new revision (always, even when the
     /// context is unchanged). Active ids are de-duplicated, first occurrence kept.
     ///

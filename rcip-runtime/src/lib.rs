@@ -49,7 +49,11 @@
 //! ```
 #![deny(missing_docs)]
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 mod binding;
+mod capability;
 mod catalog;
 mod client;
 mod confirm;
@@ -76,6 +80,7 @@ pub use rcip_core::{
 pub use binding::{
     Binding, CancellationSignal, Handler, HandlerError, HandlerErrorKind, InvocationContext,
 };
+pub use capability::Capability;
 pub use catalog::CompiledCatalog;
 pub use client::{
     InvocationRequest, Listener, PreflightBatch, PreflightProposal, RcipClient, Subscription,
@@ -88,6 +93,8 @@ pub use policy::{
     DefaultPolicy, Policy, PolicyContext, PolicyDecision, PolicyError, PolicyPhase, PolicyVerdict,
     async_policy_fn, policy_fn,
 };
+#[cfg(feature = "macros")]
+pub use rcip_macros::capability;
 pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptions};
 pub use support::{BoxFuture, Clock, SystemClock};
 pub use tokio_util::sync::CancellationToken;

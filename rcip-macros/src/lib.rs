@@ -1,0 +1,75 @@
+//! Procedural macros of rcip. Use them through `rcip_runtime` (feature `macros`, on by
+//! default), which re-exports them; generated code reaches the runtime only through
+//! `::rcip_runtime::__private` and `::rcip_runtime::Capability`.
+#![deny(missing_docs)]
+
+mod attr;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Declares a typed function as an RCIP capability.
+///
+/// The function stays as written. Beside it, a type of the same name (in the type
+/// namespace, so both coexist) implements `rcip_runtime::Capability`: its id, effect,
+/// scopes, title, description, usage guidance, and a typed handler that calls the function.
+/// Build the definition with `<name as Capability>::definition()` (strict schemas derived
+/// from the input and output types) and bind it with `host.bind_capability::<name>(state)`.
+///
+/// | key | meaning | example |
+/// | --- | --- | --- |
+/// | `effect` | required: `read`, `write`, `external` or `destructive` | `effect = "write"` |
+/// | `scope` / `scopes` | the semantic scope(s); none means globally relevant | `scope = "polls"`, `scopes = ["polls", "poll"]` |
+/// | `id` | the capability id; when absent, derived from the first scope and the function name in lower camel case (`polls` + `prepare_create` = `polls.prepareCreate`) | `id = "polls.create"` |
+/// | `title` | the title; else the doc comment's first line (without a final period) | `title = "Create a poll"` |
+/// | `description` | the description; else the whole doc comment | `description = "..."` |
+/// | `when_to_use` | usage guidance | `when_to_use = "When the user asks ..."` |
+/// | `example` | a usage example; its input is JSON, checked at compile time and against the input schema at start-up | `example(description = "Lunch", input = r#"{"q": "Where?"}"#)` |
+/// | `tags` | discovery tags | `tags = ["authoring"]` |
+/// | `crate` | the path of `rcip_runtime`, when renamed | `crate = "::my_rcip"` |
+///
+/// Supported signatures: `[state: S,] input: T [, ctx: InvocationContext]`, `fn` or
+/// `async fn`, returning `Output` or `Result<Output, E>` where `E` converts into
+/// `Box<dyn Error + Send + Sync>` (a `HandlerError` keeps its kind). `S: Clone + Send + Sync`
+/// is cloned for each call; `T: Deserialize + JsonSchema`, `Output: Serialize + JsonSchema`.
+///
+/// ```ignore
+/// use rcip_runtime::{capability, HandlerError};
+///
+/// /// Create a poll.
+/// ///
+/// /// Creates a poll with a question and its options.
+/// #[capability(effect = "write", scope = "polls")]
+/// async fn create_poll(store: Store, input: CreatePoll) -> Result<PollRef, HandlerError> {
+///     store.create(input)
+/// }
+/// // `create_poll` is now also a type: `<create_poll as Capability>::ID == "polls.createPoll"`.
+/// ```
+#[proc_macro_attribute]
+pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = attr::Errors::default();
+    let mut parsed = attr::CapabilityArgs::default();
+    let parser = syn::meta::parser(|meta| {
+        parsed.parse_key(&meta, &mut errors);
+        Ok(())
+    });
+    if let Err(error) = syn::parse::Parser::parse(parser, args) {
+        errors.push(error);
+    }
+    let function = match syn::parse::<syn::ItemFn>(item) {
+        Ok(function) => function,
+        Err(error) => {
+            errors.push(syn::Error::new(
+                error.span(),
+                "#[capability] goes on a free `fn` or `async fn`",
+            ));
+            return errors
+                .into_result()
+                .err()
+                .map(|e| e.to_compile_error())
+                .unwrap_or_default()
+                .into();
+        }
+    };
+    expand::capability(parsed, function, errors).into()
+}

@@ -1,0 +1,31 @@
+//! Paths for generated code only: not a public API, may change in any release.
+
+use std::error::Error as StdError;
+
+use crate::binding::HandlerError;
+pub use crate::capability::TypedHandlerFn;
+
+/// What an input type must be; asserted on the user's type so an error lands there.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a capability input",
+    note = "a capability input implements `serde::Deserialize` and `schemars::JsonSchema` (derive both)"
+)]
+pub trait CapabilityInput: serde::de::DeserializeOwned + schemars::JsonSchema {}
+
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> CapabilityInput for T {}
+
+/// `-> Output`.
+pub fn plain_output<O>(output: O) -> Result<O, HandlerError> {
+    Ok(output)
+}
+
+/// `-> Result<Output, E>`: a `HandlerError` keeps its kind, anything else is a failure.
+pub fn result_output<O, E>(result: Result<O, E>) -> Result<O, HandlerError>
+where
+    E: Into<Box<dyn StdError + Send + Sync>>,
+{
+    result.map_err(|error| match error.into().downcast::<HandlerError>() {
+        Ok(handler_error) => *handler_error,
+        Err(other) => HandlerError::failed(other),
+    })
+}

@@ -1,0 +1,16 @@
+use rcip_runtime::capability;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Deserialize, JsonSchema)]
+struct Input {
+    name: String,
+}
+
+/// Greet.
+#[capability(effect = "mutate")]
+fn greet(input: Input) -> String {
+    input.name
+}
+
+fn main() {}
