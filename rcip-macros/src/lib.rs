@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 mod attr;
+mod catalog;
 mod expand;
 
 use proc_macro::TokenStream;
@@ -72,4 +73,45 @@ pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     expand::capability(parsed, function, errors).into()
+}
+
+/// Assembles an application catalog from metadata, scopes and `#[capability]` functions.
+///
+/// ```ignore
+/// rcip_runtime::catalog! {
+///     /// The polls application.
+///     pub struct PollsApp {
+///         id = "polls",
+///         name = "Polls",
+///         description = "Create polls, vote, and read results.",
+///         version = "1.0.0",
+///         scopes = [
+///             ("polls", "Poll list", "Every poll of the group."),
+///             ("poll", "Open poll", "The poll on screen.", parent = "polls"),
+///         ],
+///         capabilities = [list_polls, create_poll, vote],
+///     }
+/// }
+/// let runtime = Runtime::new(PollsApp::definition()?, RuntimeOptions::default())?;
+/// host.bind_capability::<create_poll>(store.clone())?;
+/// ```
+///
+/// | key | meaning |
+/// | --- | --- |
+/// | `id`, `name`, `description` | required application metadata (`id` follows the identifier grammar) |
+/// | `version` | the application's own version, optional |
+/// | `scopes` | `("id", "Title", "Description")`, optionally `parent = "id"`, in order |
+/// | `capabilities` | paths of `#[capability]` functions, in catalog order |
+/// | `crate` | the path of `rcip_runtime`, when renamed |
+///
+/// Checked at compile time: the application and scope ids' grammar, duplicate scope ids,
+/// undeclared parent scopes, non-empty texts (as the macro expands); duplicate capability
+/// ids and capabilities naming undeclared scopes (by constant evaluation, at the
+/// capability's path).
+#[proc_macro]
+pub fn catalog(input: TokenStream) -> TokenStream {
+    match syn::parse::<catalog::Catalog>(input) {
+        Ok(parsed) => catalog::catalog(parsed).into(),
+        Err(error) => error.to_compile_error().into(),
+    }
 }

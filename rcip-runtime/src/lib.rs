@@ -94,7 +94,7 @@ pub use policy::{
     async_policy_fn, policy_fn,
 };
 #[cfg(feature = "macros")]
-pub use rcip_macros::capability;
+pub use rcip_macros::{capability, catalog};
 pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptions};
 pub use support::{BoxFuture, Clock, SystemClock};
 pub use tokio_util::sync::CancellationToken;

@@ -29,3 +29,43 @@ where
         Err(other) => HandlerError::failed(other),
     })
 }
+
+/// Constant string equality, for the catalog's compile-time checks.
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The first position of `needle` in `haystack` (`haystack.len()` when absent).
+pub const fn position_of(needle: &str, haystack: &[&str]) -> usize {
+    let mut i = 0;
+    while i < haystack.len() {
+        if str_eq(needle, haystack[i]) {
+            return i;
+        }
+        i += 1;
+    }
+    haystack.len()
+}
+
+/// Whether every one of `scopes` is in `declared`.
+pub const fn all_declared(scopes: &[&str], declared: &[&str]) -> bool {
+    let mut i = 0;
+    while i < scopes.len() {
+        if position_of(scopes[i], declared) == declared.len() {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

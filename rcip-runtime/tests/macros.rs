@@ -84,13 +84,51 @@ fn ping(_input: Empty, _context: InvocationContext) -> String {
     "pong".to_owned()
 }
 
+rcip_runtime::catalog! {
+    /// The test application.
+    struct PollsApp {
+        id = "polls",
+        name = "Polls",
+        description = "Polls.",
+        version = "2.1.0",
+        scopes = [
+            ("polls", "Polls", "The poll list."),
+            ("poll", "Poll", "One poll.", parent = "polls"),
+        ],
+        capabilities = [prepare_create, count, broken, ping],
+    }
+}
+
 fn definition() -> ApplicationDefinition {
-    ApplicationDefinition::new("polls", "Polls", "Polls.")
+    PollsApp::definition().unwrap()
+}
+
+#[test]
+fn the_catalog_macro_builds_the_same_definition_as_the_builder() {
+    let by_hand = ApplicationDefinition::new("polls", "Polls", "Polls.")
+        .version("2.1.0")
         .scope(ScopeDefinition::new("polls", "Polls", "The poll list."))
+        .scope(ScopeDefinition::new("poll", "Poll", "One poll.").parent("polls"))
         .capability(<prepare_create as Capability>::definition().unwrap())
         .capability(<count as Capability>::definition().unwrap())
         .capability(<broken as Capability>::definition().unwrap())
-        .capability(<ping as Capability>::definition().unwrap())
+        .capability(<ping as Capability>::definition().unwrap());
+    assert_eq!(definition(), by_hand);
+    assert_eq!(
+        PollsApp::CAPABILITY_IDS,
+        ["polls.prepareCreate", "polls.count", "app.broken", "ping"]
+    );
+}
+
+#[test]
+fn the_exported_catalog_is_deterministic() {
+    let first = serde_json::to_string_pretty(&definition()).unwrap();
+    let second = serde_json::to_string_pretty(&PollsApp::definition().unwrap()).unwrap();
+    assert_eq!(first, second);
+    assert!(
+        first.starts_with("{\n  \"protocolVersion\": \"1.0\""),
+        "{first}"
+    );
 }
 
 #[test]

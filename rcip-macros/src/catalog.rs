@@ -1,0 +1,297 @@
+//! `catalog!`: an application's metadata, scopes and `#[capability]` functions, assembled
+//! into one type whose `definition()` the runtime takes. What the macro can see is checked
+//! as it expands (identifier grammar, duplicate and undeclared scopes); what only the
+//! compiler knows (the capability ids and scopes behind each path) is checked by constant
+//! evaluation, so a mistake fails `cargo build` at the capability's path.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, LitStr, Path, Token, Visibility, bracketed, parenthesized};
+
+use rcip_core::is_valid_identifier;
+
+use crate::attr::Errors;
+
+/// `("id", "Title", "Description" [, parent = "other"])`.
+struct Scope {
+    id: LitStr,
+    title: LitStr,
+    description: LitStr,
+    parent: Option<LitStr>,
+}
+
+impl Parse for Scope {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let content;
+        parenthesized!(content in input);
+        let id = content.parse()?;
+        content.parse::<Token![,]>()?;
+        let title = content.parse()?;
+        content.parse::<Token![,]>()?;
+        let description = content.parse()?;
+        let mut parent = None;
+        if content.parse::<Option<Token![,]>>()?.is_some() && !content.is_empty() {
+            let key: Ident = content.parse()?;
+            if key != "parent" {
+                return Err(syn::Error::new(key.span(), "expected `parent = \"scope\"`"));
+            }
+            content.parse::<Token![=]>()?;
+            parent = Some(content.parse()?);
+            content.parse::<Option<Token![,]>>()?;
+        }
+        Ok(Scope {
+            id,
+            title,
+            description,
+            parent,
+        })
+    }
+}
+
+/// The whole `catalog!` input.
+pub(crate) struct Catalog {
+    attrs: Vec<Attribute>,
+    vis: Visibility,
+    name: Ident,
+    id: Option<LitStr>,
+    app_name: Option<LitStr>,
+    description: Option<LitStr>,
+    version: Option<LitStr>,
+    scopes: Vec<Scope>,
+    capabilities: Vec<Path>,
+    krate: Option<Path>,
+    errors: Errors,
+}
+
+impl Parse for Catalog {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        input.parse::<Token![struct]>()?;
+        let name = input.parse()?;
+        let body;
+        syn::braced!(body in input);
+        let mut catalog = Catalog {
+            attrs,
+            vis,
+            name,
+            id: None,
+            app_name: None,
+            description: None,
+            version: None,
+            scopes: Vec::new(),
+            capabilities: Vec::new(),
+            krate: None,
+            errors: Errors::default(),
+        };
+        while !body.is_empty() {
+            let key: Ident = if body.peek(Token![crate]) {
+                let token: Token![crate] = body.parse()?;
+                Ident::new("crate", token.span)
+            } else {
+                body.parse()?
+            };
+            body.parse::<Token![=]>()?;
+            match key.to_string().as_str() {
+                "id" => catalog.id = Some(body.parse()?),
+                "name" => catalog.app_name = Some(body.parse()?),
+                "description" => catalog.description = Some(body.parse()?),
+                "version" => catalog.version = Some(body.parse()?),
+                "scopes" => {
+                    let list;
+                    bracketed!(list in body);
+                    catalog.scopes = Punctuated::<Scope, Token![,]>::parse_terminated(&list)?
+                        .into_iter()
+                        .collect();
+                }
+                "capabilities" => {
+                    let list;
+                    bracketed!(list in body);
+                    catalog.capabilities = Punctuated::<Path, Token![,]>::parse_terminated(&list)?
+                        .into_iter()
+                        .collect();
+                }
+                "crate" => {
+                    let path: LitStr = body.parse()?;
+                    catalog.krate = Some(path.parse()?);
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
+                            "unknown catalog key `{other}`; expected id, name, description, \
+                             version, scopes, capabilities or crate"
+                        ),
+                    ));
+                }
+            }
+            if !body.is_empty() {
+                body.parse::<Token![,]>()?;
+            }
+        }
+        Ok(catalog)
+    }
+}
+
+impl Catalog {
+    /// Checks what the macro can see, collecting every mistake.
+    fn check(&mut self) {
+        let errors = &mut self.errors;
+        match &self.id {
+            Some(id) if !is_valid_identifier(&id.value()) => {
+                errors.at(
+                    id.span(),
+                    format!("invalid RCIP application id {:?}", id.value()),
+                );
+            }
+            None => errors.at(self.name.span(), "missing `id = \"...\"`"),
+            _ => {}
+        }
+        for (key, value) in [("name", &self.app_name), ("description", &self.description)] {
+            match value {
+                Some(text) if text.value().trim().is_empty() => {
+                    errors.at(
+                        text.span(),
+                        format!("the application {key} must not be empty"),
+                    );
+                }
+                None => errors.at(self.name.span(), format!("missing `{key} = \"...\"`")),
+                _ => {}
+            }
+        }
+        let mut seen: Vec<String> = Vec::new();
+        for scope in &self.scopes {
+            let id = scope.id.value();
+            if !is_valid_identifier(&id) {
+                errors.at(scope.id.span(), format!("invalid RCIP scope id {id:?}"));
+            } else if seen.contains(&id) {
+                errors.at(scope.id.span(), format!("duplicate RCIP scope id {id:?}"));
+            }
+            seen.push(id);
+            for text in [&scope.title, &scope.description] {
+                if text.value().trim().is_empty() {
+                    errors.at(
+                        text.span(),
+                        "scope titles and descriptions must not be empty",
+                    );
+                }
+            }
+        }
+        for scope in &self.scopes {
+            if let Some(parent) = &scope.parent
+                && !seen.contains(&parent.value())
+            {
+                errors.at(
+                    parent.span(),
+                    format!(
+                        "parent scope {:?} is not declared in this catalog",
+                        parent.value()
+                    ),
+                );
+            }
+        }
+        if self.capabilities.is_empty() {
+            errors.at(self.name.span(), "a catalog needs `capabilities = [...]`");
+        }
+    }
+}
+
+pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
+    catalog.check();
+    let Catalog {
+        attrs,
+        vis,
+        name,
+        id,
+        app_name,
+        description,
+        version,
+        scopes,
+        capabilities,
+        krate,
+        errors,
+    } = catalog;
+    if let Err(error) = errors.into_result() {
+        let errors = error.to_compile_error();
+        return quote! { #(#attrs)* #vis struct #name; #errors };
+    }
+    let krate = krate.map_or_else(|| quote!(::rcip_runtime), |path| quote!(#path));
+    let private = quote!(#krate::__private);
+    let version = version.map(|v| quote!(.version(#v)));
+    let scope_ids: Vec<&LitStr> = scopes.iter().map(|s| &s.id).collect();
+    let scope_builders = scopes.iter().map(|scope| {
+        let (id, title, description) = (&scope.id, &scope.title, &scope.description);
+        let parent = scope.parent.as_ref().map(|p| quote!(.parent(#p)));
+        quote!(.scope(#krate::ScopeDefinition::new(#id, #title, #description) #parent))
+    });
+    let capability_builders = capabilities
+        .iter()
+        .map(|path| quote!(.capability(<#path as #krate::Capability>::definition()?)));
+    // Constant checks, each panicking with a message that names the capability's path and
+    // spanned at it.
+    let duplicate_checks = capabilities.iter().enumerate().map(|(index, path)| {
+        let message = format!(
+            "duplicate capability id: `{}` has the same id as a capability listed before it",
+            quote!(#path).to_string().replace(' ', "")
+        );
+        quote_spanned! {path.span()=>
+            if #private::position_of(<#path as #krate::Capability>::ID, IDS) < #index {
+                ::core::panic!(#message);
+            }
+        }
+    });
+    let scope_checks = capabilities.iter().map(|path| {
+        let message = format!(
+            "capability `{}` names a scope that this catalog does not declare",
+            quote!(#path).to_string().replace(' ', "")
+        );
+        quote_spanned! {path.span()=>
+            if !#private::all_declared(<#path as #krate::Capability>::SCOPES, SCOPES) {
+                ::core::panic!(#message);
+            }
+        }
+    });
+    let doc = format!(
+        "The RCIP catalog of application `{}`: see [`{name}::definition`].",
+        id.as_ref().map(LitStr::value).unwrap_or_default()
+    );
+
+    quote! {
+        #(#attrs)*
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #name;
+
+        const _: () = {
+            const IDS: &[&str] = &[#(<#capabilities as #krate::Capability>::ID),*];
+            const SCOPES: &[&str] = &[#(#scope_ids),*];
+            #(#duplicate_checks)*
+            #(#scope_checks)*
+        };
+
+        impl #name {
+            /// Every capability id of the catalog, in catalog order.
+            pub const CAPABILITY_IDS: &'static [&'static str] =
+                &[#(<#capabilities as #krate::Capability>::ID),*];
+
+            /// The application definition: metadata, scopes, and each capability with its
+            /// strict schemas derived from its types. Pass it to `Runtime::new` (or compile
+            /// it once with `CompiledCatalog::compile`).
+            ///
+            /// # Errors
+            ///
+            /// A capability type without a strict schema.
+            pub fn definition() -> ::core::result::Result<#krate::ApplicationDefinition, #krate::Error> {
+                ::core::result::Result::Ok(
+                    #krate::ApplicationDefinition::new(#id, #app_name, #description)
+                        #version
+                        #(#scope_builders)*
+                        #(#capability_builders)*
+                )
+            }
+        }
+    }
+}
