@@ -1,13 +1,19 @@
-//! A small poll application driven by a scripted tool through the RCIP client only.
+//! A small poll application, declared with `#[capability]` on typed functions and driven by a
+//! scripted tool through the RCIP client only.
 //!
-//! Run with `cargo run --example polls`. The host (trusted application code) declares the
-//! catalog, binds typed handlers, sets the semantic context and approves or declines
+//! `cargo run --example polls` prints the tool's transcript; `cargo run --example polls --
+//! export` prints the catalog as JSON (the exact schemas the runtime validates against).
+//!
+//! The host (trusted application code) builds the runtime from the catalog, binds each
+//! capability with the application state, sets the semantic context and approves or declines
 //! confirmations. The tool receives nothing but an `Arc<dyn RcipClient>`: it discovers,
-//! reads, asks for a write that needs approval, sees one declined, and sends invalid input.
+//! reads, asks for a write that needs approval, sees a destructive action declined, and sends
+//! invalid input.
 
 use std::sync::{Arc, Mutex};
 
 use rcip_runtime::*;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
@@ -26,136 +32,16 @@ struct Poll {
     closed: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct CreatePoll {
-    question: String,
-    options: Vec<String>,
+impl Polls {
+    fn find(&mut self, poll_id: &str) -> Result<&mut Poll, HandlerError> {
+        self.polls
+            .iter_mut()
+            .find(|p| p.id == poll_id)
+            .ok_or_else(|| HandlerError::failed(format!("no poll {poll_id}")))
+    }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct PollRef {
-    poll_id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Vote {
-    poll_id: String,
-    option: usize,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PollSummary {
-    id: String,
-    question: String,
-    closed: bool,
-}
-
-fn definition() -> ApplicationDefinition {
-    let poll_ref = json!({
-        "type": "object",
-        "properties": {"pollId": {"type": "string", "minLength": 1}},
-        "required": ["pollId"],
-        "additionalProperties": false
-    });
-    let results = json!({
-        "type": "object",
-        "properties": {
-            "pollId": {"type": "string"},
-            "votes": {"type": "array", "items": {"type": "integer", "minimum": 0}}
-        },
-        "required": ["pollId", "votes"],
-        "additionalProperties": false
-    });
-    ApplicationDefinition::new("polls", "Polls", "Create polls, vote, and read results.")
-        .scope(ScopeDefinition::new("polls", "Poll list", "Every poll of the group."))
-        .scope(ScopeDefinition::new("poll", "Open poll", "The poll on screen.").parent("polls"))
-        .capability(
-            CapabilityDefinition::new("polls.list", Effect::Read)
-                .title("List polls")
-                .description("Lists every poll with its question.")
-                .scope("polls")
-                .output_schema(json!({
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "string"},
-                            "question": {"type": "string"},
-                            "closed": {"type": "boolean"}
-                        },
-                        "required": ["id", "question", "closed"],
-                        "additionalProperties": false
-                    }
-                })),
-        )
-        .capability(
-            CapabilityDefinition::new("polls.create", Effect::Write)
-                .title("Create a poll")
-                .description("Creates a poll with a question and 2 to 10 options.")
-                .scope("polls")
-                .tag("authoring")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "question": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "options": {
-                            "type": "array",
-                            "items": {"type": "string", "minLength": 1},
-                            "minItems": 2,
-                            "maxItems": 10
-                        }
-                    },
-                    "required": ["question", "options"],
-                    "additionalProperties": false
-                }))
-                .output_schema(poll_ref.clone())
-                .usage(
-                    UsageGuidance::new("When the user wants to ask the group a question.")
-                        .example(
-                            "A lunch poll",
-                            json!({"question": "Where should we meet?", "options": ["Clubhouse", "Garden"]}),
-                        ),
-                ),
-        )
-        .capability(
-            CapabilityDefinition::new("polls.vote", Effect::Write)
-                .title("Vote")
-                .description("Casts one vote for an option of an open poll.")
-                .scope("poll")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "pollId": {"type": "string", "minLength": 1},
-                        "option": {"type": "integer", "minimum": 0, "maximum": 9}
-                    },
-                    "required": ["pollId", "option"],
-                    "additionalProperties": false
-                }))
-                .output_schema(results.clone()),
-        )
-        .capability(
-            CapabilityDefinition::new("polls.results", Effect::Read)
-                .title("Read results")
-                .description("Reads the vote counts of a poll.")
-                .scope("poll")
-                .input_schema(poll_ref.clone())
-                .output_schema(results),
-        )
-        .capability(
-            CapabilityDefinition::new("polls.close", Effect::Destructive)
-                .title("Close a poll")
-                .description("Closes a poll for good; no more votes.")
-                .scope("poll")
-                .input_schema(poll_ref.clone())
-                .output_schema(poll_ref),
-        )
-}
-
-/// The shared state, as handlers reach it.
+/// The shared state, as handlers reach it (cloned for each call).
 #[derive(Debug, Clone, Default)]
 struct Store(Arc<Mutex<Polls>>);
 
@@ -173,77 +59,203 @@ impl Store {
     }
 }
 
-impl Polls {
-    fn find(&mut self, poll_id: &str) -> Result<&mut Poll, HandlerError> {
-        self.polls
-            .iter_mut()
-            .find(|p| p.id == poll_id)
-            .ok_or_else(|| HandlerError::failed(format!("no poll {poll_id}")))
+// ----- the contract types: their strict schemas are derived from them ----------------------
+
+/// No input.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Nothing {}
+
+/// A new poll.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CreatePoll {
+    /// The question to ask.
+    #[schemars(length(min = 1, max = 200))]
+    question: String,
+    /// Two to ten answers to choose from.
+    #[schemars(length(min = 2, max = 10))]
+    options: Vec<String>,
+}
+
+/// One poll, by id.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PollRef {
+    /// The poll id.
+    #[schemars(length(min = 1))]
+    poll_id: String,
+}
+
+/// A new question for a poll.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Rename {
+    /// The poll id.
+    poll_id: String,
+    /// The new question.
+    #[schemars(length(min = 1, max = 200))]
+    question: String,
+}
+
+/// One vote.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Vote {
+    /// The poll id.
+    poll_id: String,
+    /// The chosen option's position, from 0.
+    option: u8,
+}
+
+/// A poll in the list.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct PollSummary {
+    id: String,
+    question: String,
+    closed: bool,
+}
+
+/// Vote counts, in option order.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Results {
+    poll_id: String,
+    votes: Vec<u32>,
+}
+
+// ----- the capabilities ----------------------------------------------------------------------
+
+/// List polls.
+///
+/// Lists every poll with its question.
+#[capability(effect = "read", scope = "polls", id = "polls.list")]
+fn list_polls(store: Store, _input: Nothing) -> Result<Vec<PollSummary>, HandlerError> {
+    store.with(|polls| {
+        Ok(polls
+            .polls
+            .iter()
+            .map(|p| PollSummary {
+                id: p.id.clone(),
+                question: p.question.clone(),
+                closed: p.closed,
+            })
+            .collect())
+    })
+}
+
+/// Create a poll.
+///
+/// Creates a poll with a question and 2 to 10 options.
+#[capability(
+    effect = "write",
+    scope = "polls",
+    id = "polls.create",
+    tags = ["authoring"],
+    when_to_use = "When the user wants to ask the group a question.",
+    example(
+        description = "A lunch poll",
+        input = r#"{"question": "Where should we meet?", "options": ["Clubhouse", "Garden"]}"#
+    )
+)]
+fn create_poll(store: Store, input: CreatePoll) -> Result<PollRef, HandlerError> {
+    store.with(|polls| {
+        let poll_id = format!("p{}", polls.polls.len() + 1);
+        polls.polls.push(Poll {
+            id: poll_id.clone(),
+            question: input.question,
+            votes: vec![0; input.options.len()],
+            closed: false,
+        });
+        Ok(PollRef { poll_id })
+    })
+}
+
+/// Rename a poll.
+///
+/// Replaces the question of an open poll.
+#[capability(effect = "write", scope = "poll")]
+fn rename(store: Store, input: Rename) -> Result<PollRef, HandlerError> {
+    store.with(|polls| {
+        let poll = polls.find(&input.poll_id)?;
+        poll.question = input.question;
+        Ok(PollRef {
+            poll_id: poll.id.clone(),
+        })
+    })
+}
+
+/// Vote.
+///
+/// Casts one vote for an option of an open poll.
+#[capability(effect = "write", scope = "poll")]
+fn vote(store: Store, input: Vote) -> Result<Results, HandlerError> {
+    store.with(|polls| {
+        let poll = polls.find(&input.poll_id)?;
+        if poll.closed {
+            return Err(HandlerError::failed("the poll is closed"));
+        }
+        let count = poll
+            .votes
+            .get_mut(usize::from(input.option))
+            .ok_or_else(|| HandlerError::failed("no such option"))?;
+        *count += 1;
+        Ok(Results {
+            poll_id: poll.id.clone(),
+            votes: poll.votes.clone(),
+        })
+    })
+}
+
+/// Read results.
+///
+/// Reads the vote counts of a poll.
+#[capability(effect = "read", scope = "poll")]
+async fn results(store: Store, input: PollRef) -> Result<Results, HandlerError> {
+    store.with(|polls| {
+        let poll = polls.find(&input.poll_id)?;
+        Ok(Results {
+            poll_id: poll.id.clone(),
+            votes: poll.votes.clone(),
+        })
+    })
+}
+
+/// Close a poll.
+///
+/// Closes a poll for good; no more votes.
+#[capability(effect = "destructive", scope = "poll", id = "polls.close")]
+fn close_poll(store: Store, input: PollRef) -> Result<PollRef, HandlerError> {
+    store.with(|polls| {
+        let poll = polls.find(&input.poll_id)?;
+        poll.closed = true;
+        Ok(PollRef {
+            poll_id: poll.id.clone(),
+        })
+    })
+}
+
+catalog! {
+    /// The polls application.
+    struct PollsApp {
+        id = "polls",
+        name = "Polls",
+        description = "Create polls, vote, and read results.",
+        version = "0.1.0",
+        scopes = [
+            ("polls", "Poll list", "Every poll of the group."),
+            ("poll", "Open poll", "The poll on screen.", parent = "polls"),
+        ],
+        capabilities = [list_polls, create_poll, rename, vote, results, close_poll],
     }
 }
 
-/// Binds every capability to a typed handler over the shared state.
+/// Binds every capability over the shared state.
 fn bind_all(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
-    let s = store.clone();
-    let list = Binding::typed(move |_: serde_json::Value, _ctx| {
-        std::future::ready(s.with(|polls| {
-            Ok(polls
-                .polls
-                .iter()
-                .map(|p| PollSummary {
-                    id: p.id.clone(),
-                    question: p.question.clone(),
-                    closed: p.closed,
-                })
-                .collect::<Vec<_>>())
-        }))
-    });
-    let s = store.clone();
-    let create = Binding::typed(move |input: CreatePoll, _ctx| {
-        std::future::ready(s.with(|polls| {
-            let id = format!("p{}", polls.polls.len() + 1);
-            polls.polls.push(Poll {
-                id: id.clone(),
-                question: input.question,
-                votes: vec![0; input.options.len()],
-                closed: false,
-            });
-            Ok(json!({"pollId": id}))
-        }))
-    });
-    let s = store.clone();
-    let vote = Binding::typed(move |input: Vote, _ctx| {
-        std::future::ready(s.with(|polls| {
-            let poll = polls.find(&input.poll_id)?;
-            if poll.closed {
-                return Err(HandlerError::failed("the poll is closed"));
-            }
-            let count = poll
-                .votes
-                .get_mut(input.option)
-                .ok_or_else(|| HandlerError::failed("no such option"))?;
-            *count += 1;
-            Ok(json!({"pollId": poll.id, "votes": poll.votes}))
-        }))
-    });
-    let s = store.clone();
-    let results = Binding::typed(move |input: PollRef, _ctx| {
-        std::future::ready(s.with(|polls| {
-            let poll = polls.find(&input.poll_id)?;
-            Ok(json!({"pollId": poll.id, "votes": poll.votes}))
-        }))
-    });
-    let s = store.clone();
     let open = store.clone();
-    let close = Binding::typed(move |input: PollRef, _ctx| {
-        std::future::ready(s.with(|polls| {
-            let poll = polls.find(&input.poll_id)?;
-            poll.closed = true;
-            Ok(json!({"pollId": poll.id}))
-        }))
-    })
     // Closing needs at least one open poll: a live availability fact.
-    .with_availability(move || {
+    let close = <close_poll as Capability>::binding(store.clone()).with_availability(move || {
         let any_open = open.with(|p| Ok(p.polls.iter().any(|p| !p.closed)));
         if any_open.unwrap_or(false) {
             Availability::available()
@@ -252,11 +264,12 @@ fn bind_all(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
         }
     });
     Ok(vec![
-        host.bind("polls.list", list)?,
-        host.bind("polls.create", create)?,
-        host.bind("polls.vote", vote)?,
-        host.bind("polls.results", results)?,
-        host.bind("polls.close", close)?,
+        host.bind_capability::<list_polls>(store.clone())?,
+        host.bind_capability::<create_poll>(store.clone())?,
+        host.bind_capability::<rename>(store.clone())?,
+        host.bind_capability::<vote>(store.clone())?,
+        host.bind_capability::<results>(store.clone())?,
+        host.bind(<close_poll as Capability>::ID, close)?,
     ])
 }
 
@@ -403,7 +416,14 @@ async fn tool(client: Arc<dyn RcipClient>, approvals: mpsc::Sender<Approval>) {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Error> {
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("export") {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&PollsApp::definition()?)?
+        );
+        return Ok(());
+    }
     // Reads run at once; anything else needs the host's approval.
     let policy = policy_fn(|ctx| match ctx.capability.effect {
         Effect::Read => PolicyDecision::Allow,
@@ -411,7 +431,10 @@ async fn main() -> Result<(), Error> {
         Effect::Destructive => PolicyDecision::confirm("This cannot be undone."),
         _ => PolicyDecision::Confirm { reason: None },
     });
-    let runtime = Runtime::new(definition(), RuntimeOptions::default().with_policy(policy))?;
+    let runtime = Runtime::new(
+        PollsApp::definition()?,
+        RuntimeOptions::default().with_policy(policy),
+    )?;
     let host = runtime.host();
     let _bindings = bind_all(&host, &Store::default())?;
     host.set_context(SemanticContext::active(["polls"]).primary("polls"))?;

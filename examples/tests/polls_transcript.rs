@@ -38,3 +38,39 @@ fn polls_example_prints_the_whole_story() {
         );
     }
 }
+
+#[test]
+fn polls_export_is_the_catalog_json_and_deterministic() {
+    let run = || {
+        let output = Command::new(example_binary())
+            .arg("export")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        output.stdout
+    };
+    let first = run();
+    assert_eq!(first, run(), "two exports differ");
+    let catalog: serde_json::Value = serde_json::from_slice(&first).unwrap();
+    assert_eq!(catalog["protocolVersion"], "1.0");
+    let capabilities = catalog["capabilities"].as_array().unwrap();
+    let ids: Vec<&str> = capabilities
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "polls.list",
+            "polls.create",
+            "poll.rename",
+            "poll.vote",
+            "poll.results",
+            "polls.close"
+        ]
+    );
+    let text = String::from_utf8(first).unwrap();
+    for banned in ["$ref", "$defs", "$schema", "\"format\""] {
+        assert!(!text.contains(banned), "{banned} in the export");
+    }
+}

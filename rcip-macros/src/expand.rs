@@ -205,18 +205,28 @@ pub(crate) fn capability(
     };
     // Title and description: attributes, else the doc comment.
     let doc = doc_text(&function);
-    let title = args.title.as_ref().map(LitStr::value).unwrap_or_else(|| {
-        doc.lines()
-            .next()
-            .unwrap_or_default()
-            .trim_end_matches('.')
-            .to_owned()
-    });
+    // The doc comment's first paragraph is the title (without a final period); the rest is
+    // the description, or the whole text when there is no rest.
+    let (first_paragraph, rest) = match doc.split_once("\n\n") {
+        Some((first, rest)) => (first.replace('\n', " "), rest.trim().to_owned()),
+        None => (doc.replace('\n', " "), String::new()),
+    };
+    let title = args
+        .title
+        .as_ref()
+        .map(LitStr::value)
+        .unwrap_or_else(|| first_paragraph.trim_end_matches('.').to_owned());
     let description = args
         .description
         .as_ref()
         .map(LitStr::value)
-        .unwrap_or_else(|| doc.clone());
+        .unwrap_or_else(|| {
+            if rest.is_empty() {
+                doc.clone()
+            } else {
+                rest.clone()
+            }
+        });
     if title.trim().is_empty() || description.trim().is_empty() {
         let span = args
             .title

@@ -22,8 +22,8 @@ use proc_macro::TokenStream;
 /// | `effect` | required: `read`, `write`, `external` or `destructive` | `effect = "write"` |
 /// | `scope` / `scopes` | the semantic scope(s); none means globally relevant | `scope = "polls"`, `scopes = ["polls", "poll"]` |
 /// | `id` | the capability id; when absent, derived from the first scope and the function name in lower camel case (`polls` + `prepare_create` = `polls.prepareCreate`) | `id = "polls.create"` |
-/// | `title` | the title; else the doc comment's first line (without a final period) | `title = "Create a poll"` |
-/// | `description` | the description; else the whole doc comment | `description = "..."` |
+/// | `title` | the title; else the doc comment's first paragraph (without a final period) | `title = "Create a poll"` |
+/// | `description` | the description; else the doc comment after its first paragraph (the whole comment when it has one paragraph) | `description = "..."` |
 /// | `when_to_use` | usage guidance | `when_to_use = "When the user asks ..."` |
 /// | `example` | a usage example; its input is JSON, checked at compile time and against the input schema at start-up | `example(description = "Lunch", input = r#"{"q": "Where?"}"#)` |
 /// | `tags` | discovery tags | `tags = ["authoring"]` |

@@ -76,8 +76,6 @@ async fn broken(_input: Empty) -> Result<u32, std::io::Error> {
     Err(std::io::Error::other("secret failure text"))
 }
 
-/// Ping.
-///
 /// Answers pong.
 #[capability(effect = "read")]
 fn ping(_input: Empty, _context: InvocationContext) -> String {
@@ -145,7 +143,13 @@ fn titles_and_descriptions_come_from_doc_comments() {
     assert_eq!(create.title, "Create a poll");
     assert_eq!(
         create.description,
-        "Create a poll.\n\nCreates a poll with a question and its options."
+        "Creates a poll with a question and its options."
+    );
+    // One paragraph: it is both the title (without its period) and the description.
+    let ping = <ping as Capability>::definition().unwrap();
+    assert_eq!(
+        (ping.title.as_str(), ping.description.as_str()),
+        ("Answers pong", "Answers pong.")
     );
     assert_eq!(create.effect, Effect::Write);
     assert_eq!(create.scope_ids, ["polls"]);
