@@ -65,6 +65,7 @@ mod policy;
 mod preflight;
 mod runtime;
 mod support;
+mod typed;
 mod validation;
 
 pub use rcip_core;
@@ -98,3 +99,4 @@ pub use rcip_macros::{capability, catalog};
 pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptions};
 pub use support::{BoxFuture, Clock, SystemClock};
 pub use tokio_util::sync::CancellationToken;
+pub use typed::{RcipClientExt, TypedOutcome};

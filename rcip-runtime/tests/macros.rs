@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use rcip_runtime::{
     ApplicationDefinition, Capability, CapabilityDefinition, Effect, ErrorCode, HandlerError,
-    InvocationContext, InvocationRequest, OutcomeStatus, PolicyDecision, Runtime, RuntimeOptions,
-    ScopeDefinition, capability, policy_fn,
+    InvocationContext, InvocationRequest, OutcomeStatus, PolicyDecision, RcipClientExt, Runtime,
+    RuntimeOptions, ScopeDefinition, TypedOutcome, capability, policy_fn,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 #[derive(Debug, Clone, Default)]
 struct Store(Arc<Mutex<Vec<String>>>);
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CreatePoll {
     /// The question.
@@ -25,13 +25,13 @@ struct CreatePoll {
     options: Vec<String>,
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct PollRef {
     poll_id: String,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Empty {}
 
@@ -304,4 +304,36 @@ fn untyped_outputs_are_refused_with_a_clear_error() {
         error.to_string(),
         "RCIP capability app.untyped has no strict schema: untyped JSON value at the root"
     );
+}
+
+#[tokio::test]
+async fn typed_invocation_round_trips_the_contract_types() {
+    let runtime = Runtime::new(
+        definition(),
+        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+    )
+    .unwrap();
+    runtime
+        .host()
+        .bind_capability::<prepare_create>(Store::default())
+        .unwrap()
+        .keep();
+    let client = runtime.client();
+    let input = CreatePoll {
+        question: "Lunch?".to_owned(),
+        options: vec!["A".to_owned(), "B".to_owned()],
+    };
+    let outcome = client.invoke_typed::<prepare_create>(&input).await;
+    assert_eq!(
+        outcome.output(),
+        Some(&PollRef {
+            poll_id: "p1".to_owned()
+        })
+    );
+    // The runtime's checks apply as to any invocation.
+    let unbound = client.invoke_typed::<count>(&Empty {}).await;
+    assert!(matches!(
+        unbound,
+        TypedOutcome::Failed { ref error, .. } if error.code == ErrorCode::CapabilityUnbound
+    ));
 }
