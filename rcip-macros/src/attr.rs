@@ -9,7 +9,7 @@ use rcip_core::Effect;
 
 /// The keys `#[capability]` accepts, for messages.
 pub(crate) const KEYS: &str =
-    "effect, id, scope, scopes, title, description, when_to_use, example, tags, crate";
+    "effect, id, scope, scopes, title, description, when_to_use, example, tags, output, crate";
 
 /// Collects errors; the expansion reports all of them together.
 #[derive(Default)]
@@ -53,6 +53,8 @@ pub(crate) struct CapabilityArgs {
     pub(crate) examples: Vec<Example>,
     pub(crate) tags: Vec<LitStr>,
     pub(crate) krate: Option<Path>,
+    /// `output = Type`, for `#[derive(Capability)]` only.
+    pub(crate) output: Option<syn::Type>,
 }
 
 impl CapabilityArgs {
@@ -74,6 +76,10 @@ impl CapabilityArgs {
             "example" => self.parse_example(meta, errors),
             "tags" => string_list(meta).map(|tags| self.tags.extend(tags)),
             "crate" => self.parse_crate(meta, errors),
+            "output" => meta
+                .value()
+                .and_then(|v| v.parse())
+                .map(|ty| self.output = Some(ty)),
             other => {
                 errors.push(meta.error(format!(
                     "unknown capability attribute `{other}`; expected one of {KEYS}"

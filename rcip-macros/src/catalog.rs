@@ -229,7 +229,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
     });
     let capability_builders = capabilities
         .iter()
-        .map(|path| quote!(.capability(<#path as #krate::Capability>::definition()?)));
+        .map(|path| quote!(.capability(<#path as #krate::CapabilitySpec>::definition()?)));
     // Constant checks, each panicking with a message that names the capability's path and
     // spanned at it.
     let duplicate_checks = capabilities.iter().enumerate().map(|(index, path)| {
@@ -238,7 +238,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
             quote!(#path).to_string().replace(' ', "")
         );
         quote_spanned! {path.span()=>
-            if #private::position_of(<#path as #krate::Capability>::ID, IDS) < #index {
+            if #private::position_of(<#path as #krate::CapabilitySpec>::ID, IDS) < #index {
                 ::core::panic!(#message);
             }
         }
@@ -249,7 +249,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
             quote!(#path).to_string().replace(' ', "")
         );
         quote_spanned! {path.span()=>
-            if !#private::all_declared(<#path as #krate::Capability>::SCOPES, SCOPES) {
+            if !#private::all_declared(<#path as #krate::CapabilitySpec>::SCOPES, SCOPES) {
                 ::core::panic!(#message);
             }
         }
@@ -266,7 +266,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         #vis struct #name;
 
         const _: () = {
-            const IDS: &[&str] = &[#(<#capabilities as #krate::Capability>::ID),*];
+            const IDS: &[&str] = &[#(<#capabilities as #krate::CapabilitySpec>::ID),*];
             const SCOPES: &[&str] = &[#(#scope_ids),*];
             #(#duplicate_checks)*
             #(#scope_checks)*
@@ -275,7 +275,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         impl #name {
             /// Every capability id of the catalog, in catalog order.
             pub const CAPABILITY_IDS: &'static [&'static str] =
-                &[#(<#capabilities as #krate::Capability>::ID),*];
+                &[#(<#capabilities as #krate::CapabilitySpec>::ID),*];
 
             /// The application definition: metadata, scopes, and each capability with its
             /// strict schemas derived from its types. Pass it to `Runtime::new` (or compile

@@ -128,9 +128,9 @@ fn result_output(ty: &Type) -> Option<Type> {
 }
 
 /// The doc comment's lines, trimmed, as one text; paragraphs kept apart.
-fn doc_text(function: &ItemFn) -> String {
+pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> String {
     let mut lines: Vec<String> = Vec::new();
-    for attr in &function.attrs {
+    for attr in attrs {
         if !attr.path().is_ident("doc") {
             continue;
         }
@@ -146,14 +146,23 @@ fn doc_text(function: &ItemFn) -> String {
     lines.join("\n").trim().to_owned()
 }
 
-pub(crate) fn capability(
-    args: CapabilityArgs,
-    function: ItemFn,
-    mut errors: Errors,
-) -> TokenStream {
-    let name = &function.sig.ident;
-    let shape = analyze(&function, &mut errors);
+/// What both macros resolve from the arguments and the doc comment.
+pub(crate) struct Resolved {
+    pub(crate) id: String,
+    pub(crate) effect: Option<Effect>,
+    pub(crate) title: String,
+    pub(crate) description: String,
+}
 
+/// Checks and resolves the id, effect, scopes and texts; `name` is the item's name (for id
+/// derivation when `derive_id`, and as the span of item-level errors).
+pub(crate) fn resolve(
+    args: &CapabilityArgs,
+    name: &syn::Ident,
+    doc: &str,
+    derive_id: bool,
+    errors: &mut Errors,
+) -> Resolved {
     // Effect.
     let effect = match args.effect {
         Some((effect, _)) => Some(effect),
@@ -191,6 +200,13 @@ pub(crate) fn capability(
             }
             id.value()
         }
+        None if !derive_id => {
+            errors.at(
+                name.span(),
+                "missing `id = \"...\"` (a derived contract names its id)",
+            );
+            String::new()
+        }
         None => {
             let scope = args.scopes.first().map(LitStr::value);
             let raw = name.to_string();
@@ -204,7 +220,7 @@ pub(crate) fn capability(
         }
     };
     // Title and description: attributes, else the doc comment.
-    let doc = doc_text(&function);
+
     // The doc comment's first paragraph is the title (without a final period); the rest is
     // the description, or the whole text when there is no rest.
     let (first_paragraph, rest) = match doc.split_once("\n\n") {
@@ -222,9 +238,9 @@ pub(crate) fn capability(
         .map(LitStr::value)
         .unwrap_or_else(|| {
             if rest.is_empty() {
-                doc.clone()
+                doc.to_owned()
             } else {
-                rest.clone()
+                rest.to_owned()
             }
         });
     if title.trim().is_empty() || description.trim().is_empty() {
@@ -241,20 +257,30 @@ pub(crate) fn capability(
         errors.at(when.span(), "`when_to_use` must not be empty");
     }
 
-    if let Err(error) = errors.into_result() {
-        // The function itself is still emitted, so code that calls it does not cascade.
-        let compile_errors = error.to_compile_error();
-        return quote! { #function #compile_errors };
+    Resolved {
+        id,
+        effect,
+        title,
+        description,
     }
-    let (Some(shape), Some(effect)) = (shape, effect) else {
-        return quote! { #function };
-    };
+}
 
-    let krate = args
-        .krate
-        .map_or_else(|| quote!(::rcip_runtime), |path| quote!(#path));
-    let private = quote!(#krate::__private);
-    let vis = &function.vis;
+/// The `CapabilitySpec` impl both macros emit.
+pub(crate) fn spec_impl(
+    krate: &TokenStream,
+    target: &TokenStream,
+    input: &TokenStream,
+    output: &TokenStream,
+    resolved: &Resolved,
+    effect: Effect,
+    args: &CapabilityArgs,
+) -> TokenStream {
+    let Resolved {
+        id,
+        title,
+        description,
+        ..
+    } = resolved;
     let effect = match effect {
         Effect::Read => quote!(Read),
         Effect::Write => quote!(Write),
@@ -269,6 +295,54 @@ pub(crate) fn capability(
     };
     let example_descriptions = args.examples.iter().map(|e| &e.description);
     let example_inputs = args.examples.iter().map(|e| &e.input);
+    quote! {
+        impl #krate::CapabilitySpec for #target {
+            type Input = #input;
+            type Output = #output;
+            const ID: &'static str = #id;
+            const EFFECT: #krate::Effect = #krate::Effect::#effect;
+            const SCOPES: &'static [&'static str] = &[#(#scopes),*];
+            const TITLE: &'static str = #title;
+            const DESCRIPTION: &'static str = #description;
+            const TAGS: &'static [&'static str] = &[#(#tags),*];
+            const WHEN_TO_USE: ::core::option::Option<&'static str> = #when_to_use;
+            const EXAMPLES: &'static [(&'static str, &'static str)] =
+                &[#((#example_descriptions, #example_inputs)),*];
+        }
+    }
+}
+
+pub(crate) fn capability(
+    args: CapabilityArgs,
+    function: ItemFn,
+    mut errors: Errors,
+) -> TokenStream {
+    let name = &function.sig.ident;
+    let shape = analyze(&function, &mut errors);
+
+    if let Some(output) = &args.output {
+        errors.at(
+            output.span(),
+            "`output` is for `#[derive(Capability)]`; a function's output is its return type",
+        );
+    }
+    let doc = doc_text(&function.attrs);
+    let resolved = resolve(&args, name, &doc, true, &mut errors);
+    if let Err(error) = errors.into_result() {
+        // The function itself is still emitted, so code that calls it does not cascade.
+        let compile_errors = error.to_compile_error();
+        return quote! { #function #compile_errors };
+    }
+    let (Some(shape), Some(effect)) = (shape, resolved.effect) else {
+        return quote! { #function };
+    };
+
+    let krate = args
+        .krate
+        .as_ref()
+        .map_or_else(|| quote!(::rcip_runtime), |path| quote!(#path));
+    let private = quote!(#krate::__private);
+    let vis = &function.vis;
     let input = &shape.input;
     let (output, convert) = match &shape.returns {
         Returns::Plain(output) => (output, quote!(#private::plain_output)),
@@ -291,8 +365,19 @@ pub(crate) fn capability(
             ::std::boxed::Box::pin(::core::future::ready(result))
         }
     };
-    let doc =
-        format!("The RCIP capability `{id}`, declared by the function [`{name}()`]({name}()).");
+    let spec = spec_impl(
+        &krate,
+        &quote!(#name),
+        &quote!(#input),
+        &quote!(#output),
+        &resolved,
+        effect,
+        &args,
+    );
+    let doc = format!(
+        "The RCIP capability `{}`, declared by the function [`{name}()`]({name}()).",
+        resolved.id
+    );
     quote! {
         #function
 
@@ -301,19 +386,10 @@ pub(crate) fn capability(
         #vis struct #name {}
 
         const _: () = {
+            #spec
+
             impl #krate::Capability for #name {
                 type State = #state_type;
-                type Input = #input;
-                type Output = #output;
-                const ID: &'static str = #id;
-                const EFFECT: #krate::Effect = #krate::Effect::#effect;
-                const SCOPES: &'static [&'static str] = &[#(#scopes),*];
-                const TITLE: &'static str = #title;
-                const DESCRIPTION: &'static str = #description;
-                const TAGS: &'static [&'static str] = &[#(#tags),*];
-                const WHEN_TO_USE: ::core::option::Option<&'static str> = #when_to_use;
-                const EXAMPLES: &'static [(&'static str, &'static str)] =
-                    &[#((#example_descriptions, #example_inputs)),*];
 
                 fn handler(state: Self::State) -> #private::TypedHandlerFn<Self::Input, Self::Output> {
                     let _ = &state;

@@ -5,6 +5,7 @@
 
 mod attr;
 mod catalog;
+mod derive;
 mod expand;
 
 use proc_macro::TokenStream;
@@ -112,6 +113,34 @@ pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn catalog(input: TokenStream) -> TokenStream {
     match syn::parse::<catalog::Catalog>(input) {
         Ok(parsed) => catalog::catalog(parsed).into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// Declares a capability contract on its input type, without a handler: for crates that
+/// share contracts between a host (which binds a handler later with
+/// `Host::bind_typed::<Type>(handler)`) and tools (which invoke it with `invoke_typed`).
+///
+/// Takes the keys of [`macro@capability`] plus `output = Type` (required); `id` is required
+/// too. The title and description come from the type's doc comment when not given.
+///
+/// Write `#[derive(Capability)]` *before* `#[capability(...)]`: after the derive, the
+/// attribute is the derive's helper. Written before it while the `capability` attribute
+/// macro is imported, Rust cannot tell the two apart (error E0659, "ambiguous").
+///
+/// ```ignore
+/// /// Create a poll.
+/// ///
+/// /// Creates a poll with a question and its options.
+/// #[derive(Deserialize, Serialize, JsonSchema, Capability)]
+/// #[capability(id = "polls.create", effect = "write", scope = "polls", output = PollRef)]
+/// #[serde(deny_unknown_fields)]
+/// struct CreatePoll { question: String, options: Vec<String> }
+/// ```
+#[proc_macro_derive(Capability, attributes(capability))]
+pub fn derive_capability(input: TokenStream) -> TokenStream {
+    match syn::parse::<syn::DeriveInput>(input) {
+        Ok(parsed) => derive::derive(parsed).into(),
         Err(error) => error.to_compile_error().into(),
     }
 }

@@ -16,14 +16,15 @@ use crate::support::BoxFuture;
 pub type TypedHandlerFn<I, O> =
     Box<dyn Fn(I, InvocationContext) -> BoxFuture<Result<O, HandlerError>> + Send + Sync>;
 
-/// A capability declared from Rust types, usually by `#[capability]` on a function.
+/// A capability's declaration from Rust types: its id, effect, scopes, texts, usage, and
+/// the input and output types its strict schemas are derived from. `#[capability]` on a
+/// function implements it (together with [`Capability`]); `#[derive(Capability)]` on an input
+/// type implements it alone, for crates that share contracts between host and tools.
 ///
 /// The constants are checked when the macro expands (identifier grammar, effect, non-empty
 /// title and description, examples that are JSON); the schemas are derived from `Input` and
 /// `Output` by [`strict_schema_for`] when [`definition`](Self::definition) is called.
-pub trait Capability {
-    /// Application state handed to each call (cloned per call); `()` when none.
-    type State: Clone + Send + Sync + 'static;
+pub trait CapabilitySpec {
     /// The input type.
     type Input: DeserializeOwned + JsonSchema + Send + 'static;
     /// The output type.
@@ -44,9 +45,6 @@ pub trait Capability {
     const WHEN_TO_USE: Option<&'static str>;
     /// Usage examples: description and JSON input text.
     const EXAMPLES: &'static [(&'static str, &'static str)];
-
-    /// The typed handler over `state`.
-    fn handler(state: Self::State) -> TypedHandlerFn<Self::Input, Self::Output>;
 
     /// The definition, with strict schemas derived from `Input` and `Output`.
     ///
@@ -90,6 +88,15 @@ pub trait Capability {
         }
         Ok(definition)
     }
+}
+
+/// A declared capability with its handler: what `#[capability]` implements for a function.
+pub trait Capability: CapabilitySpec {
+    /// Application state handed to each call (cloned per call); `()` when none.
+    type State: Clone + Send + Sync + 'static;
+
+    /// The typed handler over `state`.
+    fn handler(state: Self::State) -> TypedHandlerFn<Self::Input, Self::Output>;
 
     /// The binding of this capability over `state`.
     fn binding(state: Self::State) -> Binding {
@@ -100,7 +107,7 @@ pub trait Capability {
     }
 }
 
-fn strict_schema_for_role<C: Capability + ?Sized>(
+fn strict_schema_for_role<C: CapabilitySpec + ?Sized>(
     role: SchemaRole,
 ) -> Result<serde_json::Value, SchemaGenerationError> {
     match role {

@@ -72,6 +72,22 @@ impl Host {
         self.bind(C::ID, C::binding(state))
     }
 
+    /// Binds a handler to a declared contract (see [`CapabilitySpec`](crate::CapabilitySpec),
+    /// e.g. from `#[derive(Capability)]`): `handler` takes the typed input and returns the
+    /// typed output.
+    ///
+    /// # Errors
+    ///
+    /// As [`bind`](Self::bind).
+    pub fn bind_typed<C, F, Fut>(&self, handler: F) -> Result<BindingGuard, crate::Error>
+    where
+        C: crate::CapabilitySpec,
+        F: Fn(C::Input, crate::InvocationContext) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<C::Output, crate::HandlerError>> + Send + 'static,
+    {
+        self.bind(C::ID, Binding::typed(handler))
+    }
+
     /// Replaces the semantic context and publishes a new revision (always, even when the
     /// context is unchanged). Active ids are de-duplicated, first occurrence kept.
     ///

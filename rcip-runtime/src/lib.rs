@@ -81,7 +81,7 @@ pub use rcip_core::{
 pub use binding::{
     Binding, CancellationSignal, Handler, HandlerError, HandlerErrorKind, InvocationContext,
 };
-pub use capability::Capability;
+pub use capability::{Capability, CapabilitySpec};
 pub use catalog::CompiledCatalog;
 pub use client::{
     InvocationRequest, Listener, PreflightBatch, PreflightProposal, RcipClient, Subscription,
@@ -95,7 +95,7 @@ pub use policy::{
     async_policy_fn, policy_fn,
 };
 #[cfg(feature = "macros")]
-pub use rcip_macros::{capability, catalog};
+pub use rcip_macros::{Capability, capability, catalog};
 pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptions};
 pub use support::{BoxFuture, Clock, SystemClock};
 pub use tokio_util::sync::CancellationToken;

@@ -4,7 +4,7 @@ use rcip_core::{ConfirmationInfo, ErrorCode, InvocationOutcome, RcipError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::capability::Capability;
+use crate::capability::CapabilitySpec;
 use crate::client::{InvocationRequest, RcipClient};
 use crate::support::BoxFuture;
 
@@ -120,7 +120,7 @@ pub trait RcipClientExt: RcipClient {
     /// request goes through the same runtime checks as any other.
     fn invoke_typed<C>(&self, input: &C::Input) -> BoxFuture<TypedOutcome<C::Output>>
     where
-        C: Capability,
+        C: CapabilitySpec,
         C::Input: Serialize,
         C::Output: DeserializeOwned,
     {

@@ -9,5 +9,6 @@ fn capability_attribute() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/capability/*.rs");
     cases.compile_fail("tests/ui/catalog/*.rs");
+    cases.compile_fail("tests/ui/derive/*.rs");
     cases.pass("tests/ui/pass/*.rs");
 }

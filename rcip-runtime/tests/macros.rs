@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use rcip_runtime::{
-    ApplicationDefinition, Capability, CapabilityDefinition, Effect, ErrorCode, HandlerError,
+    ApplicationDefinition, CapabilityDefinition, CapabilitySpec, Effect, ErrorCode, HandlerError,
     InvocationContext, InvocationRequest, OutcomeStatus, PolicyDecision, RcipClientExt, Runtime,
     RuntimeOptions, ScopeDefinition, TypedOutcome, capability, policy_fn,
 };
@@ -107,10 +107,10 @@ fn the_catalog_macro_builds_the_same_definition_as_the_builder() {
         .version("2.1.0")
         .scope(ScopeDefinition::new("polls", "Polls", "The poll list."))
         .scope(ScopeDefinition::new("poll", "Poll", "One poll.").parent("polls"))
-        .capability(<prepare_create as Capability>::definition().unwrap())
-        .capability(<count as Capability>::definition().unwrap())
-        .capability(<broken as Capability>::definition().unwrap())
-        .capability(<ping as Capability>::definition().unwrap());
+        .capability(<prepare_create as CapabilitySpec>::definition().unwrap())
+        .capability(<count as CapabilitySpec>::definition().unwrap())
+        .capability(<broken as CapabilitySpec>::definition().unwrap())
+        .capability(<ping as CapabilitySpec>::definition().unwrap());
     assert_eq!(definition(), by_hand);
     assert_eq!(
         PollsApp::CAPABILITY_IDS,
@@ -131,22 +131,25 @@ fn the_exported_catalog_is_deterministic() {
 
 #[test]
 fn ids_are_derived_from_scope_and_function_name() {
-    assert_eq!(<prepare_create as Capability>::ID, "polls.prepareCreate");
-    assert_eq!(<count as Capability>::ID, "polls.count");
-    assert_eq!(<broken as Capability>::ID, "app.broken");
-    assert_eq!(<ping as Capability>::ID, "ping");
+    assert_eq!(
+        <prepare_create as CapabilitySpec>::ID,
+        "polls.prepareCreate"
+    );
+    assert_eq!(<count as CapabilitySpec>::ID, "polls.count");
+    assert_eq!(<broken as CapabilitySpec>::ID, "app.broken");
+    assert_eq!(<ping as CapabilitySpec>::ID, "ping");
 }
 
 #[test]
 fn titles_and_descriptions_come_from_doc_comments() {
-    let create: CapabilityDefinition = <prepare_create as Capability>::definition().unwrap();
+    let create: CapabilityDefinition = <prepare_create as CapabilitySpec>::definition().unwrap();
     assert_eq!(create.title, "Create a poll");
     assert_eq!(
         create.description,
         "Creates a poll with a question and its options."
     );
     // One paragraph: it is both the title (without its period) and the description.
-    let ping = <ping as Capability>::definition().unwrap();
+    let ping = <ping as CapabilitySpec>::definition().unwrap();
     assert_eq!(
         (ping.title.as_str(), ping.description.as_str()),
         ("Answers pong", "Answers pong.")
@@ -165,7 +168,7 @@ fn titles_and_descriptions_come_from_doc_comments() {
         examples[0].input,
         json!({"question": "Where?", "options": ["A", "B"]})
     );
-    let broken = <broken as Capability>::definition().unwrap();
+    let broken = <broken as CapabilitySpec>::definition().unwrap();
     assert_eq!(
         (broken.title.as_str(), broken.description.as_str()),
         ("Broken", "Fails.")
@@ -174,7 +177,7 @@ fn titles_and_descriptions_come_from_doc_comments() {
 
 #[test]
 fn derived_schemas_are_strict_and_inlined() {
-    let create = <prepare_create as Capability>::definition().unwrap();
+    let create = <prepare_create as CapabilitySpec>::definition().unwrap();
     assert_eq!(
         create.input_schema,
         json!({
@@ -271,7 +274,7 @@ async fn gave_up(_input: Empty) -> Result<u32, HandlerError> {
 #[tokio::test]
 async fn handler_errors_keep_their_kind() {
     let definition = ApplicationDefinition::new("app", "App", "App.")
-        .capability(<gave_up as Capability>::definition().unwrap());
+        .capability(<gave_up as CapabilitySpec>::definition().unwrap());
     let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
     runtime
         .host()
@@ -298,7 +301,7 @@ fn untyped(_input: Empty) -> Value {
 
 #[test]
 fn untyped_outputs_are_refused_with_a_clear_error() {
-    let error = <untyped as Capability>::definition().unwrap_err();
+    let error = <untyped as CapabilitySpec>::definition().unwrap_err();
     assert_eq!(error.code(), "UNTYPED_VALUE");
     assert_eq!(
         error.to_string(),

@@ -1,5 +1,5 @@
 //! Every supported signature form of `#[capability]`.
-use rcip_runtime::{Capability, HandlerError, InvocationContext, capability};
+use rcip_runtime::{CapabilitySpec, HandlerError, InvocationContext, capability};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -61,10 +61,10 @@ fn r#type(input: Input) -> String {
 }
 
 fn main() {
-    assert_eq!(<plain as Capability>::ID, "plain");
-    assert_eq!(<with_state as Capability>::ID, "people.withState");
-    assert_eq!(<everything as Capability>::ID, "people.everything");
-    assert_eq!(<std_error as Capability>::ID, "people.forget");
-    assert_eq!(<r#type as Capability>::ID, "people.type");
-    let _ = (<nothing as Capability>::EFFECT, <with_context as Capability>::ID);
+    assert_eq!(<plain as CapabilitySpec>::ID, "plain");
+    assert_eq!(<with_state as CapabilitySpec>::ID, "people.withState");
+    assert_eq!(<everything as CapabilitySpec>::ID, "people.everything");
+    assert_eq!(<std_error as CapabilitySpec>::ID, "people.forget");
+    assert_eq!(<r#type as CapabilitySpec>::ID, "people.type");
+    let _ = (<nothing as CapabilitySpec>::EFFECT, <with_context as CapabilitySpec>::ID);
 }

@@ -1,0 +1,17 @@
+use rcip_runtime::Capability;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(serde::Serialize, JsonSchema)]
+struct Out {
+    ok: bool,
+}
+
+/// Greet.
+#[derive(Deserialize, JsonSchema, Capability)]
+#[capability(id = "people.greet", effect = "read", output = Out)]
+struct Greet<T> {
+    name: T,
+}
+
+fn main() {}
