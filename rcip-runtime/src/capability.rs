@@ -53,41 +53,76 @@ pub trait CapabilitySpec {
     /// [`Error::SchemaGeneration`](crate::Error::SchemaGeneration) when a type has no strict
     /// schema (recursive, untyped JSON, non-string map keys, a format).
     fn definition() -> Result<CapabilityDefinition, crate::Error> {
-        let schema = |role| {
-            strict_schema_for_role::<Self>(role).map_err(|error| crate::Error::SchemaGeneration {
-                capability_id: Self::ID.to_owned(),
-                error,
-            })
-        };
-        let mut definition = CapabilityDefinition::new(Self::ID, Self::EFFECT)
-            .title(Self::TITLE)
-            .description(Self::DESCRIPTION)
-            .input_schema(schema(SchemaRole::Input)?)
-            .output_schema(schema(SchemaRole::Output)?);
-        for scope in Self::SCOPES {
-            definition = definition.scope(*scope);
-        }
-        for tag in Self::TAGS {
-            definition = definition.tag(*tag);
-        }
-        if Self::WHEN_TO_USE.is_some() || !Self::EXAMPLES.is_empty() {
-            let mut usage = UsageGuidance::new(Self::WHEN_TO_USE.unwrap_or_default());
-            for (description, input) in Self::EXAMPLES {
-                // The macro checked the text is JSON; anything else would be refused at
-                // start-up as an invalid example.
-                let input = serde_json::from_str(input).unwrap_or(serde_json::Value::Null);
-                usage
-                    .examples
-                    .get_or_insert_with(Vec::new)
-                    .push(UsageExample {
-                        description: (*description).to_owned(),
-                        input,
-                    });
-            }
-            definition = definition.usage(usage);
-        }
-        Ok(definition)
+        // Thin on purpose: the generic part is the two schema calls; the rest is one shared
+        // function, so a catalog of many capabilities compiles one copy of it.
+        build_definition(
+            Parts {
+                id: Self::ID,
+                effect: Self::EFFECT,
+                scopes: Self::SCOPES,
+                title: Self::TITLE,
+                description: Self::DESCRIPTION,
+                tags: Self::TAGS,
+                when_to_use: Self::WHEN_TO_USE,
+                examples: Self::EXAMPLES,
+            },
+            strict_schema_for::<Self::Input>(SchemaRole::Input),
+            strict_schema_for::<Self::Output>(SchemaRole::Output),
+        )
     }
+}
+
+/// A spec's constants, gathered for [`build_definition`].
+struct Parts {
+    id: &'static str,
+    effect: Effect,
+    scopes: &'static [&'static str],
+    title: &'static str,
+    description: &'static str,
+    tags: &'static [&'static str],
+    when_to_use: Option<&'static str>,
+    examples: &'static [(&'static str, &'static str)],
+}
+
+fn build_definition(
+    parts: Parts,
+    input: Result<serde_json::Value, SchemaGenerationError>,
+    output: Result<serde_json::Value, SchemaGenerationError>,
+) -> Result<CapabilityDefinition, crate::Error> {
+    let schema = |result: Result<serde_json::Value, SchemaGenerationError>| {
+        result.map_err(|error| crate::Error::SchemaGeneration {
+            capability_id: parts.id.to_owned(),
+            error,
+        })
+    };
+    let mut definition = CapabilityDefinition::new(parts.id, parts.effect)
+        .title(parts.title)
+        .description(parts.description)
+        .input_schema(schema(input)?)
+        .output_schema(schema(output)?);
+    for scope in parts.scopes {
+        definition = definition.scope(*scope);
+    }
+    for tag in parts.tags {
+        definition = definition.tag(*tag);
+    }
+    if parts.when_to_use.is_some() || !parts.examples.is_empty() {
+        let mut usage = UsageGuidance::new(parts.when_to_use.unwrap_or_default());
+        for (description, input) in parts.examples {
+            // The macro checked the text is JSON; anything else would be refused at
+            // start-up as an invalid example.
+            let input = serde_json::from_str(input).unwrap_or(serde_json::Value::Null);
+            usage
+                .examples
+                .get_or_insert_with(Vec::new)
+                .push(UsageExample {
+                    description: (*description).to_owned(),
+                    input,
+                });
+        }
+        definition = definition.usage(usage);
+    }
+    Ok(definition)
 }
 
 /// A declared capability with its handler: what `#[capability]` implements for a function.
@@ -104,14 +139,5 @@ pub trait Capability: CapabilitySpec {
         Binding::typed(move |input: Self::Input, context: InvocationContext| {
             handler(input, context)
         })
-    }
-}
-
-fn strict_schema_for_role<C: CapabilitySpec + ?Sized>(
-    role: SchemaRole,
-) -> Result<serde_json::Value, SchemaGenerationError> {
-    match role {
-        SchemaRole::Input => strict_schema_for::<C::Input>(role),
-        SchemaRole::Output => strict_schema_for::<C::Output>(role),
     }
 }

@@ -179,6 +179,14 @@ impl fmt::Display for Where<'_> {
 /// assert_eq!(error.code(), "UNTYPED_VALUE");
 /// ```
 pub fn strict_schema_for<T: JsonSchema>(role: SchemaRole) -> Result<Value, SchemaGenerationError> {
+    // Only this line depends on `T`: everything else is shared code, so a catalog of many
+    // types compiles one copy of it (compile time is a feature).
+    let schema = generator(role).into_root_schema_for::<T>();
+    finish(schema.to_value(), &T::schema_name())
+}
+
+/// The schemars generator rcip uses for a role.
+fn generator(role: SchemaRole) -> schemars::SchemaGenerator {
     let settings = SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
         s.meta_schema = None;
@@ -187,13 +195,14 @@ pub fn strict_schema_for<T: JsonSchema>(role: SchemaRole) -> Result<Value, Schem
         SchemaRole::Input => settings.for_deserialize(),
         SchemaRole::Output => settings.for_serialize(),
     };
-    let mut schema = settings
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
+    settings.into_generator()
+}
+
+/// The strict transform and check, after generation.
+fn finish(mut schema: Value, type_name: &str) -> Result<Value, SchemaGenerationError> {
     if let Value::Object(root) = &mut schema {
         root.remove("$schema");
-        if root.get("title").and_then(Value::as_str) == Some(T::schema_name().as_ref()) {
+        if root.get("title").and_then(Value::as_str) == Some(type_name) {
             root.remove("title");
         }
     }
