@@ -74,3 +74,23 @@ fn polls_export_is_the_catalog_json_and_deterministic() {
         assert!(!text.contains(banned), "{banned} in the export");
     }
 }
+
+/// The export is the same bytes on every build of the same source: it is compared with the
+/// copy committed beside the example (`examples/polls.catalog.json`). After an intended change
+/// of the catalog, regenerate that file with
+/// `cargo run --example polls -- export > examples/polls.catalog.json` and review the diff.
+#[test]
+fn polls_export_matches_the_committed_catalog() {
+    let output = Command::new(example_binary())
+        .arg("export")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let committed =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("polls.catalog.json"))
+            .unwrap();
+    assert!(
+        output.stdout == committed,
+        "the export differs from examples/polls.catalog.json"
+    );
+}
