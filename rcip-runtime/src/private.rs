@@ -5,15 +5,6 @@ use std::error::Error as StdError;
 use crate::binding::HandlerError;
 pub use crate::capability::TypedHandlerFn;
 
-/// What an input type must be; asserted on the user's type so an error lands there.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a capability input",
-    note = "a capability input implements `serde::Deserialize` and `schemars::JsonSchema` (derive both)"
-)]
-pub trait CapabilityInput: serde::de::DeserializeOwned + schemars::JsonSchema {}
-
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> CapabilityInput for T {}
-
 /// `-> Output`.
 pub fn plain_output<O>(output: O) -> Result<O, HandlerError> {
     Ok(output)
