@@ -4,7 +4,7 @@
 //! any number of runtimes (one per server request, one per user session) can be created from
 //! it with [`Runtime::from_catalog`](crate::Runtime::from_catalog) without any schema work.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rcip_core::{
@@ -54,10 +54,9 @@ impl std::ops::Deref for CompiledCapability {
 /// ```
 #[derive(Debug)]
 pub struct CompiledCatalog {
-    definition: ApplicationDefinition,
     pub(crate) application: Arc<ApplicationMetadata>,
     pub(crate) scopes: Arc<[ScopeDefinition]>,
-    pub(crate) scope_index: HashMap<String, usize>,
+    pub(crate) scope_ids: HashSet<String>,
     pub(crate) capabilities: Box<[CompiledCapability]>,
     /// Fx hashing: the keys are the catalog's own ids, fixed at compile time, so a hostile
     /// lookup key cannot cause collisions in the table; lookups are on the invoke path.
@@ -122,26 +121,14 @@ impl CompiledCatalog {
             .enumerate()
             .map(|(i, c)| (Arc::from(c.contract.id.as_str()), i))
             .collect();
-        let scope_index = definition
-            .scopes
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.id.clone(), i))
-            .collect();
+        let scope_ids = definition.scopes.iter().map(|s| s.id.clone()).collect();
         Ok(Arc::new(CompiledCatalog {
             application: Arc::new(definition.application.clone()),
             scopes: Arc::from(definition.scopes.as_slice()),
-            scope_index,
+            scope_ids,
             capabilities: capabilities.into_boxed_slice(),
             index,
-            definition,
         }))
-    }
-
-    /// The definition this catalog was compiled from.
-    #[must_use]
-    pub fn definition(&self) -> &ApplicationDefinition {
-        &self.definition
     }
 
     /// The number of capabilities.

@@ -1,7 +1,7 @@
 //! The runtime's one error type: host configuration mistakes, never invocation failures
 //! (those are [`InvocationOutcome`](crate::InvocationOutcome)s).
 
-use rcip_core::{DefinitionError, PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS};
+use rcip_core::DefinitionError;
 
 /// A host configuration error, with a stable [`code`](Self::code). Messages of errors the
 /// reference has are its messages, verbatim.
@@ -54,9 +54,4 @@ impl Error {
             Error::SchemaGeneration { error, .. } => error.code(),
         }
     }
-}
-
-/// Whether a preflight batch size is within the protocol's bounds.
-pub(crate) const fn preflight_size_ok(len: usize) -> bool {
-    len >= PREFLIGHT_MIN_PROPOSALS && len <= PREFLIGHT_MAX_PROPOSALS
 }

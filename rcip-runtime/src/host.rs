@@ -105,7 +105,7 @@ impl Host {
         }
         if let Some(unknown) = active
             .iter()
-            .find(|id| !self.inner.catalog.scope_index.contains_key(id.as_str()))
+            .find(|id| !self.inner.catalog.scope_ids.contains(id.as_str()))
         {
             return Err(crate::Error::UnknownScope(unknown.clone()));
         }

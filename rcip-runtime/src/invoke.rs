@@ -188,10 +188,10 @@ impl Inner {
             None => None,
         };
 
-        // Step 11: failures never carry the handler's own text across.
-        let aborted = is_cancelled(token);
-        let output = match result {
-            Some(Ok(output)) => output,
+        // Step 11: failures never carry the handler's own text across. A panic counts as
+        // a failure of no particular kind.
+        let failure = match result {
+            Some(Ok(output)) => Ok(output),
             Some(Err(e)) => {
                 if tracing::enabled!(target: "rcip::handler", tracing::Level::DEBUG) {
                     // Host `Display` code: contained like any other host code.
@@ -199,26 +199,26 @@ impl Inner {
                         tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %text, "handler failed");
                     }
                 }
-                // Output that is not JSON is the reference's step 12, after the abort check
-                // of step 11 only applies to handlers that fail.
-                let e = match e.kind() {
-                    HandlerErrorKind::InvalidOutput => {
+                Err(Some(e.kind()))
+            }
+            None => Err(None),
+        };
+        let output = match failure {
+            Ok(output) => output,
+            Err(kind) => {
+                // Output that is not JSON is the reference's step 12: the abort check of step
+                // 11 only applies to handlers that fail.
+                let e = match kind {
+                    Some(HandlerErrorKind::InvalidOutput) => {
                         error(ErrorCode::OutputInvalid, m::OUTPUT_NOT_JSON)
                     }
-                    _ if aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
-                    HandlerErrorKind::Aborted => error(ErrorCode::ExecutionAborted, m::ABORTED),
+                    _ if is_cancelled(token) => error(ErrorCode::ExecutionAborted, m::ABORTED),
+                    Some(HandlerErrorKind::Aborted) => {
+                        error(ErrorCode::ExecutionAborted, m::ABORTED)
+                    }
                     _ => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
                 };
                 return self.fail(&attempt, e);
-            }
-            None if aborted => {
-                return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED));
-            }
-            None => {
-                return self.fail(
-                    &attempt,
-                    error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
-                );
             }
         };
 

@@ -5,10 +5,12 @@
 use std::sync::Arc;
 
 use futures_util::future::join_all;
-use rcip_core::{ErrorCode, PreflightOutcome, PreflightReport, RcipError};
+use rcip_core::{
+    ErrorCode, PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS, PreflightOutcome, PreflightReport,
+    RcipError,
+};
 
 use crate::client::PreflightBatch;
-use crate::error::preflight_size_ok;
 use crate::invoke::messages as m;
 use crate::policy::{PolicyDecision, PolicyPhase};
 use crate::runtime::Inner;
@@ -18,7 +20,7 @@ impl Inner {
         self: &Arc<Self>,
         batch: PreflightBatch,
     ) -> Result<PreflightReport, crate::Error> {
-        if !preflight_size_ok(batch.requests.len()) {
+        if !(PREFLIGHT_MIN_PROPOSALS..=PREFLIGHT_MAX_PROPOSALS).contains(&batch.requests.len()) {
             return Err(crate::Error::PreflightBatchSize(batch.requests.len()));
         }
         let start_revision = self.revision();
