@@ -487,7 +487,9 @@ fn flattened_enum_is_closed_with_unevaluated_properties() {
     let schema = input::<Flattened>();
     assert_eq!(schema["unevaluatedProperties"], json!(false));
     assert!(schema.get("additionalProperties").is_none());
-    for branch in schema["oneOf"].as_array().unwrap() {
+    let branches = schema["oneOf"].as_array().unwrap();
+    assert_eq!(branches.len(), 3, "one branch per variant");
+    for branch in branches {
         assert!(branch.get("additionalProperties").is_none());
     }
 }

@@ -156,6 +156,10 @@ async fn one_shared_id_runs_one_at_a_time() {
         succeeded_total += succeeded;
     }
     assert_eq!(probe.max.load(Ordering::SeqCst), 1);
+    assert!(
+        succeeded_total < ROUNDS * TASKS,
+        "same-id invocations are rejected, not queued"
+    );
     assert_eq!(probe.running.load(Ordering::SeqCst), 0);
     assert_eq!(probe.runs.load(Ordering::SeqCst), succeeded_total);
     assert_eq!(

@@ -571,6 +571,14 @@ async fn decline_after_expires_at_is_still_a_decline() {
         Some(ErrorCode::ConfirmationDeclined),
         "{outcome:?}"
     );
+    assert_eq!(fx.calls.count(), 0);
+    assert_eq!(
+        fx.phases("inv-late-decline"),
+        with_end(&[(
+            EventPhase::ConfirmationDeclined,
+            Some(ErrorCode::ConfirmationDeclined)
+        )])
+    );
 }
 
 // ----- abort --------------------------------------------------------------------------------

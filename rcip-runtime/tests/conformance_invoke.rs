@@ -775,7 +775,13 @@ async fn identical_context_during_async_policy_does_not_invalidate() {
     h.host.set_context(context.clone()).unwrap();
     let pending = h.spawn(request("inv-1", "notes.read", note("a")));
     gate.wait_entered().await;
+    let revision = h.revision();
     h.host.set_context(context).unwrap();
+    assert_eq!(
+        h.revision(),
+        revision + 1,
+        "an identical context still bumps the revision"
+    );
     gate.release();
     let outcome = within(pending).await.unwrap();
     assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
@@ -1638,13 +1644,23 @@ async fn revision_sequence() {
     );
     step("successful invoke", 12);
 
-    for (id, capability, input) in [
-        ("nf", "nothing.here", json!({})),
-        ("bad", "notes.read", json!({"title": 1})),
-        ("deny", "notes.create", note("a")),
+    for (id, capability, input, code) in [
+        (
+            "nf",
+            "nothing.here",
+            json!({}),
+            ErrorCode::CapabilityNotFound,
+        ),
+        (
+            "bad",
+            "notes.read",
+            json!({"title": 1}),
+            ErrorCode::InputInvalid,
+        ),
+        ("deny", "notes.create", note("a"), ErrorCode::PolicyDenied),
     ] {
         let outcome = h.invoke(id, capability, input).await;
-        assert!(outcome.error().is_some(), "{id}: {outcome:?}");
+        assert_eq!(outcome.error_code(), Some(code), "{id}: {outcome:?}");
     }
     let not_json = h.invoke("raw", "notes.read", Input::text("{")).await;
     assert_eq!(not_json.error_code(), Some(ErrorCode::InputInvalid));
@@ -1902,5 +1918,13 @@ async fn invocation_ids_given_or_generated() {
         .await;
     let id = generated.invocation_id().to_owned();
     assert!(id.starts_with("invocation_10_"), "{id}");
+    let sequence = &id["invocation_10_".len()..];
+    assert!(
+        !sequence.is_empty()
+            && sequence
+                .chars()
+                .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()),
+        "the sequence is base 36: {id}"
+    );
     assert_eq!(*seen.lock().unwrap(), vec![String::new(), id]);
 }

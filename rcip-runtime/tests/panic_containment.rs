@@ -44,7 +44,8 @@ fn echo(input: &Value) -> Value {
     json!({"id": "n1", "title": input["title"]})
 }
 
-/// Asserts the outcome is the expected failure and that the panic text is nowhere in it.
+/// Asserts the outcome is the expected failure of invocation `inv-1` and that the panic text
+/// is nowhere in it.
 #[track_caller]
 fn assert_contained(outcome: &InvocationOutcome, status: &str, code: &str, message: &str) {
     let wire = serde_json::to_value(outcome).unwrap();
@@ -52,7 +53,7 @@ fn assert_contained(outcome: &InvocationOutcome, status: &str, code: &str, messa
         wire,
         json!({
             "status": status,
-            "invocationId": outcome.invocation_id(),
+            "invocationId": "inv-1",
             "capabilityId": "notes.read",
             "error": {"code": code, "message": message}
         })
@@ -187,6 +188,8 @@ async fn handler_panic_after_cancel_is_aborted() {
     // The caller's token; the handler sees only its read side, so the test cancels it.
     let token = CancellationToken::new();
     let caller = token.clone();
+    let saw_cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = saw_cancel.clone();
     let _g = s
         .runtime
         .host()
@@ -195,10 +198,14 @@ async fn handler_panic_after_cancel_is_aborted() {
             Binding::new(move |input: Value, ctx: InvocationContext| {
                 let once = once.clone();
                 let caller = caller.clone();
+                let seen = seen.clone();
                 async move {
                     if once.fire() {
                         caller.cancel();
-                        assert!(ctx.cancellation.is_cancelled());
+                        seen.store(
+                            ctx.cancellation.is_cancelled(),
+                            std::sync::atomic::Ordering::SeqCst,
+                        );
                         panic!("{SECRET}");
                     }
                     Ok::<_, HandlerError>(echo(&input))
@@ -220,6 +227,10 @@ async fn handler_panic_after_cancel_is_aborted() {
         "failed",
         "EXECUTION_ABORTED",
         "The capability invocation was cancelled.",
+    );
+    assert!(
+        saw_cancel.load(std::sync::atomic::Ordering::SeqCst),
+        "the handler saw the caller's cancellation"
     );
     assert_still_serving(&s.runtime, "inv-2").await;
 }

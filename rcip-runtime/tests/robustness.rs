@@ -57,11 +57,13 @@ async fn approval_keeps_its_id_against_a_racing_invoke() {
                 let (stop, started) = (stop.clone(), started.clone());
                 tokio::spawn(async move {
                     started.fetch_add(1, Ordering::SeqCst);
+                    let mut outcomes = Vec::new();
                     while !stop.load(Ordering::SeqCst) {
                         let request =
                             InvocationRequest::new("notes.create", note("b")).with_id(id.as_str());
-                        let _ = client.invoke(request).await;
+                        outcomes.push(client.invoke(request).await);
                     }
+                    outcomes
                 })
             })
             .collect();
@@ -71,7 +73,15 @@ async fn approval_keeps_its_id_against_a_racing_invoke() {
         let approved = runtime.host().resolve_confirmation(&ticket, true).await;
         stop.store(true, Ordering::SeqCst);
         for racer in racers {
-            racer.await.unwrap();
+            // A racer is refused while the id is held, and once it is free it can only open a
+            // ticket of its own: it never runs the handler.
+            for outcome in racer.await.unwrap() {
+                assert!(
+                    outcome.error_code() == Some(ErrorCode::InvocationAlreadyActive)
+                        || outcome.status() == OutcomeStatus::ConfirmationRequired,
+                    "round {round}: {outcome:?}"
+                );
+            }
         }
         assert_eq!(
             approved.status(),
@@ -79,6 +89,11 @@ async fn approval_keeps_its_id_against_a_racing_invoke() {
             "round {round}: {approved:?}"
         );
     }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        200,
+        "one handler run per approval"
+    );
 }
 
 /// `confirmation_requested` is always the first event after `requested`, even when the

@@ -118,4 +118,5 @@ fn lifecycle_events_are_tracing_events_too() {
     );
     // Redacted: nothing of the input reaches the trace.
     assert!(!format!("{traced:?}").contains("secret-title"));
+    assert!(!format!("{traced:?}").contains("not part of this application"));
 }
