@@ -46,6 +46,6 @@ pub use snapshot::{
     ContextFilter, Relevance, SemanticContext,
 };
 pub use validate::{
-    DefinitionError, SchemaIds, SchemaRole, check_examples, check_schema, validate_definition,
-    validate_structure,
+    DefinitionError, SchemaIds, SchemaRole, check_examples, check_schema, is_blank,
+    validate_definition, validate_structure,
 };

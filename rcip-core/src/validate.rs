@@ -175,8 +175,15 @@ impl DefinitionError {
 }
 
 /// Whether `s` is empty after JavaScript's `String.prototype.trim`, which the reference
-/// uses: Unicode `White_Space` as Rust has it, minus U+0085 (NEL), plus U+FEFF (BOM).
-fn is_blank(s: &str) -> bool {
+/// uses for titles, descriptions and usage texts: Unicode `White_Space` as Rust has it, minus
+/// U+0085 (NEL), plus U+FEFF (BOM). The macros call this same function.
+///
+/// ```
+/// assert!(rcip_core::is_blank(" \u{feff}\t"));
+/// assert!(!rcip_core::is_blank("\u{85}"));
+/// ```
+#[must_use]
+pub fn is_blank(s: &str) -> bool {
     s.chars()
         .all(|c| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
 }

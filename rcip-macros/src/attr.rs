@@ -156,7 +156,7 @@ impl CapabilityArgs {
         })?;
         match (description, input) {
             (Some(description), Some(input)) => {
-                if description.value().trim().is_empty() {
+                if rcip_core::is_blank(&description.value()) {
                     errors.at(
                         description.span(),
                         "an example needs a non-empty description",

@@ -152,7 +152,7 @@ impl Catalog {
         }
         for (key, value) in [("name", &self.app_name), ("description", &self.description)] {
             match value {
-                Some(text) if text.value().trim().is_empty() => {
+                Some(text) if rcip_core::is_blank(&text.value()) => {
                     errors.at(
                         text.span(),
                         format!("the application {key} must not be empty"),
@@ -172,7 +172,7 @@ impl Catalog {
             }
             seen.push(id);
             for text in [&scope.title, &scope.description] {
-                if text.value().trim().is_empty() {
+                if rcip_core::is_blank(&text.value()) {
                     errors.at(
                         text.span(),
                         "scope titles and descriptions must not be empty",

@@ -243,7 +243,7 @@ pub(crate) fn resolve(
                 rest.to_owned()
             }
         });
-    if title.trim().is_empty() || description.trim().is_empty() {
+    if rcip_core::is_blank(&title) || rcip_core::is_blank(&description) {
         let span = args
             .title
             .as_ref()
@@ -252,7 +252,7 @@ pub(crate) fn resolve(
         errors.at(span, "a capability needs a title and a description: write a doc comment, or `title = \"...\"` and `description = \"...\"`");
     }
     if let Some(when) = &args.when_to_use
-        && when.value().trim().is_empty()
+        && rcip_core::is_blank(&when.value())
     {
         errors.at(when.span(), "`when_to_use` must not be empty");
     }
