@@ -227,9 +227,6 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         let parent = scope.parent.as_ref().map(|p| quote!(.parent(#p)));
         quote!(.scope(#krate::ScopeDefinition::new(#id, #title, #description) #parent))
     });
-    let capability_builders = capabilities
-        .iter()
-        .map(|path| quote!(.capability(<#path as #krate::CapabilitySpec>::definition()?)));
     // Constant checks, each panicking with a message that names the capability's path and
     // spanned at it.
     let duplicate_checks = capabilities.iter().enumerate().map(|(index, path)| {
@@ -238,7 +235,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
             quote!(#path).to_string().replace(' ', "")
         );
         quote_spanned! {path.span()=>
-            if #private::position_of(<#path as #krate::CapabilitySpec>::ID, IDS) < #index {
+            if DUPLICATE == #index {
                 ::core::panic!(#message);
             }
         }
@@ -266,7 +263,8 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         #vis struct #name;
 
         const _: () = {
-            const IDS: &[&str] = &[#(<#capabilities as #krate::CapabilitySpec>::ID),*];
+            const DUPLICATE: usize =
+                #private::first_duplicate(&[#(<#capabilities as #krate::CapabilitySpec>::ID),*]);
             const SCOPES: &[&str] = &[#(#scope_ids),*];
             #(#duplicate_checks)*
             #(#scope_checks)*
@@ -285,11 +283,11 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
             ///
             /// A capability type without a strict schema.
             pub fn definition() -> ::core::result::Result<#krate::ApplicationDefinition, #krate::Error> {
-                ::core::result::Result::Ok(
+                #private::with_capabilities(
                     #krate::ApplicationDefinition::new(#id, #app_name, #description)
                         #version
-                        #(#scope_builders)*
-                        #(#capability_builders)*
+                        #(#scope_builders)*,
+                    &[#(<#capabilities as #krate::CapabilitySpec>::definition),*],
                 )
             }
         }

@@ -349,10 +349,7 @@ pub(crate) fn capability(
         Returns::Result(output) => (output, quote!(#private::result_output)),
     };
     let state_type = shape.state.clone().unwrap_or_else(|| syn::parse_quote!(()));
-    let state_arg = shape
-        .state
-        .as_ref()
-        .map(|_| quote!(::core::clone::Clone::clone(&state),));
+    let state_arg = shape.state.as_ref().map(|_| quote!(state,));
     let context_arg = shape.takes_context.then(|| quote!(context,));
     let call = if function.sig.asyncness.is_some() {
         quote! {
@@ -361,8 +358,7 @@ pub(crate) fn capability(
         }
     } else {
         quote! {
-            let result = #convert(#name(#state_arg input, #context_arg));
-            ::std::boxed::Box::pin(::core::future::ready(result))
+            ::std::boxed::Box::pin(::core::future::ready(#convert(#name(#state_arg input, #context_arg))))
         }
     };
     let spec = spec_impl(
@@ -391,12 +387,13 @@ pub(crate) fn capability(
             impl #krate::Capability for #name {
                 type State = #state_type;
 
-                fn handler(state: Self::State) -> #private::TypedHandlerFn<Self::Input, Self::Output> {
-                    let _ = &state;
-                    ::std::boxed::Box::new(move |input: #input, context: #krate::InvocationContext| {
-                        let _ = &context;
-                        #call
-                    })
+                fn call(
+                    state: Self::State,
+                    input: Self::Input,
+                    context: #krate::InvocationContext,
+                ) -> #private::BoxFuture<::core::result::Result<Self::Output, #krate::HandlerError>> {
+                    let _ = (&state, &context);
+                    #call
                 }
             }
         };

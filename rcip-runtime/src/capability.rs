@@ -1,8 +1,6 @@
 //! Typed capabilities: what `#[capability]` implements for an annotated function, and what a
 //! host does with it (build its definition, bind it with its state).
 
-use std::sync::Arc;
-
 use rcip_core::schema::{SchemaGenerationError, strict_schema_for};
 use rcip_core::{CapabilityDefinition, Effect, SchemaRole, UsageExample, UsageGuidance};
 use schemars::JsonSchema;
@@ -11,10 +9,6 @@ use serde::de::DeserializeOwned;
 
 use crate::binding::{Binding, HandlerError, InvocationContext};
 use crate::support::BoxFuture;
-
-/// A typed capability handler, as generated code hands it over.
-pub type TypedHandlerFn<I, O> =
-    Box<dyn Fn(I, InvocationContext) -> BoxFuture<Result<O, HandlerError>> + Send + Sync>;
 
 /// A capability's declaration from Rust types: its id, effect, scopes, texts, usage, and
 /// the input and output types its strict schemas are derived from. `#[capability]` on a
@@ -130,14 +124,21 @@ pub trait Capability: CapabilitySpec {
     /// Application state handed to each call (cloned per call); `()` when none.
     type State: Clone + Send + Sync + 'static;
 
-    /// The typed handler over `state`.
-    fn handler(state: Self::State) -> TypedHandlerFn<Self::Input, Self::Output>;
+    /// Runs the function once: `state` is this call's own copy.
+    ///
+    /// A plain associated function rather than a closure the macro builds: each annotated
+    /// function then compiles to one small item, and the closure that adapts it to a
+    /// [`Binding`] is only compiled for capabilities a program actually binds.
+    fn call(
+        state: Self::State,
+        input: Self::Input,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Self::Output, HandlerError>>;
 
     /// The binding of this capability over `state`.
     fn binding(state: Self::State) -> Binding {
-        let handler = Arc::new(Self::handler(state));
         Binding::typed(move |input: Self::Input, context: InvocationContext| {
-            handler(input, context)
+            Self::call(state.clone(), input, context)
         })
     }
 }
