@@ -24,6 +24,7 @@ mod event;
 mod id;
 mod outcome;
 mod preflight;
+pub mod relationship;
 pub mod schema;
 mod snapshot;
 mod validate;

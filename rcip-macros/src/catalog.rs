@@ -62,6 +62,7 @@ pub(crate) struct Catalog {
     version: Option<LitStr>,
     scopes: Vec<Scope>,
     capabilities: Vec<Path>,
+    capability_sets: Vec<Path>,
     krate: Option<Path>,
     errors: Errors,
 }
@@ -84,6 +85,7 @@ impl Parse for Catalog {
             version: None,
             scopes: Vec::new(),
             capabilities: Vec::new(),
+            capability_sets: Vec::new(),
             krate: None,
             errors: Errors::default(),
         };
@@ -114,6 +116,14 @@ impl Parse for Catalog {
                         .into_iter()
                         .collect();
                 }
+                "capability_sets" => {
+                    let list;
+                    bracketed!(list in body);
+                    catalog.capability_sets =
+                        Punctuated::<Path, Token![,]>::parse_terminated(&list)?
+                            .into_iter()
+                            .collect();
+                }
                 "crate" => {
                     let path: LitStr = body.parse()?;
                     catalog.krate = Some(path.parse()?);
@@ -123,7 +133,7 @@ impl Parse for Catalog {
                         key.span(),
                         format!(
                             "unknown catalog key `{other}`; expected id, name, description, \
-                             version, scopes, capabilities or crate"
+                             version, scopes, capabilities, capability_sets or crate"
                         ),
                     ));
                 }
@@ -193,8 +203,11 @@ impl Catalog {
                 );
             }
         }
-        if self.capabilities.is_empty() {
-            errors.at(self.name.span(), "a catalog needs `capabilities = [...]`");
+        if self.capabilities.is_empty() && self.capability_sets.is_empty() {
+            errors.at(
+                self.name.span(),
+                "a catalog needs `capabilities = [...]` or `capability_sets = [...]`",
+            );
         }
     }
 }
@@ -211,6 +224,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         version,
         scopes,
         capabilities,
+        capability_sets: sets,
         krate,
         errors,
     } = catalog;
@@ -251,6 +265,31 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
             }
         }
     });
+    let count = capabilities.len();
+    let set_len = |path: &Path| quote!(<#path as #krate::CapabilitySet>::IDS.len());
+    let set_checks = sets.iter().enumerate().map(|(i, path)| {
+        let before = sets[..i].iter().map(set_len);
+        let name = quote!(#path).to_string().replace(' ', "");
+        let duplicate = format!(
+            "duplicate capability id: a capability of set `{name}` has the same id as a \
+             capability listed before it"
+        );
+        let undeclared =
+            format!("capability set `{name}` names a scope that this catalog does not declare");
+        quote_spanned! {path.span()=>
+            let start = #count #(+ #before)*;
+            if DUPLICATE >= start && DUPLICATE < start + <#path as #krate::CapabilitySet>::IDS.len() {
+                ::core::panic!(#duplicate);
+            }
+            if !#private::all_declared(<#path as #krate::CapabilitySet>::SCOPES, SCOPES) {
+                ::core::panic!(#undeclared);
+            }
+        }
+    });
+    let total = {
+        let lens = sets.iter().map(set_len);
+        quote!(#count #(+ #lens)*)
+    };
     let doc = format!(
         "The RCIP catalog of application `{}`: see [`{name}::definition`].",
         id.as_ref().map(LitStr::value).unwrap_or_default()
@@ -263,17 +302,24 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         #vis struct #name;
 
         const _: () = {
-            const DUPLICATE: usize =
-                #private::first_duplicate(&[#(<#capabilities as #krate::CapabilitySpec>::ID),*]);
+            const DUPLICATE: usize = #private::first_duplicate(&#name::ALL_IDS);
             const SCOPES: &[&str] = &[#(#scope_ids),*];
             #(#duplicate_checks)*
             #(#scope_checks)*
+            #({ #set_checks })*
         };
 
         impl #name {
+            /// How many capabilities the catalog has (capabilities, then each set's).
+            pub const CAPABILITY_COUNT: usize = #total;
+
+            const ALL_IDS: [&'static str; #total] = #private::concat_ids(&[
+                &[#(<#capabilities as #krate::CapabilitySpec>::ID),*],
+                #(<#sets as #krate::CapabilitySet>::IDS,)*
+            ]);
+
             /// Every capability id of the catalog, in catalog order.
-            pub const CAPABILITY_IDS: &'static [&'static str] =
-                &[#(<#capabilities as #krate::CapabilitySpec>::ID),*];
+            pub const CAPABILITY_IDS: &'static [&'static str] = &Self::ALL_IDS;
 
             /// The application definition: metadata, scopes, and each capability with its
             /// strict schemas derived from its types. Pass it to `Runtime::new` (or compile
@@ -288,6 +334,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
                         #version
                         #(#scope_builders)*,
                     &[#(<#capabilities as #krate::CapabilitySpec>::definition),*],
+                    &[#(<#sets as #krate::CapabilitySet>::definitions),*],
                 )
             }
         }

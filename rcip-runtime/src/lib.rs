@@ -81,7 +81,7 @@ pub use rcip_core::{
 pub use binding::{
     Binding, CancellationSignal, Handler, HandlerError, HandlerErrorKind, InvocationContext,
 };
-pub use capability::{Capability, CapabilitySpec};
+pub use capability::{Capability, CapabilitySet, CapabilitySpec};
 pub use catalog::CompiledCatalog;
 pub use client::{
     InvocationRequest, Listener, PreflightBatch, PreflightProposal, RcipClient, Subscription,
@@ -105,3 +105,22 @@ pub use typed::{RcipClientExt, TypedOutcome};
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// Includes the Rust that `rcip-build` generated from relationship program packages
+/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace.
+///
+/// ```ignore
+/// // build.rs: rcip_build::Programs::new("programs").compile_or_fail();
+/// mod programs {
+///     rcip_runtime::include_programs!();
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_programs {
+    () => {
+        ::core::include!(::core::concat!(
+            ::core::env!("OUT_DIR"),
+            "/rcip_programs.rs"
+        ));
+    };
+}

@@ -34,12 +34,33 @@ where
 pub fn with_capabilities(
     mut application: ApplicationDefinition,
     capabilities: &[fn() -> Result<CapabilityDefinition, crate::Error>],
+    sets: &[fn() -> Vec<CapabilityDefinition>],
 ) -> Result<ApplicationDefinition, crate::Error> {
     application.capabilities.reserve(capabilities.len());
     for definition in capabilities {
         application = application.capability(definition()?);
     }
+    for set in sets {
+        application.capabilities.extend(set());
+    }
     Ok(application)
+}
+
+/// The ids of a catalog's capabilities and sets, as one array (`N` is their total count).
+pub const fn concat_ids<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut ids = [""; N];
+    let mut filled = 0;
+    let mut part = 0;
+    while part < parts.len() {
+        let mut i = 0;
+        while i < parts[part].len() {
+            ids[filled] = parts[part][i];
+            filled += 1;
+            i += 1;
+        }
+        part += 1;
+    }
+    ids
 }
 
 /// Constant string equality, for the catalog's compile-time checks.

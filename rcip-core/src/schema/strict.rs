@@ -504,8 +504,8 @@ impl Walker {
     }
 }
 
-/// Names the JSON type of a value, for messages.
-fn describe(value: &Value) -> &'static str {
+/// Names the JSON type of a value, for messages (the package validator's too).
+pub(crate) fn describe(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -1,0 +1,233 @@
+//! Compiles `relationship/v1` program packages into Rust, from a `build.rs`.
+//!
+//! Each `*.json` file of a folder is validated by `rcip-core`'s package validator; valid
+//! packages become one module each (named after the namespace) in
+//! `$OUT_DIR/rcip_programs.rs`, which the application includes with
+//! `rcip_runtime::include_programs!()`. An invalid package fails the build with the
+//! validator's messages, one `file: pointer: message` line per problem.
+//!
+//! ```no_run
+//! // build.rs: `fn main() { ... }` around this line
+//! rcip_build::Programs::new("programs").compile_or_fail();
+//! ```
+//!
+//! ```ignore
+//! // src/main.rs
+//! mod programs {
+//!     rcip_runtime::include_programs!();
+//! }
+//! use programs::polls;
+//!
+//! assert_eq!(polls::poll::State::INITIAL.as_str(), "open");
+//! assert_eq!(polls::poll::CLOSE.to.as_deref(), Some("closed"));
+//! rcip_runtime::catalog! {
+//!     pub struct App {
+//!         id = "polls", name = "Polls", description = "Polls.",
+//!         scopes = [("polls", "Polls", "Every poll.")],
+//!         capability_sets = [polls::Capabilities],
+//!     }
+//! }
+//! ```
+//!
+//! What each package module holds (see `docs/relationship-v1.md` for the identifier rules):
+//!
+//! | item | what |
+//! | --- | --- |
+//! | `PACKAGE` | the whole package as a `static` [`Package`](rcip_core::relationship::Package) |
+//! | `<type>::TYPE` | the type's descriptor |
+//! | `<type>::State` | the lifecycle states (types with a lifecycle): `ALL`, `INITIAL`, `as_str`, `FromStr` |
+//! | `<type>::<COMMAND>` | a command's descriptor: input schema, guard, `from`/`to`, `set_data`, `emit` |
+//! | `Capabilities` | the package's commands as an RCIP capability set for `catalog!` |
+#![deny(missing_docs)]
+
+mod generate;
+mod rust_names;
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rcip_core::relationship::{Package, PackageError, Problem, ProblemCode, parse_package};
+
+/// The file written into `$OUT_DIR`.
+pub const OUTPUT_FILE: &str = "rcip_programs.rs";
+
+/// A folder of program packages to compile.
+#[derive(Debug, Clone)]
+pub struct Programs {
+    dir: PathBuf,
+    crate_path: String,
+    output: Option<PathBuf>,
+}
+
+/// Why the packages could not be compiled.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The folder or a file could not be read, or the output not written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// What failed.
+        source: io::Error,
+    },
+    /// `OUT_DIR` is not set (not running from a build script) and no output was given.
+    #[error("OUT_DIR is not set: call this from a build script, or set an output file")]
+    NoOutDir,
+    /// Packages with problems: every problem of every file.
+    #[error("{}", Invalid(.0))]
+    Invalid(Vec<PackageError>),
+}
+
+struct Invalid<'a>(&'a [PackageError]);
+
+impl fmt::Display for Invalid<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Programs {
+    /// The packages in `dir` (relative paths are relative to the crate's manifest folder when
+    /// run by Cargo).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            crate_path: "::rcip_runtime".to_owned(),
+            output: None,
+        }
+    }
+
+    /// The path the generated code reaches the runtime by (default `::rcip_runtime`), for
+    /// crates that rename or re-export it.
+    #[must_use]
+    pub fn crate_path(mut self, path: impl Into<String>) -> Self {
+        self.crate_path = path.into();
+        self
+    }
+
+    /// Writes to `path` instead of `$OUT_DIR/rcip_programs.rs`.
+    #[must_use]
+    pub fn output(mut self, path: impl Into<PathBuf>) -> Self {
+        self.output = Some(path.into());
+        self
+    }
+
+    /// Validates every package and writes the generated Rust; returns the file written.
+    /// Prints the `cargo::rerun-if-changed` lines for the folder and each package.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::Invalid`] with every problem of every invalid package (nothing is
+    /// written then), or an I/O error.
+    pub fn compile(&self) -> Result<PathBuf, BuildError> {
+        let dir = self.resolved_dir();
+        println!("cargo::rerun-if-changed={}", dir.display());
+        let files = package_files(&dir)?;
+        let mut packages = Vec::with_capacity(files.len());
+        let mut errors = Vec::new();
+        for file in &files {
+            println!("cargo::rerun-if-changed={}", file.display());
+            let shown = file.strip_prefix(self.base()).unwrap_or(file).to_path_buf();
+            let text = fs::read_to_string(file).map_err(|source| BuildError::Io {
+                path: file.clone(),
+                source,
+            })?;
+            match parse_package(&text) {
+                Ok(package) => packages.push((shown, package)),
+                Err(error) => errors.push(error.in_file(shown)),
+            }
+        }
+        errors.extend(duplicate_namespaces(&packages));
+        if !errors.is_empty() {
+            return Err(BuildError::Invalid(errors));
+        }
+        let packages: Vec<&Package> = packages.iter().map(|(_, p)| p).collect();
+        let code = generate::generate(&packages, &self.crate_path);
+        let output = match &self.output {
+            Some(output) => output.clone(),
+            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?)
+                .join(OUTPUT_FILE),
+        };
+        fs::write(&output, code).map_err(|source| BuildError::Io {
+            path: output.clone(),
+            source,
+        })?;
+        Ok(output)
+    }
+
+    /// [`compile`](Self::compile) for a `build.rs`: on failure, reports each problem as a
+    /// `cargo::error` line (Cargo prints them and fails the build) instead of panicking.
+    pub fn compile_or_fail(&self) {
+        if let Err(error) = self.compile() {
+            for line in error.to_string().lines() {
+                println!("cargo::error={line}");
+            }
+        }
+    }
+
+    fn base(&self) -> PathBuf {
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from)
+    }
+
+    fn resolved_dir(&self) -> PathBuf {
+        if self.dir.is_absolute() {
+            self.dir.clone()
+        } else {
+            self.base().join(&self.dir)
+        }
+    }
+}
+
+/// The `*.json` files of `dir`, sorted by name.
+fn package_files(dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    let io_error = |source| BuildError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_error)? {
+        let path = entry.map_err(io_error)?.path();
+        if path.extension().is_some_and(|e| e == "json") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// One module per namespace: a second package with the same namespace is refused.
+fn duplicate_namespaces(packages: &[(PathBuf, Package)]) -> Vec<PackageError> {
+    let mut errors = Vec::new();
+    for (i, (file, package)) in packages.iter().enumerate() {
+        if let Some((first, _)) = packages[..i]
+            .iter()
+            .find(|(_, p)| p.namespace == package.namespace)
+        {
+            errors.push(
+                PackageError {
+                    file: None,
+                    problems: vec![Problem {
+                        pointer: "/namespace".to_owned(),
+                        code: ProblemCode::Duplicate,
+                        message: format!(
+                            "namespace {:?} is already declared by {}; one package per namespace",
+                            package.namespace,
+                            first.display()
+                        ),
+                    }],
+                }
+                .in_file(file),
+            );
+        }
+    }
+    errors
+}

@@ -1,0 +1,184 @@
+//! The walker's helpers: problem reports, typed access to JSON values, key and name checks.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::super::model::{DataSchema, Text};
+use super::super::naming::lower_camel;
+use super::super::problem::{Problem, ProblemCode as Code};
+use super::{MAX_NAME_BYTES, is_valid_name};
+
+fn list(names: &[&str]) -> String {
+    names.join(", ")
+}
+
+#[derive(Default)]
+pub(in crate::relationship) struct Checker {
+    pub(in crate::relationship) problems: Vec<Problem>,
+}
+impl Checker {
+    pub(in crate::relationship) fn report(
+        &mut self,
+        pointer: &str,
+        code: Code,
+        message: impl Into<String>,
+    ) {
+        self.problems.push(Problem {
+            pointer: pointer.to_owned(),
+            code,
+            message: message.into(),
+        });
+    }
+
+    pub(in crate::relationship) fn object<'v>(
+        &mut self,
+        value: &'v Value,
+        at: &str,
+        what: &str,
+    ) -> Option<&'v Map<String, Value>> {
+        if let Value::Object(map) = value {
+            Some(map)
+        } else {
+            self.report(
+                at,
+                Code::WrongType,
+                format!("expected {what} (an object), found {}", json_type(value)),
+            );
+            None
+        }
+    }
+
+    pub(super) fn array<'v>(
+        &mut self,
+        value: &'v Value,
+        at: &str,
+        what: &str,
+    ) -> Option<&'v [Value]> {
+        if let Value::Array(items) = value {
+            Some(items)
+        } else {
+            self.report(
+                at,
+                Code::WrongType,
+                format!("expected {what} (an array), found {}", json_type(value)),
+            );
+            None
+        }
+    }
+
+    pub(super) fn string<'v>(&mut self, value: &'v Value, at: &str, what: &str) -> Option<&'v str> {
+        if let Value::String(text) = value {
+            Some(text)
+        } else {
+            self.report(
+                at,
+                Code::WrongType,
+                format!("expected {what} (a string), found {}", json_type(value)),
+            );
+            None
+        }
+    }
+
+    /// Reports keys outside `allowed` and missing `required` keys.
+    pub(in crate::relationship) fn keys(
+        &mut self,
+        map: &Map<String, Value>,
+        at: &str,
+        what: &str,
+        allowed: &[&str],
+        required: &[&str],
+    ) {
+        for key in map.keys() {
+            if !allowed.contains(&key.as_str()) {
+                self.report(
+                    &child(at, key),
+                    Code::UnknownKey,
+                    format!("unknown key {key:?} in {what} (allowed: {})", list(allowed)),
+                );
+            }
+        }
+        for key in required {
+            if !map.contains_key(*key) {
+                self.report(at, Code::MissingKey, format!("{what} needs {key:?}"));
+            }
+        }
+    }
+
+    /// Checks a name; `what` is e.g. "type name".
+    pub(super) fn name(&mut self, name: &str, at: &str, what: &str) -> bool {
+        if is_valid_name(name) {
+            return true;
+        }
+        self.report(
+            at,
+            Code::InvalidName,
+            format!(
+                "invalid {what} {name:?}: expected [a-z][a-z0-9_]*, at most {MAX_NAME_BYTES} bytes"
+            ),
+        );
+        false
+    }
+
+    /// Checks that a valid name has a capability-id form.
+    pub(super) fn mappable(&mut self, name: &str, at: &str, what: &str) -> bool {
+        if lower_camel(name).is_some() {
+            return true;
+        }
+        self.report(
+            at,
+            Code::UnmappableName,
+            format!("{what} {name:?} has no RCIP identifier form (no `__`, no trailing `_`)"),
+        );
+        false
+    }
+
+    pub(super) fn description(&mut self, map: &Map<String, Value>, at: &str) -> Option<Text> {
+        let value = map.get("description")?;
+        self.string(value, &child(at, "description"), "a description")
+            .map(|text| Cow::Owned(text.to_owned()))
+    }
+}
+
+/// A JSON Pointer to `key` under `parent`, escaped as RFC 6901 says.
+pub(in crate::relationship) fn child(parent: &str, key: &str) -> String {
+    let mut pointer = String::with_capacity(parent.len() + key.len() + 1);
+    pointer.push_str(parent);
+    pointer.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+    pointer
+}
+
+pub(super) fn index(parent: &str, i: usize) -> String {
+    format!("{parent}/{i}")
+}
+
+/// The JSON type of a value, for messages: the strict checker's wording.
+pub(in crate::relationship) use crate::schema::json_type;
+
+pub(super) fn unknown_field(field: &str, schema: &DataSchema, what: &str) -> String {
+    format!(
+        "field {field:?} is not declared by {what} (declared: {})",
+        declared_list(schema.properties.iter().map(AsRef::as_ref))
+    )
+}
+
+/// The most names a message lists: a report stays proportionate to the package even when
+/// many references miss a long list of declarations.
+const MAX_LISTED_NAMES: usize = 20;
+
+/// `a, b, c`, cut after [`MAX_LISTED_NAMES`] names.
+pub(super) fn declared_list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let count = names.len();
+    let mut text = names.take(MAX_LISTED_NAMES).collect::<Vec<_>>().join(", ");
+    if count > MAX_LISTED_NAMES {
+        text.push_str(&format!(", ... ({} more)", count - MAX_LISTED_NAMES));
+    }
+    text
+}
