@@ -103,12 +103,13 @@ pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `version` | the application's own version, optional |
 /// | `scopes` | `("id", "Title", "Description")`, optionally `parent = "id"`, in order |
 /// | `capabilities` | paths of `#[capability]` functions, in catalog order |
+/// | `capability_sets` | paths of `CapabilitySet` types, e.g. `rcip-build`'s `programs::polls::Capabilities` (one capability per relationship command), after the functions |
 /// | `crate` | the path of `rcip_runtime`, when renamed |
 ///
 /// Checked at compile time: the application and scope ids' grammar, duplicate scope ids,
 /// undeclared parent scopes, non-empty texts (as the macro expands); duplicate capability
-/// ids and capabilities naming undeclared scopes (by constant evaluation, at the
-/// capability's path).
+/// ids (across functions and sets) and capabilities or sets naming undeclared scopes (by
+/// constant evaluation, at the capability's or the set's path).
 #[proc_macro]
 pub fn catalog(input: TokenStream) -> TokenStream {
     match syn::parse::<catalog::Catalog>(input) {
