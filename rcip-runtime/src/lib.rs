@@ -63,6 +63,7 @@ mod input;
 mod invoke;
 mod policy;
 mod preflight;
+pub mod relationship;
 mod runtime;
 mod support;
 mod typed;

@@ -27,6 +27,16 @@ impl SchemaValidator {
             .map_err(|e| e.to_string())
     }
 
+    /// Compiles a schema of a relationship package: the same, plus `format` validation (the
+    /// package subset's one format, `date-time`, is enforced on records and command input).
+    pub(crate) fn compile_with_formats(schema: &Value) -> Result<Arc<Self>, String> {
+        jsonschema::draft202012::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .map(|validator| Arc::new(SchemaValidator { validator }))
+            .map_err(|e| e.to_string())
+    }
+
     /// Validates an instance: the fast `is_valid` first, every issue only on failure.
     pub(crate) fn check(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
         if self.validator.is_valid(instance) {

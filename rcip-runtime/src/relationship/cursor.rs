@@ -1,0 +1,43 @@
+//! Opaque paging cursors, bound to the query that made them.
+//!
+//! A cursor is the position after which the next page starts plus a hash of what it was made
+//! for (workspace and filters), hex-encoded. A cursor from another query is refused
+//! (`INVALID_CURSOR`); clients must neither build nor edit cursors.
+
+use super::error::RecordError;
+
+/// Items per page when no limit is given.
+pub const DEFAULT_LIMIT: usize = 20;
+/// The largest page.
+pub const MAX_LIMIT: usize = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cursor {
+    pub(crate) position: u64,
+}
+
+impl Cursor {
+    pub(crate) fn encode(self, binding: &str) -> String {
+        format!("c1{:016x}{:016x}", self.position, fnv1a(binding))
+    }
+
+    pub(crate) fn decode(text: &str, binding: &str) -> Result<Self, RecordError> {
+        let digits = text
+            .strip_prefix("c1")
+            .filter(|d| d.len() == 32)
+            .ok_or(RecordError::InvalidCursor)?;
+        let (position, hash) = digits.split_at(16);
+        let position = u64::from_str_radix(position, 16).map_err(|_| RecordError::InvalidCursor)?;
+        let hash = u64::from_str_radix(hash, 16).map_err(|_| RecordError::InvalidCursor)?;
+        if hash != fnv1a(binding) {
+            return Err(RecordError::InvalidCursor);
+        }
+        Ok(Self { position })
+    }
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

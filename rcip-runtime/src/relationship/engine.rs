@@ -1,0 +1,1152 @@
+//! The engine: every operation of the seed over a [`RecordStore`], with the protocol's
+//! guarantees (revisions, idempotency, guards, lifecycle transitions, role constraints, work
+//! intents, change events).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rcip_core::ValidationIssue;
+use rcip_core::relationship::{
+    Command, Kind, Package, Scope, TypeDef, View, command_capability_id,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use super::args::{
+    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
+    GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
+};
+use super::authority::{AllowAll, Authority, Operation};
+use super::cursor::{Cursor, DEFAULT_LIMIT, MAX_LIMIT};
+use super::error::RecordError;
+use super::memory::MemoryStore;
+use super::record::{Actor, ParticipantRef, Record, RecordView, timestamp};
+use super::store::{
+    ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
+};
+use crate::support::{Clock, SystemClock};
+use crate::validation::SchemaValidator;
+
+/// The longest idempotency key.
+pub const MAX_IDEMPOTENCY_KEY: usize = 200;
+/// Candidates a search examines per call before it returns a (possibly sparse) page.
+const SCAN_BUDGET: usize = 1_000;
+
+/// A registered type: its program, definition and compiled schemas.
+#[derive(Debug)]
+struct TypeEntry {
+    package: Arc<Package>,
+    type_index: usize,
+    data: Arc<SchemaValidator>,
+    /// Per command (same order as the type's commands).
+    inputs: Vec<Arc<SchemaValidator>>,
+}
+
+impl TypeEntry {
+    fn def(&self) -> &TypeDef {
+        &self.package.types[self.type_index]
+    }
+}
+
+/// The relationship engine over a store (in memory by default).
+///
+/// ```
+/// use rcip_runtime::relationship::{Actor, CreateRecord, Engine};
+/// use rcip_runtime::rcip_core::relationship::parse_package;
+/// use serde_json::json;
+///
+/// let package = parse_package(r#"{"protocol": "relationship/v1", "namespace": "notes",
+///   "version": 1, "types": {"note": {"kind": "entity", "schema": {"type": "object",
+///   "properties": {"text": {"type": "string"}}, "required": ["text"],
+///   "additionalProperties": false}}}}"#).unwrap();
+/// let engine = Engine::in_memory().with_program(package).unwrap();
+/// let note = engine.create(&Actor::new("ada"), serde_json::from_value(json!({
+///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
+///     "data": {"text": "hello"}, "idempotency_key": "k1"
+/// })).unwrap()).unwrap();
+/// assert_eq!(note.revision, 1);
+/// ```
+#[derive(Debug)]
+pub struct Engine<S: RecordStore = MemoryStore> {
+    store: S,
+    types: HashMap<(String, u64, String), TypeEntry>,
+    /// namespace -> versions registered.
+    versions: HashMap<String, Vec<u64>>,
+    authority: Arc<dyn Authority>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Engine<MemoryStore> {
+    /// An engine over a fresh in-memory store.
+    #[must_use]
+    pub fn in_memory() -> Self {
+        Self::new(MemoryStore::new())
+    }
+}
+
+impl<S: RecordStore> Engine<S> {
+    /// An engine over `store`, allowing every operation, on the system clock.
+    pub fn new(store: S) -> Self {
+        Self {
+            store,
+            types: HashMap::new(),
+            versions: HashMap::new(),
+            authority: Arc::new(AllowAll),
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// Registers a program package (e.g. `programs::polls::PACKAGE.clone()`).
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::InvalidArguments`] when the same namespace and version is registered
+    /// twice or a schema does not compile.
+    pub fn with_program(mut self, package: Package) -> Result<Self, RecordError> {
+        let package = Arc::new(package);
+        let namespace = package.namespace.to_string();
+        let versions = self.versions.entry(namespace.clone()).or_default();
+        if versions.contains(&package.version) {
+            return Err(RecordError::InvalidArguments(format!(
+                "program {namespace} v{} is already registered",
+                package.version
+            )));
+        }
+        versions.push(package.version);
+        for (type_index, type_def) in package.types.iter().enumerate() {
+            let compile = |json: &str| {
+                serde_json::from_str::<Value>(json)
+                    .map_err(|e| e.to_string())
+                    .and_then(|schema| SchemaValidator::compile_with_formats(&schema))
+                    .map_err(|e| {
+                        RecordError::InvalidArguments(format!(
+                            "schema of {namespace}/{} does not compile: {e}",
+                            type_def.name
+                        ))
+                    })
+            };
+            let data = compile(&type_def.schema.json)?;
+            let inputs = type_def
+                .commands
+                .iter()
+                .map(|c| compile(&c.input.json))
+                .collect::<Result<_, _>>()?;
+            self.types.insert(
+                (
+                    namespace.clone(),
+                    package.version,
+                    type_def.name.to_string(),
+                ),
+                TypeEntry {
+                    package: Arc::clone(&package),
+                    type_index,
+                    data,
+                    inputs,
+                },
+            );
+        }
+        Ok(self)
+    }
+
+    /// Replaces the authority (default: [`AllowAll`]).
+    #[must_use]
+    pub fn with_authority(mut self, authority: impl Authority + 'static) -> Self {
+        self.authority = Arc::new(authority);
+        self
+    }
+
+    /// Replaces the clock (tests use a fixed one).
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    // ------------------------------------------------------------------ operations
+
+    /// `record.create`.
+    ///
+    /// # Errors
+    ///
+    /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
+    pub fn create(&self, actor: &Actor, args: CreateRecord) -> Result<RecordView, RecordError> {
+        check_key(&args.idempotency_key)?;
+        let fingerprint = fingerprint("record.create", &args)?;
+        if let Some(result) =
+            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
+        {
+            return result;
+        }
+        let version = self.version(&args.namespace, args.version)?;
+        let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
+        let type_def = entry.def();
+        let now = self.clock.now_ms();
+        let record = Record {
+            id: Uuid::new_v4(),
+            workspace_id: args.workspace_id.clone(),
+            collection_id: args.collection_id.clone(),
+            namespace: args.namespace.clone(),
+            version,
+            type_name: args.type_name.clone(),
+            kind: type_def.kind,
+            revision: 1,
+            data: args.data.clone(),
+            participants: args.roles.clone(),
+            state: type_def.lifecycle.as_ref().map(|l| l.initial.to_string()),
+            archived: false,
+            created_at: now,
+            updated_at: now,
+        };
+        if !self
+            .authority
+            .allows(actor, Operation::RecordCreate, &record)
+        {
+            return Err(RecordError::Forbidden {
+                operation: Operation::RecordCreate.as_str(),
+            });
+        }
+        check_data(entry, &record.data)?;
+        self.check_roles(entry, &record)?;
+        let view = self.view(actor, &record, None)?;
+        let event = self.event(actor, &record, EventKind::RecordCreated, snapshot(&view));
+        self.commit_and_remember(
+            Commit {
+                record,
+                expected_revision: None,
+                events: vec![event],
+                idempotency: None,
+            },
+            &args.workspace_id,
+            &args.idempotency_key,
+            fingerprint,
+            view,
+        )
+    }
+
+    /// `record.get`.
+    ///
+    /// # Errors
+    ///
+    /// 404 when missing or not readable by the actor.
+    pub fn get(&self, actor: &Actor, args: GetRecord) -> Result<RecordView, RecordError> {
+        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
+        self.view(actor, &record, None)
+    }
+
+    /// `record.update`: data (`patch.set`, `patch.remove`) and roles; never the state.
+    ///
+    /// # Errors
+    ///
+    /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
+    pub fn update(&self, actor: &Actor, args: UpdateRecord) -> Result<RecordView, RecordError> {
+        check_key(&args.idempotency_key)?;
+        let fingerprint = fingerprint("record.update", &args)?;
+        if let Some(result) =
+            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
+        {
+            return result;
+        }
+        let mut record = self.writable(
+            actor,
+            &args.workspace_id,
+            args.record_id,
+            Operation::RecordUpdate,
+            args.expected_revision,
+        )?;
+        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        for (field, value) in &args.patch.set {
+            record.data.insert(field.clone(), value.clone());
+        }
+        for field in &args.patch.remove {
+            record.data.remove(field);
+        }
+        for (role, ids) in &args.roles.add {
+            let list = record.participants.entry(role.clone()).or_default();
+            for id in ids {
+                if !list.contains(id) {
+                    list.push(*id);
+                }
+            }
+        }
+        for (role, ids) in &args.roles.remove {
+            if let Some(list) = record.participants.get_mut(role) {
+                list.retain(|id| !ids.contains(id));
+            }
+        }
+        check_data(entry, &record.data)?;
+        self.check_roles(entry, &record)?;
+        self.bump(&mut record);
+        let view = self.view(actor, &record, None)?;
+        let event = self.event(actor, &record, EventKind::RecordUpdated, snapshot(&view));
+        self.commit_and_remember(
+            Commit {
+                record,
+                expected_revision: Some(args.expected_revision),
+                events: vec![event],
+                idempotency: None,
+            },
+            &args.workspace_id,
+            &args.idempotency_key,
+            fingerprint,
+            view,
+        )
+    }
+
+    /// `record.archive`.
+    ///
+    /// # Errors
+    ///
+    /// 403, 404, 409.
+    pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
+        check_key(&args.idempotency_key)?;
+        let fingerprint = fingerprint("record.archive", &args)?;
+        if let Some(result) =
+            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
+        {
+            return result;
+        }
+        let mut record = self.writable(
+            actor,
+            &args.workspace_id,
+            args.record_id,
+            Operation::RecordArchive,
+            args.expected_revision,
+        )?;
+        record.archived = true;
+        self.bump(&mut record);
+        let view = self.view(actor, &record, None)?;
+        let event = self.event(actor, &record, EventKind::RecordArchived, snapshot(&view));
+        self.commit_and_remember(
+            Commit {
+                record,
+                expected_revision: Some(args.expected_revision),
+                events: vec![event],
+                idempotency: None,
+            },
+            &args.workspace_id,
+            &args.idempotency_key,
+            fingerprint,
+            view,
+        )
+    }
+
+    /// `command.execute`: input, state (`from`), guard, expected revision and idempotency
+    /// key must all permit it; then `to`, `set_data`, a schema re-check, the revision bump and
+    /// the `work.requested` intents, committed together.
+    ///
+    /// # Errors
+    ///
+    /// 400 unknown command, 403, 404, 409 (stale, state, guard, archived, idempotency),
+    /// 422 input or resulting data.
+    pub fn execute(
+        &self,
+        actor: &Actor,
+        args: ExecuteCommand,
+    ) -> Result<CommandResult, RecordError> {
+        check_key(&args.idempotency_key)?;
+        let fingerprint = fingerprint("command.execute", &args)?;
+        if let Some(result) =
+            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
+        {
+            return result;
+        }
+        let mut record = self.writable(
+            actor,
+            &args.workspace_id,
+            args.record_id,
+            Operation::CommandExecute,
+            args.expected_revision,
+        )?;
+        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let (index, command) = find_command(entry.def(), &args.command)?;
+        let input = Value::Object(args.input.clone());
+        entry.inputs[index].check(&input).map_err(|issues| {
+            RecordError::schema(
+                format!(
+                    "the input of command {:?} does not match its schema",
+                    command.name
+                ),
+                issues,
+            )
+        })?;
+        if let Some(reason) = state_blocks(command, record.state.as_deref()) {
+            return Err(reason);
+        }
+        let data = Value::Object(record.data.clone());
+        let scope = Scope {
+            data: Some(&data),
+            input: Some(&input),
+            state: record.state.as_deref(),
+        };
+        if let Some(guard) = &command.guard
+            && !guard.passes(&scope)
+        {
+            return Err(RecordError::GuardFailed {
+                command: command.name.to_string(),
+            });
+        }
+        let mut new_data = record.data.clone();
+        for (field, expr) in command.set_data.iter() {
+            match expr.evaluate(&scope) {
+                Some(value) => new_data.insert(field.to_string(), value),
+                None => new_data.remove(field.as_ref()),
+            };
+        }
+        record.data = new_data;
+        if let Some(to) = &command.to {
+            record.state = Some(to.to_string());
+        }
+        check_data(entry, &record.data)?;
+        self.bump(&mut record);
+        let view = self.view(actor, &record, None)?;
+        let mut events = vec![self.event(
+            actor,
+            &record,
+            EventKind::CommandExecuted,
+            serde_json::json!({"command": command.name, "input": input, "record": snapshot(&view)}),
+        )];
+        for emit in command.emit.iter() {
+            events.push(self.event(
+                actor,
+                &record,
+                EventKind::WorkRequested,
+                serde_json::json!({
+                    "task": emit.task,
+                    "command": command.name,
+                    "namespace": record.namespace,
+                    "version": record.version,
+                    "type": record.type_name,
+                }),
+            ));
+        }
+        let result = CommandResult {
+            record_id: record.id,
+            revision: record.revision,
+            state: record.state.clone(),
+            work_requested: command.emit.iter().map(|e| e.task.to_string()).collect(),
+        };
+        self.commit_and_remember(
+            Commit {
+                record,
+                expected_revision: Some(args.expected_revision),
+                events,
+                idempotency: None,
+            },
+            &args.workspace_id,
+            &args.idempotency_key,
+            fingerprint,
+            result,
+        )
+    }
+
+    /// `command.list`: the record's commands and which of their requirements pass.
+    ///
+    /// # Errors
+    ///
+    /// 403, 404.
+    pub fn list_commands(
+        &self,
+        actor: &Actor,
+        args: ListCommands,
+    ) -> Result<Vec<CommandStatus>, RecordError> {
+        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
+        if !self
+            .authority
+            .allows(actor, Operation::CommandList, &record)
+        {
+            return Err(RecordError::Forbidden {
+                operation: Operation::CommandList.as_str(),
+            });
+        }
+        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let data = Value::Object(record.data.clone());
+        let input = args.input.clone().map(Value::Object);
+        Ok(entry
+            .def()
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(index, command)| {
+                let mut requirements = Vec::new();
+                let state = state_blocks(command, record.state.as_deref());
+                requirements.push(Requirement {
+                    kind: "state".to_owned(),
+                    passed: Some(state.is_none()),
+                    reason: state.map(|e| e.to_string()),
+                });
+                let input_check = input.as_ref().map(|input| entry.inputs[index].check(input));
+                requirements.push(Requirement {
+                    kind: "input".to_owned(),
+                    passed: input_check.as_ref().map(Result::is_ok),
+                    reason: match &input_check {
+                        Some(Err(issues)) => Some(issue_summary(issues)),
+                        _ => None,
+                    },
+                });
+                if let Some(guard) = &command.guard {
+                    let passed = match &input {
+                        Some(input) => Some(guard.passes(&Scope {
+                            data: Some(&data),
+                            input: Some(input),
+                            state: record.state.as_deref(),
+                        })),
+                        None if uses_input(guard) => None,
+                        None => Some(guard.passes(&Scope {
+                            data: Some(&data),
+                            input: None,
+                            state: record.state.as_deref(),
+                        })),
+                    };
+                    requirements.push(Requirement {
+                        kind: "guard".to_owned(),
+                        passed,
+                        reason: (passed == Some(false))
+                            .then(|| "the guard does not pass".to_owned()),
+                    });
+                }
+                let runnable =
+                    !record.archived && requirements.iter().all(|r| r.passed != Some(false));
+                CommandStatus {
+                    command: command.name.to_string(),
+                    capability_id: command_capability_id(
+                        &record.namespace,
+                        &record.type_name,
+                        &command.name,
+                    )
+                    .unwrap_or_default(),
+                    description: command.description.as_ref().map(ToString::to_string),
+                    requirements,
+                    runnable,
+                }
+            })
+            .collect())
+    }
+
+    /// `record.search`: by filters, or through a view; only records the actor may read.
+    ///
+    /// # Errors
+    ///
+    /// 400 bad limit, cursor or view.
+    pub fn search(
+        &self,
+        actor: &Actor,
+        args: SearchRecords,
+    ) -> Result<Page<RecordView>, RecordError> {
+        let limit = page_limit(args.limit)?;
+        let (filter, view) = match &args.view {
+            Some(view_ref) => {
+                if args.namespace.is_some() || args.type_name.is_some() {
+                    return Err(RecordError::InvalidArguments(
+                        "give either a view or namespace/type filters".to_owned(),
+                    ));
+                }
+                let version = self.version(&view_ref.namespace, view_ref.version)?;
+                let view = self
+                    .types
+                    .values()
+                    .find(|e| {
+                        e.package.namespace == view_ref.namespace && e.package.version == version
+                    })
+                    .and_then(|e| {
+                        e.package
+                            .views
+                            .iter()
+                            .find(|v| v.name == view_ref.view)
+                            .map(|v| (Arc::clone(&e.package), v.clone()))
+                    })
+                    .ok_or_else(|| {
+                        RecordError::InvalidArguments(format!(
+                            "unknown view {:?} in {} v{version}",
+                            view_ref.view, view_ref.namespace
+                        ))
+                    })?;
+                let filter = ScanFilter {
+                    namespace: Some(view_ref.namespace.clone()),
+                    type_name: Some(view.1.type_name.to_string()),
+                    state: args.state.clone(),
+                    collection_id: args.collection_id.clone(),
+                    include_archived: false,
+                };
+                (filter, Some(view.1))
+            }
+            None => (
+                ScanFilter {
+                    namespace: args.namespace.clone(),
+                    type_name: args.type_name.clone(),
+                    state: args.state.clone(),
+                    collection_id: args.collection_id.clone(),
+                    include_archived: false,
+                },
+                None,
+            ),
+        };
+        let binding = {
+            let mut bound = args.clone();
+            bound.limit = None;
+            bound.cursor = None;
+            format!(
+                "search|{}",
+                serde_json::to_string(&bound).unwrap_or_default()
+            )
+        };
+        let mut after = match &args.cursor {
+            Some(cursor) => Cursor::decode(cursor, &binding)?.position,
+            None => 0,
+        };
+        let query = args.query.as_ref().map(|q| q.to_lowercase());
+        let mut items = Vec::new();
+        let mut scanned = 0;
+        let mut exhausted = false;
+        while items.len() < limit && scanned < SCAN_BUDGET {
+            let batch = self
+                .store
+                .scan(&args.workspace_id, &filter, after, limit)
+                .map_err(store)?;
+            let batch_len = batch.len();
+            let mut consumed = 0;
+            for (position, record) in batch {
+                after = position;
+                scanned += 1;
+                consumed += 1;
+                if self.shown(actor, &record, query.as_deref(), view.as_ref()) {
+                    items.push(self.view(actor, &record, view.as_ref())?);
+                    if items.len() == limit {
+                        break;
+                    }
+                }
+            }
+            if batch_len < limit && consumed == batch_len {
+                exhausted = true;
+                break;
+            }
+        }
+        // More may remain unless the store ran out: a page cut by the scan budget may be
+        // sparse (even empty) and still carry a cursor.
+        let next_cursor = (!exhausted).then(|| Cursor { position: after }.encode(&binding));
+        Ok(Page {
+            items,
+            next_cursor,
+            checkpoint: None,
+        })
+    }
+
+    /// `record.history`: the record's events, oldest first.
+    ///
+    /// # Errors
+    ///
+    /// 400 bad limit or cursor, 404.
+    pub fn history(
+        &self,
+        actor: &Actor,
+        args: RecordHistory,
+    ) -> Result<Page<ChangeEvent>, RecordError> {
+        let limit = page_limit(args.limit)?;
+        self.readable(actor, &args.workspace_id, args.record_id)?;
+        let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
+        let after = match &args.cursor {
+            Some(cursor) => Cursor::decode(cursor, &binding)?.position,
+            None => 0,
+        };
+        let items = self
+            .store
+            .events(&args.workspace_id, Some(args.record_id), after, limit)
+            .map_err(store)?;
+        let next_cursor = (items.len() == limit).then(|| {
+            Cursor {
+                position: items.last().map_or(after, |e| e.id),
+            }
+            .encode(&binding)
+        });
+        Ok(Page {
+            items,
+            next_cursor,
+            checkpoint: None,
+        })
+    }
+
+    /// `changes.feed`: the workspace's events after a cursor or checkpoint, oldest first,
+    /// without events of records the actor may not read. `checkpoint` is where to poll from
+    /// later; consumers deduplicate on `event_id`.
+    ///
+    /// # Errors
+    ///
+    /// 400 bad limit or cursor.
+    pub fn feed(&self, actor: &Actor, args: ChangesFeed) -> Result<Page<ChangeEvent>, RecordError> {
+        let limit = page_limit(args.limit)?;
+        let binding = format!("feed|{}", args.workspace_id);
+        let after = match &args.cursor {
+            Some(cursor) => Cursor::decode(cursor, &binding)?.position,
+            None => 0,
+        };
+        let events = self
+            .store
+            .events(&args.workspace_id, None, after, limit)
+            .map_err(store)?;
+        let full = events.len() == limit;
+        let last = events.last().map_or(after, |e| e.id);
+        let mut visible: BTreeMap<Uuid, bool> = BTreeMap::new();
+        let mut items = Vec::with_capacity(events.len());
+        for event in events {
+            let readable = match visible.get(&event.record_id) {
+                Some(readable) => *readable,
+                None => {
+                    let readable = self
+                        .store
+                        .get(&args.workspace_id, event.record_id)
+                        .map_err(store)?
+                        .is_some_and(|r| self.authority.allows(actor, Operation::RecordRead, &r));
+                    visible.insert(event.record_id, readable);
+                    readable
+                }
+            };
+            if readable {
+                items.push(event);
+            }
+        }
+        let cursor = Cursor { position: last }.encode(&binding);
+        Ok(Page {
+            items,
+            next_cursor: full.then(|| cursor.clone()),
+            checkpoint: Some(cursor),
+        })
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
+        let versions = self.versions.get(namespace).ok_or_else(|| {
+            RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
+        })?;
+        match version {
+            Some(v) if versions.contains(&v) => Ok(v),
+            Some(v) => Err(RecordError::InvalidArguments(format!(
+                "program {namespace} v{v} is not registered"
+            ))),
+            None if versions.len() == 1 => Ok(versions[0]),
+            None => Err(RecordError::InvalidArguments(format!(
+                "program {namespace} has several versions: give one"
+            ))),
+        }
+    }
+
+    fn type_entry(
+        &self,
+        namespace: &str,
+        version: u64,
+        type_name: &str,
+    ) -> Result<&TypeEntry, RecordError> {
+        self.types
+            .get(&(namespace.to_owned(), version, type_name.to_owned()))
+            .ok_or_else(|| {
+                RecordError::InvalidArguments(format!(
+                    "unknown type {type_name:?} in {namespace} v{version}"
+                ))
+            })
+    }
+
+    fn replay<T: DeserializeOwned>(
+        &self,
+        workspace_id: &str,
+        key: &str,
+        fingerprint: &str,
+    ) -> Result<Option<Result<T, RecordError>>, RecordError> {
+        let Some(entry) = self.store.idempotency(workspace_id, key).map_err(store)? else {
+            return Ok(None);
+        };
+        Ok(Some(replayed(&entry, fingerprint)))
+    }
+
+    fn commit_and_remember<T: Serialize + DeserializeOwned>(
+        &self,
+        mut commit: Commit,
+        workspace_id: &str,
+        key: &str,
+        fingerprint: String,
+        result: T,
+    ) -> Result<T, RecordError> {
+        let expected = commit.expected_revision;
+        commit.idempotency = Some(IdempotencyEntry {
+            workspace_id: workspace_id.to_owned(),
+            key: key.to_owned(),
+            fingerprint: fingerprint.clone(),
+            result: serde_json::to_string(&result)
+                .map_err(|e| RecordError::Store(e.to_string()))?,
+        });
+        match self.store.commit(commit) {
+            Ok(_) => Ok(result),
+            Err(CommitError::Stale { actual }) => Err(RecordError::StaleRevision {
+                expected: expected.unwrap_or(0),
+                actual,
+            }),
+            // A concurrent call with the same key won the race.
+            Err(CommitError::DuplicateKey(entry)) => replayed(&entry, &fingerprint),
+            Err(CommitError::Store(e)) => Err(store(e)),
+        }
+    }
+
+    /// The record, if it exists and the actor may read it (else 404).
+    fn readable(&self, actor: &Actor, workspace_id: &str, id: Uuid) -> Result<Record, RecordError> {
+        self.store
+            .get(workspace_id, id)
+            .map_err(store)?
+            .filter(|r| self.authority.allows(actor, Operation::RecordRead, r))
+            .ok_or(RecordError::NotFound)
+    }
+
+    /// The record for a change: readable (404), permitted (403), not archived and at the
+    /// expected revision (409).
+    fn writable(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        id: Uuid,
+        operation: Operation,
+        expected: u64,
+    ) -> Result<Record, RecordError> {
+        let record = self.readable(actor, workspace_id, id)?;
+        if !self.authority.allows(actor, operation, &record) {
+            return Err(RecordError::Forbidden {
+                operation: operation.as_str(),
+            });
+        }
+        if record.archived {
+            return Err(RecordError::Archived);
+        }
+        if record.revision != expected {
+            return Err(RecordError::StaleRevision {
+                expected,
+                actual: record.revision,
+            });
+        }
+        Ok(record)
+    }
+
+    /// Whether a scanned record belongs on a search page: readable, matching the query and
+    /// the view's `where`.
+    fn shown(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        query: Option<&str>,
+        view: Option<&View>,
+    ) -> bool {
+        if !self.authority.allows(actor, Operation::RecordRead, record) {
+            return false;
+        }
+        let data = Value::Object(record.data.clone());
+        if let Some(query) = query
+            && !contains_text(&data, query)
+        {
+            return false;
+        }
+        view.and_then(|v| v.filter.as_ref()).is_none_or(|filter| {
+            filter.passes(&Scope {
+                data: Some(&data),
+                input: None,
+                state: record.state.as_deref(),
+            })
+        })
+    }
+
+    fn bump(&self, record: &mut Record) {
+        record.revision += 1;
+        record.updated_at = self.clock.now_ms().max(record.updated_at);
+    }
+
+    fn event(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        kind: EventKind,
+        payload: Value,
+    ) -> ChangeEvent {
+        ChangeEvent {
+            id: 0,
+            event_id: Uuid::new_v4(),
+            workspace_id: record.workspace_id.clone(),
+            actor: actor.clone(),
+            record_id: record.id,
+            revision: record.revision,
+            kind,
+            at: timestamp(record.updated_at),
+            payload,
+        }
+    }
+
+    /// Roles against the type: known roles, `min`/`max`, participants that exist in the
+    /// workspace with an allowed type.
+    fn check_roles(&self, entry: &TypeEntry, record: &Record) -> Result<(), RecordError> {
+        let type_def = entry.def();
+        let mut issues = Vec::new();
+        let issue = |path: String, keyword: &str, message: String| ValidationIssue {
+            instance_path: path,
+            keyword: keyword.to_owned(),
+            message,
+        };
+        if type_def.kind == Kind::Entity {
+            if record.participants.values().any(|p| !p.is_empty()) {
+                issues.push(issue(
+                    "/roles".to_owned(),
+                    "roles",
+                    "an entity has no roles".to_owned(),
+                ));
+            }
+        } else {
+            for name in record.participants.keys() {
+                if type_def.role(name).is_none() {
+                    issues.push(issue(
+                        format!("/roles/{name}"),
+                        "roles",
+                        format!("unknown role {name:?}"),
+                    ));
+                }
+            }
+            for role in type_def.roles.iter() {
+                let ids = record
+                    .participants
+                    .get(role.name.as_ref())
+                    .map_or(&[][..], Vec::as_slice);
+                let count = ids.len();
+                if count < role.min as usize || count > role.max as usize {
+                    issues.push(issue(
+                        format!("/roles/{}", role.name),
+                        "cardinality",
+                        format!(
+                            "role {:?} takes {} to {} participants, found {count}",
+                            role.name, role.min, role.max
+                        ),
+                    ));
+                }
+                for (i, id) in ids.iter().enumerate() {
+                    let path = format!("/roles/{}/{i}", role.name);
+                    match self.store.get(&record.workspace_id, *id).map_err(store)? {
+                        None => issues.push(issue(
+                            path,
+                            "participant",
+                            format!("participant {id} does not exist in this workspace"),
+                        )),
+                        Some(participant) => {
+                            if !role.types.iter().any(|t| {
+                                t.namespace == participant.namespace
+                                    && t.name == participant.type_name
+                            }) {
+                                issues.push(issue(
+                                    path,
+                                    "participant",
+                                    format!(
+                                        "participant {id} is a {}/{}; role {:?} allows {}",
+                                        participant.namespace,
+                                        participant.type_name,
+                                        role.name,
+                                        role.types
+                                            .iter()
+                                            .map(|t| format!("{}/{}", t.namespace, t.name))
+                                            .collect::<Vec<_>>()
+                                            .join(", ")
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(RecordError::schema(
+                "the roles do not satisfy the type",
+                issues,
+            ))
+        }
+    }
+
+    /// The reader's projection: participants the actor may not read are restricted; a view
+    /// keeps only its fields.
+    fn view(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        view: Option<&View>,
+    ) -> Result<RecordView, RecordError> {
+        let mut participants = BTreeMap::new();
+        for (role, ids) in &record.participants {
+            let mut refs = Vec::with_capacity(ids.len());
+            for id in ids {
+                let visible = self
+                    .store
+                    .get(&record.workspace_id, *id)
+                    .map_err(store)?
+                    .is_some_and(|p| self.authority.allows(actor, Operation::RecordRead, &p));
+                refs.push(if visible {
+                    ParticipantRef::Visible { id: *id }
+                } else {
+                    ParticipantRef::Restricted { restricted: true }
+                });
+            }
+            participants.insert(role.clone(), refs);
+        }
+        let data = match view {
+            Some(view) => record
+                .data
+                .iter()
+                .filter(|(k, _)| view.fields.iter().any(|f| f == k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            None => record.data.clone(),
+        };
+        Ok(RecordView {
+            id: record.id,
+            workspace_id: record.workspace_id.clone(),
+            collection_id: record.collection_id.clone(),
+            namespace: record.namespace.clone(),
+            version: record.version,
+            type_name: record.type_name.clone(),
+            kind: record.kind.as_str().to_owned(),
+            revision: record.revision,
+            data,
+            participants,
+            state: record.state.clone(),
+            archived: record.archived,
+            created_at: timestamp(record.created_at),
+            updated_at: timestamp(record.updated_at),
+        })
+    }
+}
+
+fn store(error: super::store::StoreError) -> RecordError {
+    RecordError::Store(error.0)
+}
+
+fn check_key(key: &str) -> Result<(), RecordError> {
+    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY {
+        return Err(RecordError::InvalidArguments(format!(
+            "idempotency_key must be 1 to {MAX_IDEMPOTENCY_KEY} bytes"
+        )));
+    }
+    Ok(())
+}
+
+fn fingerprint(operation: &str, args: &impl Serialize) -> Result<String, RecordError> {
+    serde_json::to_string(args)
+        .map(|json| format!("{operation}|{json}"))
+        .map_err(|e| RecordError::InvalidArguments(e.to_string()))
+}
+
+fn replayed<T: DeserializeOwned>(
+    entry: &IdempotencyEntry,
+    fingerprint: &str,
+) -> Result<T, RecordError> {
+    if entry.fingerprint != fingerprint {
+        return Err(RecordError::IdempotencyConflict {
+            key: entry.key.clone(),
+        });
+    }
+    serde_json::from_str(&entry.result)
+        .map_err(|e| RecordError::Store(format!("stored result unreadable: {e}")))
+}
+
+fn check_data(entry: &TypeEntry, data: &Map<String, Value>) -> Result<(), RecordError> {
+    entry
+        .data
+        .check(&Value::Object(data.clone()))
+        .map_err(|issues| {
+            RecordError::schema(
+                format!(
+                    "the data does not match the schema of type {:?}",
+                    entry.def().name
+                ),
+                issues,
+            )
+        })
+}
+
+fn find_command<'t>(
+    type_def: &'t TypeDef,
+    name: &str,
+) -> Result<(usize, &'t Command), RecordError> {
+    type_def
+        .commands
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.name == name)
+        .ok_or_else(|| {
+            RecordError::InvalidArguments(format!(
+                "type {:?} has no command {name:?}",
+                type_def.name
+            ))
+        })
+}
+
+/// Why the record's state does not allow the command, if it does not.
+fn state_blocks(command: &Command, state: Option<&str>) -> Option<RecordError> {
+    if command.from.is_empty() || state.is_some_and(|s| command.from.iter().any(|f| f == s)) {
+        return None;
+    }
+    Some(RecordError::StateNotAllowed {
+        command: command.name.to_string(),
+        state: state.unwrap_or_default().to_owned(),
+        from: command.from.join(", "),
+    })
+}
+
+fn uses_input(expr: &rcip_core::relationship::Expr) -> bool {
+    use rcip_core::relationship::{Expr, Root};
+    match expr {
+        Expr::Path(p) | Expr::Present(p) => p.root == Root::Input,
+        Expr::All(list) | Expr::Any(list) | Expr::Not(list) | Expr::Compare(_, list) => {
+            list.iter().any(uses_input)
+        }
+        Expr::Const(_) => false,
+    }
+}
+
+fn issue_summary(issues: &[ValidationIssue]) -> String {
+    issues
+        .iter()
+        .map(|i| {
+            format!(
+                "{}: {}",
+                if i.instance_path.is_empty() {
+                    "/"
+                } else {
+                    &i.instance_path
+                },
+                i.message
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn page_limit(limit: Option<u32>) -> Result<usize, RecordError> {
+    match limit {
+        None => Ok(DEFAULT_LIMIT),
+        Some(n) if (1..=MAX_LIMIT as u32).contains(&n) => Ok(n as usize),
+        Some(n) => Err(RecordError::InvalidArguments(format!(
+            "limit must be 1 to {MAX_LIMIT}, found {n}"
+        ))),
+    }
+}
+
+fn snapshot(view: &RecordView) -> Value {
+    serde_json::to_value(view).unwrap_or(Value::Null)
+}
+
+/// Whether any string (or number, as text) in `value` contains `query` (lowercase).
+fn contains_text(value: &Value, query: &str) -> bool {
+    match value {
+        Value::String(s) => s.to_lowercase().contains(query),
+        Value::Number(n) => n.to_string().contains(query),
+        Value::Array(items) => items.iter().any(|v| contains_text(v, query)),
+        Value::Object(map) => map.values().any(|v| contains_text(v, query)),
+        Value::Null | Value::Bool(_) => false,
+    }
+}
