@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use rcip_runtime::rcip_core::relationship::{Package, parse_package};
 use rcip_runtime::relationship::{
-    Actor, Authority, ChangesFeed, Engine, EventKind, GetRecord, ListCommands, MemoryStore,
-    Operation, ParticipantRef, Record, RecordError, RecordHistory, RecordStore, RecordView,
-    SearchRecords, UpdateRecord,
+    Actor, Authority, ChangesFeed, Engine, EventKind, GetRecord, ListCommands, Operation,
+    ParticipantRef, Record, RecordError, RecordHistory, RecordStore, RecordView, SearchRecords,
+    UpdateRecord,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -912,8 +912,6 @@ fn archived_records_take_no_changes<S: RecordStore>(store: S) {
 macro_rules! conformance {
     ($store:ident, $make:expr) => {
         mod $store {
-            use super::*;
-
             #[test]
             fn create_creates_at_revision_one_in_the_initial_state() {
                 super::create_creates_at_revision_one_in_the_initial_state($make);
@@ -978,4 +976,72 @@ macro_rules! conformance {
     };
 }
 
-conformance!(memory, MemoryStore::new());
+conformance!(memory, rcip_runtime::relationship::MemoryStore::new());
+conformance!(
+    sqlite,
+    rcip_runtime::relationship::SqliteStore::in_memory().unwrap()
+);
+
+#[test]
+fn sqlite_data_survives_a_reopen() {
+    use rcip_runtime::relationship::SqliteStore;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("reopen-{}", Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("records.db");
+    let (poll, events) = {
+        let engine = engine(SqliteStore::open(&path).unwrap());
+        let poll = create_poll(&engine, "Persisted?", 2);
+        execute(&engine, poll.id, "close", 1, json!({"reason": "kept"})).unwrap();
+        let events = engine
+            .feed(
+                &ada(),
+                ChangesFeed {
+                    workspace_id: W.into(),
+                    cursor: None,
+                    limit: None,
+                },
+            )
+            .unwrap();
+        (poll, events.items)
+    };
+    let engine = engine(SqliteStore::open(&path).unwrap());
+    let read = engine
+        .get(
+            &ada(),
+            GetRecord {
+                workspace_id: W.into(),
+                record_id: poll.id,
+            },
+        )
+        .unwrap();
+    assert_eq!((read.revision, read.state.as_deref()), (2, Some("closed")));
+    assert_eq!(read.data["closed_reason"], json!("kept"));
+    let reopened = engine
+        .feed(
+            &ada(),
+            ChangesFeed {
+                workspace_id: W.into(),
+                cursor: None,
+                limit: None,
+            },
+        )
+        .unwrap();
+    assert_eq!(reopened.items, events, "events, ids and all");
+    // New events continue the order.
+    let reopened_poll = execute(&engine, poll.id, "reopen", 2, json!({})).unwrap();
+    assert_eq!(reopened_poll.revision, 3);
+    let last = engine
+        .feed(
+            &ada(),
+            ChangesFeed {
+                workspace_id: W.into(),
+                cursor: reopened.checkpoint,
+                limit: None,
+            },
+        )
+        .unwrap();
+    assert_eq!(last.items.len(), 1);
+    assert!(last.items[0].id > events.last().unwrap().id);
+    std::fs::remove_dir_all(dir).unwrap();
+}

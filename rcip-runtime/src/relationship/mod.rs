@@ -3,7 +3,8 @@
 //!
 //! [`Engine`] implements the seed's operations (`record.create`, `record.get`,
 //! `record.update`, `record.archive`, `record.search`, `command.list`, `command.execute`,
-//! `record.history`, `changes.feed`) over any [`RecordStore`]; [`MemoryStore`] is the default.
+//! `record.history`, `changes.feed`) over any [`RecordStore`]; [`MemoryStore`] is the default,
+//! `SqliteStore` (feature `sqlite`) keeps everything in one SQLite file.
 //! Every failure is a [`RecordError`] with a stable code and the seed's HTTP-style class.
 
 mod args;
@@ -13,6 +14,8 @@ mod engine;
 mod error;
 mod memory;
 mod record;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 mod store;
 
 pub use args::{
@@ -26,6 +29,8 @@ pub use engine::{Engine, MAX_IDEMPOTENCY_KEY};
 pub use error::RecordError;
 pub use memory::MemoryStore;
 pub use record::{Actor, ParticipantRef, Record, RecordView};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
 pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
     StoreError,
