@@ -346,14 +346,16 @@ impl RecordStore for SqliteStore {
         let participants =
             serde_json::to_string(&record.participants).map_err(|e| StoreError(e.to_string()))?;
         transaction
-            .execute(
+            .prepare_cached(
                 "INSERT INTO records (id, workspace_id, collection_id, namespace, version, type_name, \
                  kind, revision, data, participants, state, archived, created_at, updated_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
                  ON CONFLICT (id) DO UPDATE SET revision = excluded.revision, data = excluded.data, \
                  participants = excluded.participants, state = excluded.state, \
                  archived = excluded.archived, updated_at = excluded.updated_at",
-                params![
+            )
+            .map_err(sql)?
+            .execute(params![
                     id,
                     record.workspace_id,
                     record.collection_id,
@@ -367,18 +369,19 @@ impl RecordStore for SqliteStore {
                     record.state,
                     record.archived,
                     int(record.created_at)?,
-                    int(record.updated_at)?,
-                ],
-            )
+                int(record.updated_at)?,
+            ])
             .map_err(sql)?;
         let mut ids = Vec::with_capacity(commit.events.len());
         for event in &commit.events {
             let kind = serde_json::to_value(event.kind).map_err(|e| StoreError(e.to_string()))?;
             transaction
-                .execute(
+                .prepare_cached(
                     "INSERT INTO events (event_id, workspace_id, actor, record_id, revision, kind, at, payload) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                    params![
+                )
+                .map_err(sql)?
+                .execute(params![
                         event.event_id.to_string(),
                         event.workspace_id,
                         serde_json::to_string(&event.actor).map_err(|e| StoreError(e.to_string()))?,
@@ -386,18 +389,18 @@ impl RecordStore for SqliteStore {
                         int(event.revision)?,
                         kind.as_str().unwrap_or_default(),
                         event.at,
-                        event.payload.to_string(),
-                    ],
-                )
+                    event.payload.to_string(),
+                ])
                 .map_err(sql)?;
             ids.push(transaction.last_insert_rowid().unsigned_abs());
         }
         if let Some(entry) = &commit.idempotency {
             transaction
-                .execute(
+                .prepare_cached(
                     "INSERT INTO idempotency (workspace_id, key, fingerprint, result) VALUES (?1, ?2, ?3, ?4)",
-                    params![entry.workspace_id, entry.key, entry.fingerprint, entry.result],
                 )
+                .map_err(sql)?
+                .execute(params![entry.workspace_id, entry.key, entry.fingerprint, entry.result])
                 .map_err(sql)?;
         }
         transaction.commit().map_err(sql)?;
