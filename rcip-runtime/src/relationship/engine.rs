@@ -178,7 +178,7 @@ impl<S: RecordStore> Engine<S> {
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
     pub fn create(&self, actor: &Actor, args: CreateRecord) -> Result<RecordView, RecordError> {
         check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint("record.create", &args)?;
+        let fingerprint = fingerprint(actor, "record.create", &args)?;
         if let Some(result) =
             self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
         {
@@ -247,7 +247,7 @@ impl<S: RecordStore> Engine<S> {
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
     pub fn update(&self, actor: &Actor, args: UpdateRecord) -> Result<RecordView, RecordError> {
         check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint("record.update", &args)?;
+        let fingerprint = fingerprint(actor, "record.update", &args)?;
         if let Some(result) =
             self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
         {
@@ -306,7 +306,7 @@ impl<S: RecordStore> Engine<S> {
     /// 403, 404, 409.
     pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
         check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint("record.archive", &args)?;
+        let fingerprint = fingerprint(actor, "record.archive", &args)?;
         if let Some(result) =
             self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
         {
@@ -351,7 +351,7 @@ impl<S: RecordStore> Engine<S> {
         args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
         check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint("command.execute", &args)?;
+        let fingerprint = fingerprint(actor, "command.execute", &args)?;
         if let Some(result) =
             self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
         {
@@ -1034,9 +1034,15 @@ fn check_key(key: &str) -> Result<(), RecordError> {
     Ok(())
 }
 
-fn fingerprint(operation: &str, args: &impl Serialize) -> Result<String, RecordError> {
+/// What a replay must match: the actor, the operation and its arguments. The actor is part of
+/// it so that another actor reusing a key gets a conflict, never the first actor's result.
+fn fingerprint(
+    actor: &Actor,
+    operation: &str,
+    args: &impl Serialize,
+) -> Result<String, RecordError> {
     serde_json::to_string(args)
-        .map(|json| format!("{operation}|{json}"))
+        .map(|json| format!("{}|{operation}|{json}", actor.id))
         .map_err(|e| RecordError::InvalidArguments(e.to_string()))
 }
 
