@@ -24,6 +24,7 @@ mod event;
 mod id;
 mod outcome;
 mod preflight;
+pub mod rcp;
 pub mod relationship;
 pub mod schema;
 mod snapshot;

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Input;
 use crate::support::BoxFuture;
+use crate::surfaces::ClientSurfaces;
 
 /// One request to run a capability.
 ///
@@ -180,8 +181,33 @@ pub trait RcipClient: Send + Sync + std::fmt::Debug {
 
     /// Checks 1 to 16 proposals without running anything. Clients that do not implement it
     /// answer [`Error::PreflightUnsupported`](crate::Error::PreflightUnsupported).
+    ///
+    /// An optional surface: a client that implements it also advertises it in
+    /// [`surfaces`](Self::surfaces), and consumers reach it through
+    /// [`RcipClientExt::preflight_checked`](crate::RcipClientExt::preflight_checked), which
+    /// gates on that advertisement.
     fn preflight(&self, batch: PreflightBatch) -> BoxFuture<Result<PreflightReport, crate::Error>> {
         drop(batch);
         Box::pin(std::future::ready(Err(crate::Error::PreflightUnsupported)))
+    }
+
+    /// The optional surfaces this client offers, as an RCP-style presence map: a surface is
+    /// offered when its key is present, with metadata as its value (the runtime's client
+    /// answers `{"preflight": {"maxProposals": 16}}`).
+    ///
+    /// The default offers none, which is right for a client that keeps the default
+    /// [`preflight`](Self::preflight). A client that implements an optional method advertises
+    /// it here; one that advertises a surface it does not implement sends consumers to the
+    /// default method's error.
+    ///
+    /// ```
+    /// use rcip_runtime::{RcipClient, Surface};
+    ///
+    /// fn can_preflight(client: &dyn RcipClient) -> bool {
+    ///     client.surfaces().supports(Surface::Preflight)
+    /// }
+    /// ```
+    fn surfaces(&self) -> ClientSurfaces {
+        ClientSurfaces::new()
     }
 }

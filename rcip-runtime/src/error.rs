@@ -37,6 +37,16 @@ pub enum Error {
     /// The client does not implement preflight.
     #[error("This RCIP client does not support preflight.")]
     PreflightUnsupported,
+    /// A consumer helper needs an optional surface the client does not advertise
+    /// ([`ClientSurfaces`](crate::ClientSurfaces)): RCP's `CapabilityMissing` (-32003),
+    /// `client does not advertise '<key>'`. Nothing was done.
+    #[error(transparent)]
+    CapabilityMissing(rcip_core::rcp::RcpError),
+    /// A consumer helper was asked for more than the client advertises (for example a
+    /// preflight batch over the advertised `maxProposals`): RCP's `OptionUnsupported`
+    /// (-32005), `data.option` naming the option. Nothing was done.
+    #[error(transparent)]
+    OptionUnsupported(rcip_core::rcp::RcpError),
 }
 
 impl Error {
@@ -51,6 +61,8 @@ impl Error {
             Error::PrimaryScopeNotActive => "PRIMARY_SCOPE_NOT_ACTIVE",
             Error::PreflightBatchSize(_) => "PREFLIGHT_BATCH_SIZE",
             Error::PreflightUnsupported => "PREFLIGHT_UNSUPPORTED",
+            Error::CapabilityMissing(_) => "CAPABILITY_MISSING",
+            Error::OptionUnsupported(_) => "OPTION_UNSUPPORTED",
             Error::SchemaGeneration { error, .. } => error.code(),
         }
     }

@@ -66,6 +66,7 @@ mod preflight;
 pub mod relationship;
 mod runtime;
 mod support;
+mod surfaces;
 mod typed;
 mod validation;
 
@@ -99,6 +100,7 @@ pub use policy::{
 pub use rcip_macros::{Capability, capability, catalog};
 pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptions};
 pub use support::{BoxFuture, Clock, SystemClock};
+pub use surfaces::{ClientSurfaces, PreflightSurface, Surface};
 pub use tokio_util::sync::CancellationToken;
 pub use typed::{RcipClientExt, TypedOutcome};
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use rcip_core::{
     ApplicationDefinition, ApplicationSnapshot, Availability, CapabilitySnapshot, ErrorCode,
-    EventPhase, InvocationOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RuntimeEvent,
-    SemanticContext,
+    EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport, RCIP_PROTOCOL_VERSION,
+    RuntimeEvent, SemanticContext,
 };
 
 use crate::binding::{AvailabilityFn, Handler};
@@ -23,6 +23,7 @@ use crate::host::Host;
 use crate::input::DEFAULT_MAX_INPUT_BYTES;
 use crate::policy::{DefaultPolicy, Policy};
 use crate::support::{BoxFuture, Clock, SystemClock, contain, lock};
+use crate::surfaces::{ClientSurfaces, PreflightSurface};
 
 /// The reference's default confirmation lifetime: 120 seconds.
 pub const DEFAULT_CONFIRMATION_TTL: Duration = Duration::from_secs(120);
@@ -535,5 +536,9 @@ impl RcipClient for Client {
     fn preflight(&self, batch: PreflightBatch) -> BoxFuture<Result<PreflightReport, crate::Error>> {
         let inner = self.inner.clone();
         Box::pin(async move { inner.preflight(batch).await })
+    }
+
+    fn surfaces(&self) -> ClientSurfaces {
+        ClientSurfaces::new().with_preflight(PreflightSurface::new(PREFLIGHT_MAX_PROPOSALS))
     }
 }

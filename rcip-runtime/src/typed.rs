@@ -1,12 +1,20 @@
-//! Typed invocation, for consumers that share the contract types of a capability.
+//! Consumer helpers on any [`RcipClient`]: typed invocation, for consumers that share the
+//! contract types of a capability, and preflight gated on the client's advertised surfaces.
 
-use rcip_core::{ConfirmationInfo, ErrorCode, InvocationOutcome, RcipError};
+use rcip_core::rcp::{RcpError, RcpErrorCode};
+use rcip_core::{
+    ConfirmationInfo, ErrorCode, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS,
+    PREFLIGHT_MIN_PROPOSALS, PreflightReport, RcipError,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::json;
 
 use crate::capability::CapabilitySpec;
-use crate::client::{InvocationRequest, RcipClient};
+use crate::client::{InvocationRequest, PreflightBatch, PreflightProposal, RcipClient};
 use crate::support::BoxFuture;
+use crate::surfaces::Surface;
+use crate::{Error, Input};
 
 /// The outcome of [`RcipClientExt::invoke_typed`]: an [`InvocationOutcome`] whose output is
 /// already the capability's output type.
@@ -140,6 +148,95 @@ pub trait RcipClientExt: RcipClient {
         let outcome = self.invoke(request);
         Box::pin(async move { TypedOutcome::from_outcome(outcome.await) })
     }
+
+    /// Preflight, gated on the client's advertised `preflight` surface
+    /// ([`RcipClient::surfaces`]). Before anything else, in this order:
+    ///
+    /// 1. `preflight` not advertised: [`Error::CapabilityMissing`] (-32003,
+    ///    `client does not advertise 'preflight'`);
+    /// 2. fewer than 1 or more than 16 proposals: [`Error::PreflightBatchSize`] (the
+    ///    reference's message);
+    /// 3. more proposals than the advertised `maxProposals`: [`Error::OptionUnsupported`]
+    ///    (-32005, `data.option` = `"maxProposals"`).
+    ///
+    /// In each case the client's [`preflight`](RcipClient::preflight) is not called. Otherwise
+    /// the result is the client's.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rcip_runtime::{Error, PreflightBatch, PreflightProposal, RcipClient, RcipClientExt};
+    ///
+    /// async fn ready_to_write(client: Arc<dyn RcipClient>) -> Result<bool, Error> {
+    ///     let batch = PreflightBatch::new(vec![PreflightProposal::new(
+    ///         "polls.create",
+    ///         serde_json::json!({"question": "Lunch?"}),
+    ///     )]);
+    ///     match client.preflight_checked(batch).await {
+    ///         Ok(report) => Ok(report.consistent),
+    ///         // The client offers no preflight: decide without it.
+    ///         Err(Error::CapabilityMissing(_)) => Ok(true),
+    ///         Err(other) => Err(other),
+    ///     }
+    /// }
+    /// ```
+    fn preflight_checked(
+        &self,
+        batch: PreflightBatch,
+    ) -> BoxFuture<Result<PreflightReport, Error>> {
+        if let Err(refused) = check_preflight(self, batch.requests.len()) {
+            return Box::pin(std::future::ready(Err(refused)));
+        }
+        self.preflight(batch)
+    }
+
+    /// Preflight of one typed proposal for capability `C`, gated as
+    /// [`preflight_checked`](Self::preflight_checked): the input is serialized only once the
+    /// gate has passed. An input that does not serialize to JSON reaches the client as input
+    /// that is not JSON, which the runtime's client reports as a `blocked` outcome with
+    /// `INPUT_INVALID` "The proposed capability input must be a JSON value." (the reference's
+    /// answer for an input it cannot copy).
+    fn preflight_typed<C>(&self, input: &C::Input) -> BoxFuture<Result<PreflightReport, Error>>
+    where
+        C: CapabilitySpec,
+        C::Input: Serialize,
+    {
+        if let Err(refused) = check_preflight(self, 1) {
+            return Box::pin(std::future::ready(Err(refused)));
+        }
+        // An input that does not serialize goes as text that is not JSON: the client blocks
+        // it as it blocks any input it cannot copy.
+        let input = match serde_json::to_value(input) {
+            Ok(value) => Input::Value(value),
+            Err(_) => Input::text(String::new()),
+        };
+        self.preflight(PreflightBatch::new(vec![PreflightProposal::new(
+            C::ID,
+            input,
+        )]))
+    }
+}
+
+/// The gate of the preflight helpers: advertised, within the protocol's bounds, within the
+/// advertised `maxProposals`.
+fn check_preflight<C: RcipClient + ?Sized>(client: &C, proposals: usize) -> Result<(), Error> {
+    let surfaces = client.surfaces();
+    surfaces.gate(Surface::Preflight)?;
+    if !(PREFLIGHT_MIN_PROPOSALS..=PREFLIGHT_MAX_PROPOSALS).contains(&proposals) {
+        return Err(Error::PreflightBatchSize(proposals));
+    }
+    let advertised = surfaces.preflight().and_then(|p| p.max_proposals);
+    if let Some(max) = advertised.filter(|max| proposals > max.get()) {
+        return Err(Error::OptionUnsupported(
+            RcpError::new(
+                RcpErrorCode::OptionUnsupported,
+                format!(
+                    "client advertises 'preflight' with 'maxProposals' {max}; the batch has {proposals} proposals"
+                ),
+            )
+            .with_data(json!({"option": "maxProposals"})),
+        ));
+    }
+    Ok(())
 }
 
 impl<T: RcipClient + ?Sized> RcipClientExt for T {}
