@@ -53,11 +53,21 @@ pub struct InvocationContext {
 }
 
 /// How a handler failed. Its message and source stay on the host side: a consumer only ever
-/// sees `EXECUTION_FAILED`, `EXECUTION_ABORTED` or `OUTPUT_INVALID` with a fixed message.
+/// sees `EXECUTION_FAILED`, `EXECUTION_ABORTED` or `OUTPUT_INVALID` with a fixed message,
+/// except for a [`public`](Self::public) failure, whose code and message the handler wrote
+/// for the consumer.
 #[derive(Debug)]
 pub struct HandlerError {
     kind: HandlerErrorKind,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    public: Option<PublicFailure>,
+}
+
+/// What a [`HandlerError::public`] failure tells the consumer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PublicFailure {
+    pub(crate) message: String,
+    pub(crate) issues: Vec<rcip_core::ValidationIssue>,
 }
 
 /// The kinds of [`HandlerError`].
@@ -71,6 +81,9 @@ pub enum HandlerErrorKind {
     Aborted,
     /// The handler produced something that is not a JSON value (`OUTPUT_INVALID`).
     InvalidOutput,
+    /// A failure meant for the consumer (`EXECUTION_FAILED` with the handler's code and
+    /// message): see [`HandlerError::public`].
+    Public,
 }
 
 impl HandlerError {
@@ -79,6 +92,34 @@ impl HandlerError {
         HandlerError {
             kind: HandlerErrorKind::Failed,
             source: Some(source.into()),
+            public: None,
+        }
+    }
+
+    /// A failure the consumer may read: the outcome is still `failed` with the reference's
+    /// code `EXECUTION_FAILED` (so consumers of either implementation understand it), but its
+    /// message is `"<code>: <message>"` instead of the fixed text, and `issues` become its
+    /// `validationIssues`. For failures with a stable meaning the consumer can act on (a stale
+    /// revision, a failed guard); everything else should stay [`failed`](Self::failed).
+    ///
+    /// ```
+    /// use rcip_runtime::{HandlerError, HandlerErrorKind};
+    /// let error = HandlerError::public("STALE_REVISION", "the record is at revision 3", Vec::new());
+    /// assert_eq!(error.kind(), HandlerErrorKind::Public);
+    /// assert_eq!(error.to_string(), "STALE_REVISION: the record is at revision 3");
+    /// ```
+    pub fn public(
+        code: &str,
+        message: impl std::fmt::Display,
+        issues: Vec<rcip_core::ValidationIssue>,
+    ) -> Self {
+        HandlerError {
+            kind: HandlerErrorKind::Public,
+            source: None,
+            public: Some(PublicFailure {
+                message: format!("{code}: {message}"),
+                issues,
+            }),
         }
     }
 
@@ -88,6 +129,7 @@ impl HandlerError {
         HandlerError {
             kind: HandlerErrorKind::Aborted,
             source: None,
+            public: None,
         }
     }
 
@@ -96,6 +138,7 @@ impl HandlerError {
         HandlerError {
             kind: HandlerErrorKind::InvalidOutput,
             source: Some(source.into()),
+            public: None,
         }
     }
 
@@ -104,13 +147,18 @@ impl HandlerError {
     pub fn kind(&self) -> HandlerErrorKind {
         self.kind
     }
+
+    pub(crate) fn into_public(self) -> Option<PublicFailure> {
+        self.public
+    }
 }
 
 impl std::fmt::Display for HandlerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (&self.kind, &self.source) {
-            (kind, Some(source)) => write!(f, "{kind:?}: {source}"),
-            (kind, None) => write!(f, "{kind:?}"),
+        match (&self.kind, &self.source, &self.public) {
+            (_, _, Some(public)) => f.write_str(&public.message),
+            (kind, Some(source), None) => write!(f, "{kind:?}: {source}"),
+            (kind, None, None) => write!(f, "{kind:?}"),
         }
     }
 }

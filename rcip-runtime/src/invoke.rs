@@ -8,7 +8,7 @@ use rcip_core::{ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticCon
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::binding::{CancellationSignal, HandlerErrorKind, InvocationContext};
+use crate::binding::{CancellationSignal, HandlerError, HandlerErrorKind, InvocationContext};
 use crate::client::InvocationRequest;
 use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
@@ -199,13 +199,14 @@ impl Inner {
                         tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %text, "handler failed");
                     }
                 }
-                Err(Some(e.kind()))
+                Err(Some(e))
             }
             None => Err(None),
         };
         let output = match failure {
             Ok(output) => output,
-            Err(kind) => {
+            Err(failure) => {
+                let kind = failure.as_ref().map(HandlerError::kind);
                 // Output that is not JSON is the reference's step 12: the abort check of step
                 // 11 only applies to handlers that fail.
                 let e = match kind {
@@ -215,6 +216,19 @@ impl Inner {
                     _ if is_cancelled(token) => error(ErrorCode::ExecutionAborted, m::ABORTED),
                     Some(HandlerErrorKind::Aborted) => {
                         error(ErrorCode::ExecutionAborted, m::ABORTED)
+                    }
+                    Some(HandlerErrorKind::Public) => {
+                        match failure.and_then(HandlerError::into_public) {
+                            Some(public) if public.issues.is_empty() => {
+                                error(ErrorCode::ExecutionFailed, public.message)
+                            }
+                            Some(public) => RcipError::with_issues(
+                                ErrorCode::ExecutionFailed,
+                                public.message,
+                                public.issues,
+                            ),
+                            None => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
+                        }
                     }
                     _ => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
                 };

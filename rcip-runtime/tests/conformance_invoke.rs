@@ -1082,6 +1082,46 @@ async fn execution_aborted_when_handler_fails_after_cancel() {
 
 /// 4.1 step 11 / 4.7: a failing handler is `EXECUTION_FAILED` "The application could not
 /// complete the capability."; its error text appears nowhere in the outcome or events.
+/// Beyond the reference: a handler may fail *publicly*; the code stays `EXECUTION_FAILED`,
+/// the message and issues are the handler's.
+#[tokio::test]
+async fn a_public_handler_failure_keeps_its_message_and_issues() {
+    let h = Harness::new(allow_all());
+    let _g = h
+        .host
+        .bind(
+            "notes.read",
+            Binding::new(|_input: Value, _ctx: InvocationContext| async {
+                Err::<Value, _>(HandlerError::public(
+                    "SCHEMA_VIOLATION",
+                    "the data does not match",
+                    vec![rcip_runtime::rcip_core::ValidationIssue {
+                        instance_path: "/title".into(),
+                        keyword: "maxLength".into(),
+                        message: "must NOT have more than 10 characters".into(),
+                    }],
+                ))
+            }),
+        )
+        .unwrap();
+    let outcome = h.invoke("inv-1", "notes.read", note("a")).await;
+    let json = serde_json::to_value(&outcome).unwrap();
+    assert_eq!(json["status"], "failed");
+    assert_eq!(json["error"]["code"], "EXECUTION_FAILED");
+    assert_eq!(
+        json["error"]["message"],
+        "SCHEMA_VIOLATION: the data does not match"
+    );
+    assert_eq!(
+        json["error"]["validationIssues"][0]["instancePath"],
+        "/title"
+    );
+    assert_eq!(
+        h.events.phases(Some("inv-1")),
+        vec![REQUESTED, STARTED, failed(ErrorCode::ExecutionFailed)]
+    );
+}
+
 #[tokio::test]
 async fn execution_failed_masks_handler_error() {
     const SECRET: &str = "db-password=hunter2-at-10.0.0.5";

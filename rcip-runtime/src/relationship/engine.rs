@@ -169,6 +169,16 @@ impl<S: RecordStore> Engine<S> {
         &self.store
     }
 
+    /// The registered program `namespace` (version `version`, or the only one registered).
+    #[must_use]
+    pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<&Package> {
+        let version = self.version(namespace, version).ok()?;
+        self.types
+            .values()
+            .find(|e| e.package.namespace == namespace && e.package.version == version)
+            .map(|e| e.package.as_ref())
+    }
+
     // ------------------------------------------------------------------ operations
 
     /// `record.create`.

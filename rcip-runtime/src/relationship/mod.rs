@@ -9,6 +9,7 @@
 
 mod args;
 mod authority;
+mod bind;
 mod cursor;
 mod engine;
 mod error;

@@ -1,0 +1,158 @@
+//! A package's command capabilities, bound to the engine, driven through the client.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use rcip_runtime::rcip_core::relationship::{command_capabilities, parse_package};
+use rcip_runtime::relationship::{Actor, CreateRecord, Engine, GetRecord, MemoryStore};
+use rcip_runtime::{
+    ApplicationDefinition, ErrorCode, InvocationRequest, OutcomeStatus, PolicyDecision, Runtime,
+    RuntimeOptions, ScopeDefinition, policy_fn,
+};
+use serde_json::{Value, json};
+
+const W: &str = "w1";
+
+fn setup() -> (
+    Runtime,
+    Arc<Engine<MemoryStore>>,
+    Vec<rcip_runtime::BindingGuard>,
+) {
+    let package = parse_package(include_str!("../../examples/programs/polls.json")).unwrap();
+    let mut definition = ApplicationDefinition::new("app", "App", "Polls with commands.")
+        .scope(ScopeDefinition::new("polls", "Polls", "Every poll."));
+    definition
+        .capabilities
+        .extend(command_capabilities(&package));
+    // The reference's default policy denies unconfirmed writes; this host allows them.
+    let options = RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow));
+    let runtime = Runtime::new(definition, options).unwrap();
+    let engine = Arc::new(Engine::in_memory().with_program(package).unwrap());
+    let guards = engine
+        .bind_commands(
+            &runtime.host(),
+            "polls",
+            None,
+            W,
+            &Actor::new("agent").via("tool"),
+        )
+        .unwrap();
+    (runtime, engine, guards)
+}
+
+fn poll(engine: &Engine<MemoryStore>, votes: u64) -> uuid::Uuid {
+    let args: CreateRecord = serde_json::from_value(json!({
+        "workspace_id": W, "collection_id": "c", "namespace": "polls", "type": "poll",
+        "data": {"question": "Lunch?", "options": ["a", "b"], "vote_count": votes},
+        "idempotency_key": uuid::Uuid::new_v4().to_string(),
+    }))
+    .unwrap();
+    engine.create(&Actor::new("host"), args).unwrap().id
+}
+
+async fn invoke(runtime: &Runtime, id: &str, input: Value) -> rcip_runtime::InvocationOutcome {
+    runtime
+        .client()
+        .invoke(InvocationRequest::new(id, input))
+        .await
+}
+
+#[tokio::test]
+async fn a_command_runs_through_its_capability() {
+    let (runtime, engine, guards) = setup();
+    assert_eq!(guards.len(), 2, "close and reopen");
+    let id = poll(&engine, 2);
+    let outcome = invoke(
+        &runtime,
+        "polls.poll.close",
+        json!({
+            "record_id": id.to_string(), "expected_revision": 1, "idempotency_key": "k1",
+            "input": {"reason": "enough"}
+        }),
+    )
+    .await;
+    assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
+    assert_eq!(
+        outcome.output(),
+        Some(
+            &json!({"record_id": id.to_string(), "revision": 2, "state": "closed",
+            "work_requested": ["notify_voters"]})
+        )
+    );
+    let record = engine
+        .get(
+            &Actor::new("host"),
+            GetRecord {
+                workspace_id: W.into(),
+                record_id: id,
+            },
+        )
+        .unwrap();
+    assert_eq!(record.data["closed_reason"], json!("enough"));
+    // The replay through the capability returns the first result.
+    let replay = invoke(
+        &runtime,
+        "polls.poll.close",
+        json!({
+            "record_id": id.to_string(), "expected_revision": 1, "idempotency_key": "k1",
+            "input": {"reason": "enough"}
+        }),
+    )
+    .await;
+    assert_eq!(replay.output(), outcome.output());
+}
+
+#[tokio::test]
+async fn failures_carry_the_operations_code() {
+    let (runtime, engine, _guards) = setup();
+    let empty = poll(&engine, 0);
+    let failure = |outcome: rcip_runtime::InvocationOutcome| {
+        assert_eq!(outcome.status(), OutcomeStatus::Failed, "{outcome:?}");
+        let error = outcome.error().unwrap().clone();
+        assert_eq!(error.code, ErrorCode::ExecutionFailed);
+        error
+    };
+    let guard = failure(invoke(&runtime, "polls.poll.close", json!({
+        "record_id": empty.to_string(), "expected_revision": 1, "idempotency_key": "a", "input": {}
+    })).await);
+    assert_eq!(
+        guard.message,
+        "GUARD_FAILED: the guard of command \"close\" did not pass"
+    );
+    let stale = failure(invoke(&runtime, "polls.poll.close", json!({
+        "record_id": empty.to_string(), "expected_revision": 7, "idempotency_key": "b", "input": {}
+    })).await);
+    assert_eq!(
+        stale.message,
+        "STALE_REVISION: stale revision: expected 7, the record is at 1"
+    );
+    let missing = failure(invoke(&runtime, "polls.poll.reopen", json!({
+        "record_id": uuid::Uuid::new_v4().to_string(), "expected_revision": 1, "idempotency_key": "c", "input": {}
+    })).await);
+    assert_eq!(missing.message, "RECORD_NOT_FOUND: record not found");
+    let not_an_id = failure(
+        invoke(
+            &runtime,
+            "polls.poll.reopen",
+            json!({
+                "record_id": "poll-1", "expected_revision": 1, "idempotency_key": "d", "input": {}
+            }),
+        )
+        .await,
+    );
+    assert!(
+        not_an_id.message.starts_with("INVALID_ARGUMENTS: "),
+        "{}",
+        not_an_id.message
+    );
+    // The capability's own schema refuses bad input before the engine sees it.
+    let invalid = invoke(&runtime, "polls.poll.close", json!({
+        "record_id": empty.to_string(), "expected_revision": 1, "idempotency_key": "e", "input": {"reason": 5}
+    }))
+    .await;
+    assert_eq!(invalid.error().unwrap().code, ErrorCode::InputInvalid);
+    assert_eq!(
+        invalid.error().unwrap().validation_issues.as_ref().unwrap()[0].instance_path,
+        "/input/reason"
+    );
+}
