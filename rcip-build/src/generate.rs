@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use rcip_core::relationship::{
     Command, Comparison, Constant, DataSchema, Expr, Kind, Package, Path, Root, TypeDef, View,
-    command_capability_id, package_scope_id,
+    command_capability_id, package_capabilities, package_scope_id,
 };
 
 use crate::rust_names::{constant, module, variant};
@@ -309,15 +309,9 @@ fn command_const(out: &mut String, package: &Package, type_def: &TypeDef, comman
 }
 
 fn capability_set(out: &mut String, package: &Package, krate: &str) {
-    let ids: Vec<String> = package
-        .types
-        .iter()
-        .flat_map(|t| {
-            t.commands.iter().filter_map(|c| {
-                command_capability_id(&package.namespace, &t.name, &c.name)
-                    .map(|id| format!("{id:?}"))
-            })
-        })
+    let ids: Vec<String> = package_capabilities(package)
+        .into_iter()
+        .map(|c| format!("{:?}", c.id))
         .collect();
     let scopes = if ids.is_empty() {
         String::new()
@@ -326,7 +320,7 @@ fn capability_set(out: &mut String, package: &Package, krate: &str) {
     };
     let _ = writeln!(
         out,
-        "    /// The commands of `{}` as RCIP capabilities (one per command, effect `write`), for `catalog!`'s `capability_sets`.",
+        "    /// The capabilities of `{}` (its commands, then each type's record operations and each view), for `catalog!`'s `capability_sets`.",
         package.namespace
     );
     let _ = writeln!(out, "    #[derive(Debug, Clone, Copy, Default)]");
@@ -345,7 +339,7 @@ fn capability_set(out: &mut String, package: &Package, krate: &str) {
         out,
         "        fn definitions() -> ::std::vec::Vec<{krate}::CapabilityDefinition> {{"
     );
-    let _ = writeln!(out, "            __rel::command_capabilities(&PACKAGE)");
+    let _ = writeln!(out, "            __rel::package_capabilities(&PACKAGE)");
     let _ = writeln!(out, "        }}\n    }}");
 }
 

@@ -639,7 +639,7 @@ fn command_names_must_have_an_identifier_form() {
 
 #[test]
 fn names_with_double_underscore_are_fine_where_nothing_is_generated() {
-    // Roles, views, tasks and states are not mapped to capability ids.
+    // Roles, tasks and states are not mapped to capability ids.
     let mut package = base();
     set(
         &mut package,
@@ -648,15 +648,41 @@ fn names_with_double_underscore_are_fine_where_nothing_is_generated() {
     );
     set(
         &mut package,
-        "/views/all__polls",
-        json!({"type": "poll", "fields": ["question"]}),
-    );
-    set(
-        &mut package,
         &format!("{CLOSE}/emit/0/task"),
         json!("notify__"),
     );
     assert_valid(&package);
+}
+
+#[test]
+fn view_names_need_an_identifier_form_and_may_not_collide() {
+    let view = json!({"type": "poll", "fields": ["question"]});
+    assert_only(
+        &with("/views/all__polls", view.clone()),
+        "/views/all__polls",
+        Code::UnmappableName,
+    );
+    let mut package = base();
+    set(&mut package, "/views/open2", view.clone());
+    set(&mut package, "/views/open_2", view);
+    assert_only(&package, "/views/open_2", Code::NameCollision);
+}
+
+#[test]
+fn commands_may_not_take_the_name_of_a_record_operation() {
+    for name in rcip_core::relationship::TYPE_OPERATIONS {
+        let at = format!("{POLL}/commands/{name}");
+        assert_only(&with(&at, command()), &at, Code::ReservedName);
+    }
+    let at = format!("{POLL}/commands/create");
+    let problems = validate_package(&with(&at, command()))
+        .unwrap_err()
+        .problems;
+    assert_eq!(
+        problems[0].message,
+        "a command may not be called \"create\": every type has a `create` capability \
+         (reserved: get, search, commands, create, update, archive)"
+    );
 }
 
 #[test]
@@ -2258,6 +2284,7 @@ fn every_problem_code_is_emitted_by_some_package() {
         with(&format!("{VIEW}/where"), json!({"path": "input"})),
         with(&format!("{CLOSE}/guard"), json!([{}])),
         with(&format!("{CLOSE}/guard"), nested_nots(11)),
+        with(&format!("{POLL}/commands/get"), command()),
     ];
     let mut seen: Vec<Code> = texts
         .iter()

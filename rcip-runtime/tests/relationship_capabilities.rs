@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rcip_runtime::rcip_core::relationship::{command_capabilities, parse_package};
+use rcip_runtime::rcip_core::relationship::{package_capabilities, parse_package};
 use rcip_runtime::relationship::{Actor, CreateRecord, Engine, GetRecord, MemoryStore};
 use rcip_runtime::{
     ApplicationDefinition, ErrorCode, InvocationRequest, OutcomeStatus, PolicyDecision, Runtime,
@@ -23,13 +23,13 @@ fn setup() -> (
         .scope(ScopeDefinition::new("polls", "Polls", "Every poll."));
     definition
         .capabilities
-        .extend(command_capabilities(&package));
+        .extend(package_capabilities(&package));
     // The reference's default policy denies unconfirmed writes; this host allows them.
     let options = RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow));
     let runtime = Runtime::new(definition, options).unwrap();
     let engine = Arc::new(Engine::in_memory().with_program(package).unwrap());
     let guards = engine
-        .bind_commands(
+        .bind_package(
             &runtime.host(),
             "polls",
             None,
@@ -60,7 +60,11 @@ async fn invoke(runtime: &Runtime, id: &str, input: Value) -> rcip_runtime::Invo
 #[tokio::test]
 async fn a_command_runs_through_its_capability() {
     let (runtime, engine, guards) = setup();
-    assert_eq!(guards.len(), 2, "close and reopen");
+    assert_eq!(
+        guards.len(),
+        15,
+        "2 commands, 2 types x 6 operations, 1 view"
+    );
     let id = poll(&engine, 2);
     let outcome = invoke(
         &runtime,
@@ -154,5 +158,99 @@ async fn failures_carry_the_operations_code() {
     assert_eq!(
         invalid.error().unwrap().validation_issues.as_ref().unwrap()[0].instance_path,
         "/input/reason"
+    );
+}
+
+#[tokio::test]
+async fn record_operations_run_through_their_capabilities() {
+    let (runtime, _engine, _guards) = setup();
+    let ok = |outcome: rcip_runtime::InvocationOutcome| {
+        assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
+        outcome.output().unwrap().clone()
+    };
+    let created = ok(invoke(
+        &runtime,
+        "polls.poll.create",
+        json!({
+            "collection_id": "c", "idempotency_key": "create-1",
+            "data": {"question": "Tea or coffee?", "options": ["tea", "coffee"], "vote_count": 1}
+        }),
+    )
+    .await);
+    assert_eq!(
+        (created["state"].as_str(), created["revision"].as_u64()),
+        (Some("open"), Some(1))
+    );
+    assert_eq!(created["workspace_id"], json!(W));
+    let id = created["id"].as_str().unwrap().to_owned();
+    let read = ok(invoke(&runtime, "polls.poll.get", json!({"record_id": id})).await);
+    assert_eq!(read, created);
+    let updated = ok(invoke(
+        &runtime,
+        "polls.poll.update",
+        json!({
+            "record_id": id, "expected_revision": 1, "idempotency_key": "update-1",
+            "patch": {"set": {"question": "Tea, coffee or water?"}}
+        }),
+    )
+    .await);
+    assert_eq!(updated["revision"], json!(2));
+    let stale = invoke(
+        &runtime,
+        "polls.poll.update",
+        json!({
+            "record_id": id, "expected_revision": 1, "idempotency_key": "update-2",
+            "patch": {"remove": ["closed_reason"]}
+        }),
+    )
+    .await;
+    assert!(
+        stale
+            .error()
+            .unwrap()
+            .message
+            .starts_with("STALE_REVISION: ")
+    );
+    let commands = ok(invoke(&runtime, "polls.poll.commands", json!({"record_id": id})).await);
+    assert_eq!(
+        commands["commands"][0]["capability_id"],
+        json!("polls.poll.close")
+    );
+    assert_eq!(commands["commands"][0]["runnable"], json!(true));
+    let page = ok(invoke(&runtime, "polls.poll.search", json!({"query": "water"})).await);
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    let view = ok(invoke(&runtime, "polls.openPolls", json!({"limit": 5})).await);
+    assert_eq!(
+        view["items"][0]["data"],
+        json!({"question": "Tea, coffee or water?", "options": ["tea", "coffee"]})
+    );
+    let archived = ok(invoke(
+        &runtime,
+        "polls.poll.archive",
+        json!({
+            "record_id": id, "expected_revision": 2, "idempotency_key": "archive-1"
+        }),
+    )
+    .await);
+    assert_eq!(archived["archived"], json!(true));
+    // A relationship: roles are record ids, bounded by the role.
+    let person_less = invoke(
+        &runtime,
+        "polls.ballot.create",
+        json!({
+            "collection_id": "c", "idempotency_key": "ballot-1", "data": {"choice": 0},
+            "roles": {"poll": [id], "voter": [uuid::Uuid::new_v4().to_string()]}
+        }),
+    )
+    .await;
+    let error = person_less.error().unwrap();
+    assert!(
+        error.message.starts_with("SCHEMA_VIOLATION: "),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        error.validation_issues.as_ref().unwrap()[0].instance_path,
+        "/roles/voter/0"
     );
 }

@@ -142,7 +142,7 @@ fn output_schema(type_def: &TypeDef) -> Value {
 }
 
 /// A package schema in the strict RCIP form: `format: date-time` becomes a `pattern`.
-fn strict_form(mut schema: Value) -> Value {
+pub(super) fn strict_form(mut schema: Value) -> Value {
     fn walk(schema: &mut Value) {
         let Value::Object(map) = schema else { return };
         if map.remove("format").is_some() {

@@ -32,6 +32,7 @@
 mod capabilities;
 mod model;
 mod naming;
+mod operations;
 mod problem;
 mod rule;
 mod schema;
@@ -43,6 +44,10 @@ pub use model::{
     TypeDef, TypeRef, UnknownState, View, WORK_REQUESTED,
 };
 pub use naming::{command_capability_id, lower_camel, pascal_case};
+pub use operations::{
+    TYPE_OPERATIONS, operation_capabilities, operation_capability_id, package_capabilities,
+    view_capability_id,
+};
 pub use problem::{PackageError, Problem, ProblemCode};
 pub use rule::{Comparison, Constant, Expr, Path, Root, Scope};
 pub use schema::{DEFAULT_MAX_ITEMS, DEFAULT_MAX_LENGTH, MAX_SCHEMA_DEPTH};

@@ -107,6 +107,9 @@ codes! {
     UnmappableName = "UNMAPPABLE_NAME",
     /// Two names map to the same generated identifier.
     NameCollision = "NAME_COLLISION",
+    /// A command named like a record operation (`get`, `create`...), whose capability id
+    /// every type already has.
+    ReservedName = "RESERVED_NAME",
     /// `version` is not a positive integer.
     InvalidVersion = "INVALID_VERSION",
     /// A list or map that must not be empty is.

@@ -1,14 +1,18 @@
-//! A package's command capabilities bound to an engine: what `rcip-build`'s capability sets
-//! declare, executed by [`Engine::execute`].
+//! A package's capabilities bound to an engine: what `rcip-build`'s capability sets declare
+//! (commands and record operations), executed by the engine's operations.
 
 use std::sync::Arc;
 
-use rcip_core::relationship::command_capability_id;
+use rcip_core::relationship::{
+    TYPE_OPERATIONS, command_capability_id, operation_capability_id, view_capability_id,
+};
 use serde::Deserialize;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::args::ExecuteCommand;
+use super::args::{ArchiveRecord, CreateRecord, ExecuteCommand, SearchRecords, UpdateRecord};
 use super::engine::Engine;
 use super::error::RecordError;
 use super::record::Actor;
@@ -27,20 +31,22 @@ struct Envelope {
 }
 
 impl<S: RecordStore + 'static> Engine<S> {
-    /// Binds every command capability of the program `namespace` (version `version`, or the
-    /// only one registered) on `host`, each running [`Engine::execute`] in `workspace_id` as
-    /// `actor`. The capabilities must be in the runtime's catalog (list the package's
-    /// `Capabilities` set in `catalog!`). Dropping the guards unbinds them.
+    /// Binds every capability of the program `namespace` (version `version`, or the only one
+    /// registered) on `host`: its commands (running [`Engine::execute`]) and each type's and
+    /// view's record operations (`rcip_core::relationship::package_capabilities` declares
+    /// them all), in `workspace_id`, as `actor`. The capabilities must be in the runtime's
+    /// catalog (list the package's generated `Capabilities` set in `catalog!`). Dropping the
+    /// guards unbinds them.
     ///
-    /// A failed command is a `failed` outcome whose message starts with the operation's
+    /// A failed operation is a `failed` outcome whose message starts with the operation's
     /// stable code (`STALE_REVISION: ...`, `GUARD_FAILED: ...`), with the validation issues of
     /// a `SCHEMA_VIOLATION`: see [`HandlerError::public`].
     ///
     /// # Errors
     ///
-    /// [`crate::Error::NotRegistered`] for a command capability the catalog lacks, or an
-    /// unknown program (as [`Host::bind`] reports it).
-    pub fn bind_commands(
+    /// [`crate::Error::NotRegistered`] for a capability the catalog lacks, or an unknown
+    /// program.
+    pub fn bind_package(
         self: &Arc<Self>,
         host: &Host,
         namespace: &str,
@@ -51,6 +57,13 @@ impl<S: RecordStore + 'static> Engine<S> {
         let package = self
             .package(namespace, version)
             .ok_or_else(|| crate::Error::NotRegistered(namespace.to_owned()))?;
+        let version = package.version;
+        let context = Arc::new(Context {
+            workspace_id: workspace_id.to_owned(),
+            namespace: namespace.to_owned(),
+            version,
+            actor: actor.clone(),
+        });
         let mut guards = Vec::new();
         for type_def in package.types.iter() {
             for command in type_def.commands.iter() {
@@ -58,50 +71,131 @@ impl<S: RecordStore + 'static> Engine<S> {
                 else {
                     continue; // the validator refuses names without an id
                 };
-                let engine = Arc::clone(self);
-                let workspace_id = workspace_id.to_owned();
-                let actor = actor.clone();
-                let command = command.name.to_string();
-                let binding = Binding::new(move |input: Value, _context: InvocationContext| {
-                    let result = run(&engine, &workspace_id, &actor, &command, input);
-                    std::future::ready(result)
-                });
-                guards.push(host.bind(&id, binding)?);
+                let target = Target::Command(command.name.to_string());
+                guards.push(host.bind(&id, self.binding(&context, target))?);
             }
+            for operation in TYPE_OPERATIONS {
+                let Some(id) = operation_capability_id(namespace, &type_def.name, operation) else {
+                    continue;
+                };
+                let target = Target::Operation(operation, type_def.name.to_string());
+                guards.push(host.bind(&id, self.binding(&context, target))?);
+            }
+        }
+        for view in package.views.iter() {
+            let Some(id) = view_capability_id(namespace, &view.name) else {
+                continue;
+            };
+            let target = Target::View(view.name.to_string());
+            guards.push(host.bind(&id, self.binding(&context, target))?);
         }
         Ok(guards)
     }
+
+    fn binding(self: &Arc<Self>, context: &Arc<Context>, target: Target) -> Binding {
+        let engine = Arc::clone(self);
+        let context = Arc::clone(context);
+        Binding::new(move |input: Value, _: InvocationContext| {
+            std::future::ready(engine.run(&context, &target, input))
+        })
+    }
+
+    fn run(&self, context: &Context, target: &Target, input: Value) -> Result<Value, HandlerError> {
+        let actor = &context.actor;
+        let ws = ("workspace_id", Value::from(context.workspace_id.clone()));
+        match target {
+            Target::Command(command) => {
+                let envelope: Envelope = args(input, &[])?;
+                let record_id = Uuid::parse_str(&envelope.record_id).map_err(|_| {
+                    public(&RecordError::InvalidArguments(format!(
+                        "record_id {:?} is not a record id",
+                        envelope.record_id
+                    )))
+                })?;
+                reply(self.execute(
+                    actor,
+                    ExecuteCommand {
+                        workspace_id: context.workspace_id.clone(),
+                        record_id,
+                        command: command.clone(),
+                        expected_revision: envelope.expected_revision,
+                        idempotency_key: envelope.idempotency_key,
+                        input: envelope.input,
+                    },
+                ))
+            }
+            Target::Operation(operation, type_name) => {
+                let of_type = [
+                    ws.clone(),
+                    ("namespace", Value::from(context.namespace.clone())),
+                    ("type", Value::from(type_name.clone())),
+                ];
+                match *operation {
+                    "get" => reply(self.get(actor, args(input, &[ws])?)),
+                    "search" => reply(self.search(actor, args::<SearchRecords>(input, &of_type)?)),
+                    "commands" => reply(
+                        self.list_commands(actor, args(input, &[ws])?)
+                            .map(|commands| serde_json::json!({"commands": commands})),
+                    ),
+                    "create" => {
+                        let mut with_version = of_type.to_vec();
+                        with_version.push(("version", Value::from(context.version)));
+                        reply(self.create(actor, args::<CreateRecord>(input, &with_version)?))
+                    }
+                    "update" => reply(self.update(actor, args::<UpdateRecord>(input, &[ws])?)),
+                    "archive" => reply(self.archive(actor, args::<ArchiveRecord>(input, &[ws])?)),
+                    _ => Err(HandlerError::failed(format!(
+                        "unknown operation {operation}"
+                    ))),
+                }
+            }
+            Target::View(view) => {
+                let view = serde_json::json!({
+                    "namespace": context.namespace, "version": context.version, "view": view,
+                });
+                reply(self.search(actor, args::<SearchRecords>(input, &[ws, ("view", view)])?))
+            }
+        }
+    }
 }
 
-fn run<S: RecordStore>(
-    engine: &Engine<S>,
-    workspace_id: &str,
-    actor: &Actor,
-    command: &str,
-    input: Value,
-) -> Result<Value, HandlerError> {
-    let envelope: Envelope = serde_json::from_value(input)
-        .map_err(|e| public(&RecordError::InvalidArguments(e.to_string())))?;
-    let record_id = Uuid::parse_str(&envelope.record_id).map_err(|_| {
-        public(&RecordError::InvalidArguments(format!(
-            "record_id {:?} is not a record id",
-            envelope.record_id
-        )))
-    })?;
-    let result = engine
-        .execute(
-            actor,
-            ExecuteCommand {
-                workspace_id: workspace_id.to_owned(),
-                record_id,
-                command: command.to_owned(),
-                expected_revision: envelope.expected_revision,
-                idempotency_key: envelope.idempotency_key,
-                input: envelope.input,
-            },
-        )
-        .map_err(|e| public(&e))?;
-    serde_json::to_value(result).map_err(HandlerError::invalid_output)
+/// What a binding serves: one workspace, one program, one actor.
+#[derive(Debug)]
+struct Context {
+    workspace_id: String,
+    namespace: String,
+    version: u64,
+    actor: Actor,
+}
+
+/// What one capability runs.
+#[derive(Debug)]
+enum Target {
+    Command(String),
+    Operation(&'static str, String),
+    View(String),
+}
+
+/// The capability's input plus what the binding fixes, as the operation's arguments.
+fn args<A: DeserializeOwned>(input: Value, fixed: &[(&str, Value)]) -> Result<A, HandlerError> {
+    let mut input = match input {
+        Value::Object(map) => map,
+        other => {
+            return Err(public(&RecordError::InvalidArguments(format!(
+                "expected an object, found {other}"
+            ))));
+        }
+    };
+    for (key, value) in fixed {
+        input.insert((*key).to_owned(), value.clone());
+    }
+    serde_json::from_value(Value::Object(input))
+        .map_err(|e| public(&RecordError::InvalidArguments(e.to_string())))
+}
+
+fn reply<T: Serialize>(result: Result<T, RecordError>) -> Result<Value, HandlerError> {
+    let value = result.map_err(|e| public(&e))?;
+    serde_json::to_value(value).map_err(HandlerError::invalid_output)
 }
 
 /// A record error as a failure the consumer reads: its code, its message, its issues.

@@ -10,6 +10,7 @@ use super::super::model::{
     TypeDef, TypeRef, View, WORK_REQUESTED,
 };
 use super::super::naming::{lower_camel, pascal_case};
+use super::super::operations::TYPE_OPERATIONS;
 use super::super::problem::ProblemCode as Code;
 use super::super::schema::SchemaChecker;
 use super::checker::{Checker, child, declared_list, index, unknown_field};
@@ -89,10 +90,16 @@ impl Checker {
             .get("views")
             .and_then(|value| self.object(value, "/views", "the views"))
             .map(|views| {
+                let mut camel = BTreeMap::new();
                 views
                     .iter()
                     .filter_map(|(name, value)| {
-                        self.view(name, value, &child("/views", name), &declared, &schemas)
+                        let at = child("/views", name);
+                        // A view is a capability (`ns.view`): its name needs an id form.
+                        if is_valid_name(name) && self.mappable(name, &at, "view name") {
+                            self.collision(&mut camel, lower_camel(name), name, &at, "view");
+                        }
+                        self.view(name, value, &at, &declared, &schemas)
                     })
                     .collect::<Vec<_>>()
             });
@@ -182,7 +189,17 @@ impl Checker {
             let mut complete = true;
             for (command, value) in commands {
                 let command_at = child(&commands_at, command);
-                if self.name(command, &command_at, "command name")
+                if TYPE_OPERATIONS.contains(&command.as_str()) {
+                    self.report(
+                        &command_at,
+                        Code::ReservedName,
+                        format!(
+                            "a command may not be called {command:?}: every type has a `{command}` \
+                             capability (reserved: {})",
+                            TYPE_OPERATIONS.join(", ")
+                        ),
+                    );
+                } else if self.name(command, &command_at, "command name")
                     && self.mappable(command, &command_at, "command name")
                 {
                     self.collision(
