@@ -8,10 +8,14 @@
 //! capability with the application state, sets the semantic context and approves or declines
 //! confirmations. The tool receives nothing but an `Arc<dyn RcipClient>`: it discovers,
 //! reads, asks for a write that needs approval, sees a destructive action declined, and sends
-//! invalid input.
+//! invalid input. Then it drives the relationship program `programs/polls.json` (compiled by
+//! `build.rs` with `rcip-build`) through its generated capabilities: a record created, a vote
+//! through a guarded command, a repeated vote the guard refuses, a stale revision, an
+//! idempotent replay, and closing through a lifecycle transition that emits work.
 
 use std::sync::{Arc, Mutex};
 
+use rcip_runtime::relationship::{Actor, Engine};
 use rcip_runtime::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -236,6 +240,11 @@ fn close_poll(store: Store, input: PollRef) -> Result<PollRef, HandlerError> {
     })
 }
 
+/// The relationship programs of `programs/`, compiled by `build.rs`.
+mod programs {
+    rcip_runtime::include_programs!();
+}
+
 catalog! {
     /// The polls application.
     struct PollsApp {
@@ -248,6 +257,7 @@ catalog! {
             ("poll", "Open poll", "The poll on screen.", parent = "polls"),
         ],
         capabilities = [list_polls, create_poll, rename, vote, results, close_poll],
+        capability_sets = [programs::polls::Capabilities],
     }
 }
 
@@ -409,6 +419,47 @@ async fn tool(client: Arc<dyn RcipClient>, approvals: mpsc::Sender<Approval>) {
         .await;
     show(&unknown);
 
+    println!("\n== relationship records (program polls v1)");
+    let created = run(
+        "polls.poll.create",
+        json!({"collection_id": "team", "idempotency_key": "create-lunch",
+               "data": {"question": "Lunch at noon?", "options": ["yes", "no"], "vote_count": 0}}),
+    )
+    .await;
+    let record_id = created
+        .output()
+        .and_then(|o| o.get("id"))
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let vote = |revision: u64, key: &str, voter: &str| {
+        json!({"record_id": record_id, "expected_revision": revision, "idempotency_key": key,
+               "input": {"voter": voter, "choice": 0}})
+    };
+    println!("\n-- a vote through the guarded command");
+    run("polls.poll.vote", vote(1, "vote-ada", "ada")).await;
+    println!("\n-- the same voter again: the guard refuses");
+    run("polls.poll.vote", vote(2, "vote-ada-again", "ada")).await;
+    println!("\n-- a stale revision");
+    run("polls.poll.vote", vote(1, "vote-grace", "grace")).await;
+    println!(
+        "\n-- the first vote replayed with its idempotency key: the first result, no second vote"
+    );
+    run("polls.poll.vote", vote(1, "vote-ada", "ada")).await;
+    println!("\n-- the tally, then closing: a lifecycle transition that emits work");
+    run(
+        "polls.poll.update",
+        json!({"record_id": record_id, "expected_revision": 2, "idempotency_key": "tally",
+               "patch": {"set": {"vote_count": 1}}}),
+    )
+    .await;
+    run(
+        "polls.poll.close",
+        json!({"record_id": record_id, "expected_revision": 3, "idempotency_key": "close-lunch",
+               "input": {"reason": "decided"}}),
+    )
+    .await;
+
     println!(
         "\n== discovery again (revision {})",
         client.get_snapshot().revision
@@ -437,6 +488,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let host = runtime.host();
     let _bindings = bind_all(&host, &Store::default())?;
+    // The relationship program's records live in the engine (in memory here); its
+    // capabilities serve one workspace, as the agent.
+    let engine = Arc::new(Engine::in_memory().with_program(programs::polls::PACKAGE.clone())?);
+    let _records = engine.bind_package(
+        &host,
+        "polls",
+        None,
+        "demo",
+        &Actor::new("agent").via("polls-tool"),
+    )?;
     host.set_context(SemanticContext::active(["polls"]).primary("polls"))?;
 
     // The trusted host UI: approves creating and voting, declines closing.

@@ -16,11 +16,18 @@ fn example_binary() -> PathBuf {
 
 #[test]
 fn polls_example_prints_the_whole_story() {
+    // (the relationship part's record id is random: lines with it are matched in parts)
     let binary = example_binary();
     assert!(binary.exists(), "{} was not built", binary.display());
     let output = Command::new(&binary).output().unwrap();
     assert!(output.status.success(), "{output:?}");
     let transcript = String::from_utf8(output.stdout).unwrap();
+    // The vote and its idempotent replay: the same first result twice, revision 2.
+    let votes = transcript
+        .lines()
+        .filter(|l| l.contains("<- succeeded polls.poll.vote:") && l.contains("\"revision\":2,"))
+        .count();
+    assert_eq!(votes, 2, "{transcript}");
     for line in [
         "RCIP protocol 1.0: application \"polls\"",
         "<- succeeded polls.list: []",
@@ -31,6 +38,11 @@ fn polls_example_prints_the_whole_story() {
         "<- failed polls.create: INPUT_INVALID The capability input does not match its declared schema.",
         "issue at \"/options\" (minItems): must NOT have fewer than 2 items",
         "<- failed polls.delete: CAPABILITY_NOT_FOUND",
+        // The relationship program, through its generated capabilities.
+        "[host UI] approves \"Create poll\"",
+        "<- failed polls.poll.vote: EXECUTION_FAILED GUARD_FAILED: the guard of command \"vote\" did not pass",
+        "<- failed polls.poll.vote: EXECUTION_FAILED STALE_REVISION: stale revision: expected 1, the record is at 2",
+        "\"revision\":4,\"state\":\"closed\",\"work_requested\":[\"notify_voters\"]}",
     ] {
         assert!(
             transcript.contains(line),
@@ -58,8 +70,15 @@ fn polls_export_is_the_catalog_json_and_deterministic() {
         .iter()
         .map(|c| c["id"].as_str().unwrap())
         .collect();
+    // The functions, then the relationship program's 16 capabilities.
+    assert_eq!(ids.len(), 6 + 16);
     assert_eq!(
-        ids,
+        ids[6..9],
+        ["polls.poll.close", "polls.poll.reopen", "polls.poll.vote"]
+    );
+    assert_eq!(ids.last(), Some(&"polls.openPolls"));
+    assert_eq!(
+        ids[..6],
         [
             "polls.list",
             "polls.create",

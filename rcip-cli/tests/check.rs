@@ -40,7 +40,7 @@ fn valid_packages_exit_zero() {
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(
-        text.contains("polls.json: ok (polls v1: 2 types, 2 commands, 1 views)"),
+        text.contains("polls.json: ok (polls v1: 2 types, 3 commands, 1 views)"),
         "{text}"
     );
     assert!(

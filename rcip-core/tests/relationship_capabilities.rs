@@ -34,6 +34,7 @@ fn ids_effects_and_order() {
     let expected = [
         ("polls.poll.close", Effect::Write),
         ("polls.poll.reopen", Effect::Write),
+        ("polls.poll.vote", Effect::Write),
         ("polls.ballot.get", Effect::Read),
         ("polls.ballot.search", Effect::Read),
         ("polls.ballot.commands", Effect::Read),
@@ -54,7 +55,7 @@ fn ids_effects_and_order() {
             .map(|(id, effect)| (id.to_owned(), effect))
             .to_vec()
     );
-    assert_eq!(command_capabilities(&package).len(), 2);
+    assert_eq!(command_capabilities(&package).len(), 3);
 }
 
 #[test]
@@ -80,7 +81,7 @@ fn create_takes_the_type_schema_and_bounded_roles() {
     assert_eq!(patch["set"]["required"], serde_json::json!([]));
     assert_eq!(
         patch["remove"]["items"]["enum"],
-        serde_json::json!(["closed_reason", "closes_at"])
+        serde_json::json!(["closed_reason", "closes_at", "last_choice", "last_voter"])
     );
     // date-time became a pattern, as strict schemas have no formats.
     assert!(

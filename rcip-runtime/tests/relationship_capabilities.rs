@@ -62,8 +62,8 @@ async fn a_command_runs_through_its_capability() {
     let (runtime, engine, guards) = setup();
     assert_eq!(
         guards.len(),
-        15,
-        "2 commands, 2 types x 6 operations, 1 view"
+        16,
+        "3 commands, 2 types x 6 operations, 1 view"
     );
     let id = poll(&engine, 2);
     let outcome = invoke(

@@ -391,7 +391,7 @@ fn commands_check_input_state_and_guard_then_transition<S: RecordStore>(store: S
         ("SCHEMA_VIOLATION", 422)
     );
     assert_eq!(
-        code(execute(&engine, poll.id, "vote", 1, json!({}))),
+        code(execute(&engine, poll.id, "delete", 1, json!({}))),
         ("INVALID_ARGUMENTS", 400)
     );
     // from: reopen runs only from closed.
