@@ -70,13 +70,13 @@ fn polls_export_is_the_catalog_json_and_deterministic() {
         .iter()
         .map(|c| c["id"].as_str().unwrap())
         .collect();
-    // The functions, then the relationship program's 16 capabilities.
-    assert_eq!(ids.len(), 6 + 16);
+    // The functions, then the relationship program's 17 capabilities.
+    assert_eq!(ids.len(), 6 + 17);
     assert_eq!(
         ids[6..9],
         ["polls.poll.close", "polls.poll.reopen", "polls.poll.vote"]
     );
-    assert_eq!(ids.last(), Some(&"polls.openPolls"));
+    assert_eq!(ids[ids.len() - 2..], ["polls.openPolls", "polls.changes"]);
     assert_eq!(
         ids[..6],
         [

@@ -83,7 +83,7 @@ fn valid_packages_compile_into_usable_tables_and_capability_sets() {
     assert!(output.status.success(), "fixture failed:\n{stderr}");
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim(),
-        "fixture ok: 39 capabilities"
+        "fixture ok: 41 capabilities"
     );
     // The generated file exists where `include_programs!` looks, and says what made it.
     let generated = newest_generated();

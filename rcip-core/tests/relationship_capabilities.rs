@@ -48,6 +48,7 @@ fn ids_effects_and_order() {
         ("polls.poll.update", Effect::Write),
         ("polls.poll.archive", Effect::Write),
         ("polls.openPolls", Effect::Read),
+        ("polls.changes", Effect::Read),
     ];
     assert_eq!(
         ids,

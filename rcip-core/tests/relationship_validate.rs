@@ -686,6 +686,16 @@ fn commands_may_not_take_the_name_of_a_record_operation() {
 }
 
 #[test]
+fn no_view_may_take_the_feeds_name() {
+    let view = json!({"type": "poll", "fields": ["question"]});
+    assert_only(
+        &with("/views/changes", view),
+        "/views/changes",
+        Code::ReservedName,
+    );
+}
+
+#[test]
 fn type_names_with_the_same_camel_form_collide() {
     let mut package = base();
     set(&mut package, "/types/poll2", entity());

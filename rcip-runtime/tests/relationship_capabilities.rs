@@ -62,8 +62,8 @@ async fn a_command_runs_through_its_capability() {
     let (runtime, engine, guards) = setup();
     assert_eq!(
         guards.len(),
-        16,
-        "3 commands, 2 types x 6 operations, 1 view"
+        17,
+        "3 commands, 2 types x 6 operations, 1 view, the feed"
     );
     let id = poll(&engine, 2);
     let outcome = invoke(
@@ -233,6 +233,29 @@ async fn record_operations_run_through_their_capabilities() {
     )
     .await);
     assert_eq!(archived["archived"], json!(true));
+    // The change feed: events without payloads, a checkpoint to poll from.
+    let feed = ok(invoke(&runtime, "polls.changes", json!({"limit": 100})).await);
+    let kinds: Vec<&str> = feed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["record.created", "record.updated", "record.archived"]
+    );
+    assert_eq!(
+        feed["items"][0]["actor"],
+        json!({"id": "agent", "client": "tool"})
+    );
+    let later = ok(invoke(
+        &runtime,
+        "polls.changes",
+        json!({"cursor": feed["checkpoint"]}),
+    )
+    .await);
+    assert_eq!(later["items"], json!([]));
     // A relationship: roles are record ids, bounded by the role.
     let person_less = invoke(
         &runtime,

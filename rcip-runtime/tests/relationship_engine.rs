@@ -307,6 +307,11 @@ fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
         )
     };
     let created = ballot(json!({"poll": [poll.id], "voter": [voter.id]})).unwrap();
+    // A redacted projection is never accepted as input: roles take record ids only.
+    let redacted = json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls",
+        "type": "ballot", "data": {"choice": 1}, "idempotency_key": key(),
+        "roles": {"poll": [{"restricted": true}], "voter": [{"id": voter.id}]}});
+    assert!(serde_json::from_value::<rcip_runtime::relationship::CreateRecord>(redacted).is_err());
     assert_eq!(
         created.participants["voter"],
         [ParticipantRef::Visible { id: voter.id }]
@@ -679,6 +684,7 @@ fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
                     workspace_id: W.into(),
                     cursor,
                     limit: Some(100),
+                    namespace: None,
                 },
             )
             .unwrap()
@@ -719,6 +725,7 @@ fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
                 workspace_id: W.into(),
                 cursor: None,
                 limit: Some(3),
+                namespace: None,
             },
         )
         .unwrap();
@@ -860,6 +867,7 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
                 workspace_id: W.into(),
                 cursor: None,
                 limit: None,
+                namespace: None,
             },
         )
         .unwrap();
@@ -1000,6 +1008,7 @@ fn sqlite_data_survives_a_reopen() {
                     workspace_id: W.into(),
                     cursor: None,
                     limit: None,
+                    namespace: None,
                 },
             )
             .unwrap();
@@ -1024,6 +1033,7 @@ fn sqlite_data_survives_a_reopen() {
                 workspace_id: W.into(),
                 cursor: None,
                 limit: None,
+                namespace: None,
             },
         )
         .unwrap();
@@ -1038,6 +1048,7 @@ fn sqlite_data_survives_a_reopen() {
                 workspace_id: W.into(),
                 cursor: reopened.checkpoint,
                 limit: None,
+                namespace: None,
             },
         )
         .unwrap();

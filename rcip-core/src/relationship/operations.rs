@@ -10,6 +10,7 @@
 //! | `ns.type.update` | write | `record.update` |
 //! | `ns.type.archive` | write | `record.archive` |
 //! | `ns.view` | read | `record.search` through the view |
+//! | `ns.changes` | read | `changes.feed` for the program's records (events without payloads) |
 //!
 //! Every schema is strict and precise: `create` takes the type's data schema, `update` its
 //! properties with none required, outputs are the type's record view. The workspace is not an
@@ -25,6 +26,10 @@ use crate::{CapabilityDefinition, Effect};
 /// The operations each type has, by the last segment of their capability id. A command may
 /// not take one of these names (the validator refuses it: `RESERVED_NAME`).
 pub const TYPE_OPERATIONS: [&str; 6] = ["get", "search", "commands", "create", "update", "archive"];
+
+/// The last segment of a package's change-feed capability (`polls.changes`); no view may
+/// take this name (`RESERVED_NAME`).
+pub const FEED_OPERATION: &str = "changes";
 
 /// The longest text search a search capability accepts.
 const MAX_QUERY_LENGTH: u64 = 200;
@@ -71,7 +76,83 @@ pub fn operation_capabilities(package: &Package) -> Vec<CapabilityDefinition> {
             definitions.push(definition);
         }
     }
+    if let Some(definition) = feed(package, &scope) {
+        definitions.push(definition);
+    }
     definitions
+}
+
+/// `ns.changes`: the change feed of the program's records. Events come without their
+/// payloads (record snapshots of any type have no one strict schema): a consumer reads the
+/// record it cares about with `get`.
+fn feed(package: &Package, scope: &str) -> Option<CapabilityDefinition> {
+    let id = view_capability_id(&package.namespace, FEED_OPERATION)?;
+    let text = json!({"type": "string"});
+    let event = object(
+        &[
+            (
+                "id",
+                json!({"type": "integer", "minimum": 1, "description": "Ordered: later events have larger ids."}),
+            ),
+            (
+                "event_id",
+                json!({"type": "string", "description": "Stable: deduplicate on it."}),
+            ),
+            (
+                "kind",
+                json!({"type": "string", "enum": ["record.created", "record.updated", "record.archived", "command.executed", "work.requested"]}),
+            ),
+            ("record_id", text.clone()),
+            ("revision", json!({"type": "integer", "minimum": 1})),
+            ("at", text.clone()),
+            (
+                "actor",
+                object(&[("id", text.clone()), ("client", text.clone())], &["id"]),
+            ),
+            (
+                "task",
+                json!({"type": "string", "description": "The task of a work.requested event."}),
+            ),
+            (
+                "command",
+                json!({"type": "string", "description": "The command of a command.executed or work.requested event."}),
+            ),
+        ],
+        &[
+            "id",
+            "event_id",
+            "kind",
+            "record_id",
+            "revision",
+            "at",
+            "actor",
+        ],
+    );
+    Some(
+        CapabilityDefinition::new(id, Effect::Read)
+            .title(format!("Changes in {}", package.namespace.replace('_', " ")))
+            .description(format!(
+                "The change feed of `{}` records, oldest first: pass `checkpoint` back to poll for later changes; deduplicate on `event_id`.",
+                package.namespace
+            ))
+            .scope(scope)
+            .input_schema(object(
+                &[
+                    ("cursor", json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
+                        "description": "A next_cursor or a stored checkpoint; none reads from the start."})),
+                    ("limit", json!({"type": "integer", "minimum": 1, "maximum": 100})),
+                ],
+                &[],
+            ))
+            .output_schema(object(
+                &[
+                    ("items", json!({"type": "array", "items": event})),
+                    ("next_cursor", json!({"type": "string", "description": "Present when more may remain."})),
+                    ("checkpoint", json!({"type": "string", "description": "Where to poll from later."})),
+                ],
+                &["items", "checkpoint"],
+            )),
+    )
 }
 
 fn type_operation(

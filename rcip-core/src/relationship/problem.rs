@@ -108,7 +108,7 @@ codes! {
     /// Two names map to the same generated identifier.
     NameCollision = "NAME_COLLISION",
     /// A command named like a record operation (`get`, `create`...), whose capability id
-    /// every type already has.
+    /// every type already has, or a view named `changes` (the package's feed).
     ReservedName = "RESERVED_NAME",
     /// `version` is not a positive integer.
     InvalidVersion = "INVALID_VERSION",

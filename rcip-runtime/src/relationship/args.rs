@@ -204,6 +204,9 @@ pub struct ChangesFeed {
     /// 1–100, default 20.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
+    /// Only events of records of this program namespace (the page may then be sparse).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 /// A page of results.

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use rcip_core::relationship::{
-    TYPE_OPERATIONS, command_capability_id, operation_capability_id, view_capability_id,
+    FEED_OPERATION, TYPE_OPERATIONS, command_capability_id, operation_capability_id,
+    view_capability_id,
 };
 use serde::Deserialize;
 use serde::Serialize;
@@ -12,10 +13,13 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::args::{ArchiveRecord, CreateRecord, ExecuteCommand, SearchRecords, UpdateRecord};
+use super::args::{
+    ArchiveRecord, ChangesFeed, CreateRecord, ExecuteCommand, SearchRecords, UpdateRecord,
+};
 use super::engine::Engine;
 use super::error::RecordError;
 use super::record::Actor;
+use super::store::ChangeEvent;
 use super::store::RecordStore;
 use crate::binding::{Binding, HandlerError, InvocationContext};
 use crate::host::{BindingGuard, Host};
@@ -89,6 +93,9 @@ impl<S: RecordStore + 'static> Engine<S> {
             let target = Target::View(view.name.to_string());
             guards.push(host.bind(&id, self.binding(&context, target))?);
         }
+        if let Some(id) = view_capability_id(namespace, FEED_OPERATION) {
+            guards.push(host.bind(&id, self.binding(&context, Target::Feed))?);
+        }
         Ok(guards)
     }
 
@@ -149,6 +156,21 @@ impl<S: RecordStore + 'static> Engine<S> {
                     ))),
                 }
             }
+            Target::Feed => {
+                let fixed = [ws, ("namespace", Value::from(context.namespace.clone()))];
+                let page = self
+                    .feed(actor, args::<ChangesFeed>(input, &fixed)?)
+                    .map_err(|e| public(&e))?;
+                let items: Vec<Value> = page.items.iter().map(event_summary).collect();
+                let mut reply = serde_json::json!({"items": items});
+                if let Some(next) = page.next_cursor {
+                    reply["next_cursor"] = Value::from(next);
+                }
+                if let Some(checkpoint) = page.checkpoint {
+                    reply["checkpoint"] = Value::from(checkpoint);
+                }
+                Ok(reply)
+            }
             Target::View(view) => {
                 let view = serde_json::json!({
                     "namespace": context.namespace, "version": context.version, "view": view,
@@ -174,6 +196,27 @@ enum Target {
     Command(String),
     Operation(&'static str, String),
     View(String),
+    Feed,
+}
+
+/// An event as the feed capability shows it: no payload, but the task and command of work
+/// intents and command executions.
+fn event_summary(event: &ChangeEvent) -> Value {
+    let mut summary = serde_json::json!({
+        "id": event.id,
+        "event_id": event.event_id,
+        "kind": event.kind,
+        "record_id": event.record_id,
+        "revision": event.revision,
+        "at": event.at,
+        "actor": event.actor,
+    });
+    for key in ["task", "command"] {
+        if let Some(value) = event.payload.get(key).filter(|v| v.is_string()) {
+            summary[key] = value.clone();
+        }
+    }
+    summary
 }
 
 /// The capability's input plus what the binding fixes, as the operation's arguments.

@@ -690,7 +690,11 @@ impl<S: RecordStore> Engine<S> {
     /// 400 bad limit or cursor.
     pub fn feed(&self, actor: &Actor, args: ChangesFeed) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
-        let binding = format!("feed|{}", args.workspace_id);
+        let binding = format!(
+            "feed|{}|{}",
+            args.workspace_id,
+            args.namespace.as_deref().unwrap_or_default()
+        );
         let after = match &args.cursor {
             Some(cursor) => Cursor::decode(cursor, &binding)?.position,
             None => 0,
@@ -711,7 +715,10 @@ impl<S: RecordStore> Engine<S> {
                         .store
                         .get(&args.workspace_id, event.record_id)
                         .map_err(store)?
-                        .is_some_and(|r| self.authority.allows(actor, Operation::RecordRead, &r));
+                        .is_some_and(|r| {
+                            args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
+                                && self.authority.allows(actor, Operation::RecordRead, &r)
+                        });
                     visible.insert(event.record_id, readable);
                     readable
                 }

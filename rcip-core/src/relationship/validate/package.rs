@@ -10,7 +10,7 @@ use super::super::model::{
     TypeDef, TypeRef, View, WORK_REQUESTED,
 };
 use super::super::naming::{lower_camel, pascal_case};
-use super::super::operations::TYPE_OPERATIONS;
+use super::super::operations::{FEED_OPERATION, TYPE_OPERATIONS};
 use super::super::problem::ProblemCode as Code;
 use super::super::schema::SchemaChecker;
 use super::checker::{Checker, child, declared_list, index, unknown_field};
@@ -96,7 +96,16 @@ impl Checker {
                     .filter_map(|(name, value)| {
                         let at = child("/views", name);
                         // A view is a capability (`ns.view`): its name needs an id form.
-                        if is_valid_name(name) && self.mappable(name, &at, "view name") {
+                        if name == FEED_OPERATION {
+                            self.report(
+                                &at,
+                                Code::ReservedName,
+                                format!(
+                                    "a view may not be called {name:?}: the package's change feed \
+                                     is `{FEED_OPERATION}`"
+                                ),
+                            );
+                        } else if is_valid_name(name) && self.mappable(name, &at, "view name") {
                             self.collision(&mut camel, lower_camel(name), name, &at, "view");
                         }
                         self.view(name, value, &at, &declared, &schemas)
