@@ -3,12 +3,18 @@
 //! `rcip check FILE...` validates `relationship/v1` program packages and prints every problem
 //! as `file: pointer: message`. Exit status: 0 when every package is valid, 1 when one has
 //! problems, 2 when a file cannot be read or the command line is wrong.
+//!
+//! `rcip digest FILE` prints the MCPL revision of a manifest (`-` reads standard input);
+//! `--canonical` prints its canonical JSON instead. Exit status: 0, 1 with the error code
+//! (`identifier_charset`, `manifest_not_object`), 2 for unreadable input or invalid JSON.
 
 use std::fs;
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rcip_core::mcpl::{digest_of_canonical, manifest_canonical_json};
 use rcip_core::relationship::parse_package;
 
 /// Command-line tools for rcip projects.
@@ -30,6 +36,14 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Print the MCPL revision (content digest) of a manifest.
+    Digest {
+        /// The manifest (JSON); `-` reads standard input.
+        file: String,
+        /// Print the canonical JSON that is hashed instead of the revision.
+        #[arg(long)]
+        canonical: bool,
+    },
 }
 
 /// Some package has problems.
@@ -41,7 +55,42 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { files, quiet } => check(&files, quiet),
+        Command::Digest { file, canonical } => digest(&file, canonical),
     }
+}
+
+fn digest(file: &str, canonical: bool) -> ExitCode {
+    let text = if file == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map(|_| text)
+    } else {
+        fs::read_to_string(file)
+    };
+    let text = match text {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("{file}: cannot read: {error}");
+            return ExitCode::from(UNREADABLE);
+        }
+    };
+    // The received JSON itself is hashed (never a typed round trip of it).
+    let manifest: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(manifest) => manifest,
+        Err(error) => {
+            eprintln!("{file}: not JSON: {error}");
+            return ExitCode::from(UNREADABLE);
+        }
+    };
+    match manifest_canonical_json(&manifest) {
+        Ok(json) if canonical => println!("{json}"),
+        Ok(json) => println!("{}", digest_of_canonical(&json)),
+        Err(error) => {
+            eprintln!("{file}: {error}");
+            println!("{}", error.code());
+            return ExitCode::from(INVALID);
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn check(files: &[PathBuf], quiet: bool) -> ExitCode {

@@ -22,6 +22,7 @@ mod definition;
 mod effect;
 mod event;
 mod id;
+pub mod mcpl;
 mod outcome;
 mod preflight;
 pub mod rcp;
