@@ -469,9 +469,10 @@ async fn tool(client: Arc<dyn RcipClient>, approvals: mpsc::Sender<Approval>) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().nth(1).as_deref() == Some("export") {
+        // The catalog with its content revision (RFC 8785 canonical JSON, SHA-256).
         println!(
             "{}",
-            serde_json::to_string_pretty(&PollsApp::definition()?)?
+            serde_json::to_string_pretty(&catalog_export(&PollsApp::definition()?))?
         );
         return Ok(());
     }

@@ -11,9 +11,10 @@ use rcip_core::mcpl::manifest_digest;
 use serde_json::Value;
 
 fn digest(c: &mut Criterion) {
-    let file: Value =
-        serde_json::from_str(include_str!("../tests/vectors/mcpl/manifest-digest-vectors.json"))
-            .unwrap();
+    let file: Value = serde_json::from_str(include_str!(
+        "../tests/vectors/mcpl/manifest-digest-vectors.json"
+    ))
+    .unwrap();
     let inputs: Vec<Value> = file["vectors"]
         .as_array()
         .unwrap()

@@ -76,8 +76,8 @@ pub use rcip_core::{
     CapabilityDefinition, CapabilityFilter, CapabilitySnapshot, ConfirmationInfo, ContextFilter,
     DefinitionError, Effect, ErrorCode, EventPhase, InvocationOutcome, OutcomeStatus,
     PreflightOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RcipError, Relevance, RuntimeEvent,
-    ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue,
-    is_valid_identifier,
+    ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue, catalog_export,
+    catalog_revision, is_valid_identifier,
 };
 
 pub use binding::{
