@@ -75,6 +75,30 @@ pub fn manifest_canonical_json(manifest: &Value) -> Result<String, DigestError> 
     Ok(out)
 }
 
+/// The manifest as the digest sees it: the root `revision` removed, the set-valued arrays
+/// sorted and deduplicated, identifiers checked. Its canonical JSON is what is hashed.
+///
+/// # Errors
+///
+/// [`DigestError`].
+pub fn normalize_manifest(manifest: &Value) -> Result<Map<String, Value>, DigestError> {
+    let Value::Object(root) = manifest else {
+        return Err(DigestError::ManifestNotObject);
+    };
+    check_identifiers(root)?;
+    Ok(root
+        .iter()
+        .filter(|(name, _)| *name != "revision")
+        .map(|(name, value)| {
+            let value = match (name.as_str(), value) {
+                ("featureSets", Value::Object(sets)) => Value::Object(normalize_feature_sets(sets)),
+                _ => value.clone(),
+            };
+            (name.clone(), value)
+        })
+        .collect())
+}
+
 /// The manifest's revision: `sha256:` and 43 base64url characters.
 ///
 /// ```

@@ -1,4 +1,5 @@
-//! MCPL 0.5 (RFC-003): the manifest digest and its RFC 8785 canonical JSON.
+//! MCPL 0.5 (RFC-003): the manifest digest and its RFC 8785 canonical JSON, and manifest
+//! change tracking (`changed_domains`, [`ManifestTracker`]).
 //!
 //! `manifest_digest` is the content revision of a manifest:
 //! `"sha256:" + base64url_unpadded(SHA-256(JCS(manifest without its root "revision")))`, with
@@ -15,8 +16,14 @@
 
 mod digest;
 mod jcs;
+mod tracker;
 
 pub use digest::{
-    DigestError, digest_of_canonical, manifest_canonical_json, manifest_digest, sort_set,
+    DigestError, digest_of_canonical, manifest_canonical_json, manifest_digest, normalize_manifest,
+    sort_set,
 };
 pub use jcs::canonical_json;
+pub use tracker::{
+    ChangeDomain, ConnectionId, ManifestChange, ManifestChanged, ManifestTracker, Transaction,
+    TransactionError, changed_domains,
+};
