@@ -17,6 +17,7 @@
 mod digest;
 mod jcs;
 mod tracker;
+mod vocabulary;
 
 pub use digest::{
     DigestError, digest_of_canonical, manifest_canonical_json, manifest_digest, normalize_manifest,
@@ -27,3 +28,4 @@ pub use tracker::{
     ChangeDomain, ConnectionId, ManifestChange, ManifestChanged, ManifestTracker, Transaction,
     TransactionError, changed_domains,
 };
+pub use vocabulary::{VocabNode, Vocabulary, VocabularyError, parse_vocabulary};
