@@ -42,6 +42,9 @@
 
 mod generate;
 mod rust_names;
+mod vocabulary;
+
+pub use vocabulary::VocabularyFile;
 
 use std::fmt;
 use std::fs;
@@ -79,6 +82,9 @@ pub enum BuildError {
     /// Packages with problems: every problem of every file.
     #[error("{}", Invalid(.0))]
     Invalid(Vec<PackageError>),
+    /// A vocabulary with problems: one `file: pointer: message` line each.
+    #[error("{}", .0.join("\n"))]
+    Vocabulary(Vec<String>),
 }
 
 struct Invalid<'a>(&'a [PackageError]);

@@ -61,6 +61,7 @@ mod error;
 mod host;
 mod input;
 mod invoke;
+pub mod mcpl;
 mod policy;
 mod preflight;
 pub mod relationship;
@@ -108,6 +109,27 @@ pub use typed::{RcipClientExt, TypedOutcome};
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// Includes the Rust that `rcip-build` generated from an MCPL vocabulary file
+/// (`$OUT_DIR/rcip_vocabulary_<file stem>.rs`): `CapabilityPath` and `VOCABULARY`.
+///
+/// ```ignore
+/// // build.rs: rcip_build::VocabularyFile::new("vocabularies/acme-1.json").compile_or_fail();
+/// mod acme {
+///     rcip_runtime::include_vocabulary!("acme-1");
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_vocabulary {
+    ($stem:literal) => {
+        ::core::include!(::core::concat!(
+            ::core::env!("OUT_DIR"),
+            "/rcip_vocabulary_",
+            $stem,
+            ".rs"
+        ));
+    };
+}
 
 /// Includes the Rust that `rcip-build` generated from relationship program packages
 /// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace.

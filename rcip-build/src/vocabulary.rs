@@ -1,0 +1,278 @@
+//! MCPL capability-path vocabularies compiled into Rust: an enum of paths and the `static`
+//! tree the advertisement walk uses.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::PathBuf;
+
+use rcip_core::mcpl::{VocabNode, Vocabulary, parse_vocabulary};
+
+use crate::BuildError;
+
+/// A vocabulary file to compile (`{"vocabulary": ..., "paths": [...], "advertisedOutside":
+/// [...]}`), written to `$OUT_DIR/rcip_vocabulary_<file stem>.rs` and included with
+/// `rcip_runtime::include_vocabulary!("<file stem>")`.
+///
+/// ```no_run
+/// // build.rs: `fn main() { ... }` around this line
+/// rcip_build::VocabularyFile::new("vocabularies/acme-1.json").compile_or_fail();
+/// ```
+///
+/// The generated items: `CapabilityPath` (one variant per path, PascalCase of its segments:
+/// `contextHooks.beforeInference.observe` is `ContextHooksBeforeInferenceObserve`; `ALL`,
+/// `as_str`, `parse`, `FromStr`, `Display`) and `VOCABULARY`, the
+/// [`Vocabulary`] tree.
+#[derive(Debug, Clone)]
+pub struct VocabularyFile {
+    file: PathBuf,
+    crate_path: String,
+    output: Option<PathBuf>,
+}
+
+impl VocabularyFile {
+    /// The vocabulary at `file` (relative to the crate's manifest folder under Cargo).
+    pub fn new(file: impl Into<PathBuf>) -> Self {
+        Self {
+            file: file.into(),
+            crate_path: "::rcip_runtime".to_owned(),
+            output: None,
+        }
+    }
+
+    /// The path the generated code reaches `rcip_core` through, as `<path>::rcip_core`
+    /// (default `::rcip_runtime`; `crate` inside rcip-runtime itself).
+    #[must_use]
+    pub fn crate_path(mut self, path: impl Into<String>) -> Self {
+        self.crate_path = path.into();
+        self
+    }
+
+    /// Writes to `path` instead of `$OUT_DIR`.
+    #[must_use]
+    pub fn output(mut self, path: impl Into<PathBuf>) -> Self {
+        self.output = Some(path.into());
+        self
+    }
+
+    /// Checks the vocabulary and writes the Rust; returns the file written.
+    ///
+    /// # Errors
+    ///
+    /// An unreadable file, an invalid vocabulary (every problem, as `file: pointer: message`
+    /// lines), or paths whose Rust names collide.
+    pub fn compile(&self) -> Result<PathBuf, BuildError> {
+        let base = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
+        let file = if self.file.is_absolute() {
+            self.file.clone()
+        } else {
+            base.join(&self.file)
+        };
+        println!("cargo::rerun-if-changed={}", file.display());
+        let shown = self.file.display().to_string();
+        let text = fs::read_to_string(&file).map_err(|source| BuildError::Io {
+            path: file.clone(),
+            source,
+        })?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| BuildError::Vocabulary(vec![format!("{shown}: not JSON: {e}")]))?;
+        let vocabulary = parse_vocabulary(&value).map_err(|problems| {
+            BuildError::Vocabulary(
+                problems
+                    .into_iter()
+                    .map(|p| format!("{shown}: {p}"))
+                    .collect(),
+            )
+        })?;
+        let code = generate(&vocabulary, &self.crate_path).map_err(|problems| {
+            BuildError::Vocabulary(
+                problems
+                    .into_iter()
+                    .map(|p| format!("{shown}: {p}"))
+                    .collect(),
+            )
+        })?;
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let output = match &self.output {
+            Some(output) => output.clone(),
+            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?)
+                .join(format!("rcip_vocabulary_{stem}.rs")),
+        };
+        fs::write(&output, code).map_err(|source| BuildError::Io {
+            path: output.clone(),
+            source,
+        })?;
+        Ok(output)
+    }
+
+    /// [`compile`](Self::compile) for a `build.rs`: problems become `cargo::error` lines.
+    pub fn compile_or_fail(&self) {
+        if let Err(error) = self.compile() {
+            for line in error.to_string().lines() {
+                println!("cargo::error={line}");
+            }
+        }
+    }
+}
+
+/// `contextHooks.beforeInference.observe` -> `ContextHooksBeforeInferenceObserve`.
+fn variant(path: &str) -> String {
+    let mut name = String::new();
+    for part in path.split(['.', '_', '-']) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            name.extend(first.to_uppercase());
+            name.push_str(chars.as_str());
+        }
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'P');
+    }
+    name
+}
+
+pub(crate) fn generate(vocabulary: &Vocabulary, krate: &str) -> Result<String, Vec<String>> {
+    let paths: Vec<&str> = vocabulary.paths.iter().map(AsRef::as_ref).collect();
+    let variants: Vec<String> = paths.iter().map(|p| variant(p)).collect();
+    let mut problems = Vec::new();
+    for (i, name) in variants.iter().enumerate() {
+        if let Some(j) = variants[..i].iter().position(|v| v == name) {
+            problems.push(format!(
+                "/paths/{i}: paths {:?} and {:?} both become `{name}`",
+                paths[i], paths[j]
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let name = &vocabulary.name;
+    let mut out = format!("// @generated by rcip-build from vocabulary `{name}`. Do not edit.\n\n");
+    let _ = writeln!(
+        out,
+        "#[doc = {:?}]",
+        format!("A capability path of vocabulary `{name}`.")
+    );
+    let _ = writeln!(
+        out,
+        "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]"
+    );
+    let _ = writeln!(out, "pub enum CapabilityPath {{");
+    for (path, variant) in paths.iter().zip(&variants) {
+        let _ = writeln!(out, "    /// `{path}`.\n    {variant},");
+    }
+    let _ = writeln!(out, "}}\n\nimpl CapabilityPath {{");
+    let _ = writeln!(out, "    /// Every path, in the vocabulary's order.");
+    let all: Vec<String> = variants.iter().map(|v| format!("Self::{v}")).collect();
+    let _ = writeln!(
+        out,
+        "    pub const ALL: [Self; {}] = [{}];\n",
+        all.len(),
+        all.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "    /// The dotted path.\n    #[must_use]\n    pub const fn as_str(self) -> &'static str {{\n        match self {{"
+    );
+    for (path, variant) in paths.iter().zip(&variants) {
+        let _ = writeln!(out, "            Self::{variant} => {path:?},");
+    }
+    let _ = writeln!(out, "        }}\n    }}\n");
+    let _ = writeln!(
+        out,
+        "    /// The path spelled `text`, if the vocabulary has it.\n    #[must_use]\n    pub fn parse(text: &str) -> ::core::option::Option<Self> {{\n        match text {{"
+    );
+    for (path, variant) in paths.iter().zip(&variants) {
+        let _ = writeln!(
+            out,
+            "            {path:?} => ::core::option::Option::Some(Self::{variant}),"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "            _ => ::core::option::Option::None,\n        }}\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
+        "impl ::core::str::FromStr for CapabilityPath {{\n    type Err = ::std::string::String;\n\n    fn from_str(text: &str) -> ::core::result::Result<Self, Self::Err> {{\n        Self::parse(text).ok_or_else(|| ::std::format!(\"{{text:?}} is not a path of {name}\"))\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
+        "impl ::core::fmt::Display for CapabilityPath {{\n    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {{\n        f.write_str(self.as_str())\n    }}\n}}\n"
+    );
+    let texts = |items: &[std::borrow::Cow<'static, str>]| {
+        let items: Vec<String> = items
+            .iter()
+            .map(|t| format!("::std::borrow::Cow::Borrowed({t:?})"))
+            .collect();
+        format!("::std::borrow::Cow::Borrowed(&[{}])", items.join(", "))
+    };
+    let _ = writeln!(
+        out,
+        "#[doc = {:?}]",
+        format!("The tree of vocabulary `{name}`, for advertisement walks.")
+    );
+    let _ = writeln!(
+        out,
+        "pub static VOCABULARY: {krate}::rcip_core::mcpl::Vocabulary = {krate}::rcip_core::mcpl::Vocabulary {{"
+    );
+    let _ = writeln!(out, "    name: ::std::borrow::Cow::Borrowed({name:?}),");
+    let _ = writeln!(out, "    roots: {},", nodes(&vocabulary.roots, krate));
+    let _ = writeln!(out, "    paths: {},", texts(&vocabulary.paths));
+    let _ = writeln!(
+        out,
+        "    advertised_outside: {},",
+        texts(&vocabulary.advertised_outside)
+    );
+    let _ = writeln!(out, "}};");
+    Ok(out)
+}
+
+fn nodes(nodes: &[VocabNode], krate: &str) -> String {
+    let items: Vec<String> = nodes
+        .iter()
+        .map(|node| {
+            let path = node.path.as_ref().map_or_else(
+                || "::core::option::Option::None".to_owned(),
+                |p| format!("::core::option::Option::Some(::std::borrow::Cow::Borrowed({p:?}))"),
+            );
+            format!(
+                "{krate}::rcip_core::mcpl::VocabNode {{ segment: ::std::borrow::Cow::Borrowed({:?}), path: {path}, children: {} }}",
+                node.segment,
+                self::nodes(&node.children, krate)
+            )
+        })
+        .collect();
+    format!("::std::borrow::Cow::Borrowed(&[{}])", items.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use rcip_core::mcpl::parse_vocabulary;
+    use serde_json::json;
+
+    use super::{generate, variant};
+
+    #[test]
+    fn variants_are_pascal_case_and_collisions_are_refused() {
+        assert_eq!(
+            variant("contextHooks.beforeInference.observe"),
+            "ContextHooksBeforeInferenceObserve"
+        );
+        assert_eq!(variant("a_b-c.2d"), "ABC2d");
+        assert_eq!(variant("2fa"), "P2fa");
+        let vocabulary =
+            parse_vocabulary(&json!({"vocabulary": "x", "paths": ["a.b", "a_b", "aB"]}))
+                .expect("valid vocabulary");
+        let problems = generate(&vocabulary, "::rcip_runtime").expect_err("names collide");
+        assert_eq!(
+            problems,
+            [
+                "/paths/1: paths \"a_b\" and \"a.b\" both become `AB`",
+                "/paths/2: paths \"aB\" and \"a.b\" both become `AB`",
+            ]
+        );
+    }
+}
