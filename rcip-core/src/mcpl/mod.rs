@@ -15,6 +15,7 @@
 //! The crate's tests run the official vectors (`rcip-core/tests/vectors/mcpl/`).
 
 mod digest;
+mod grants;
 mod jcs;
 mod tracker;
 mod vocabulary;
@@ -22,6 +23,11 @@ mod vocabulary;
 pub use digest::{
     DigestError, digest_of_canonical, manifest_canonical_json, manifest_digest, normalize_manifest,
     sort_set,
+};
+pub use grants::{
+    AcceptedReceipt, DisabledReason, Fallback, FeatureSetsUpdate, GrantState, McplErrorCode,
+    Receipt, RefusedReceipt, UnavailableFeature, UpdateForm, UpdateOutcome, degradation_receipt,
+    feature_set_states, monostate, pattern_matches,
 };
 pub use jcs::canonical_json;
 pub use tracker::{
