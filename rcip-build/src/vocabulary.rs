@@ -130,6 +130,9 @@ fn variant(path: &str) -> String {
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert(0, 'P');
     }
+    if name == "Self" {
+        name.push('_');
+    }
     name
 }
 
@@ -138,6 +141,13 @@ pub(crate) fn generate(vocabulary: &Vocabulary, krate: &str) -> Result<String, V
     let variants: Vec<String> = paths.iter().map(|p| variant(p)).collect();
     let mut problems = Vec::new();
     for (i, name) in variants.iter().enumerate() {
+        if name.is_empty() {
+            problems.push(format!(
+                "/paths/{i}: path {:?} has no letters or digits to name it in Rust",
+                paths[i]
+            ));
+            continue;
+        }
         if let Some(j) = variants[..i].iter().position(|v| v == name) {
             problems.push(format!(
                 "/paths/{i}: paths {:?} and {:?} both become `{name}`",
@@ -263,6 +273,14 @@ mod tests {
         );
         assert_eq!(variant("a_b-c.2d"), "ABC2d");
         assert_eq!(variant("2fa"), "P2fa");
+        assert_eq!(variant("self"), "Self_");
+        let odd = parse_vocabulary(&json!({"vocabulary": "x", "paths": ["_", "ok"]}))
+            .expect("valid vocabulary");
+        assert_eq!(
+            generate(&odd, "::rcip_runtime").expect_err("no name for `_`"),
+            ["/paths/0: path \"_\" has no letters or digits to name it in Rust"]
+        );
+        assert!(parse_vocabulary(&json!({"vocabulary": "x\n}", "paths": ["a"]})).is_err());
         let vocabulary =
             parse_vocabulary(&json!({"vocabulary": "x", "paths": ["a.b", "a_b", "aB"]}))
                 .expect("valid vocabulary");

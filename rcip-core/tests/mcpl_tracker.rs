@@ -224,3 +224,33 @@ fn a_notifier_may_read_the_tracker() {
     let (announced, read) = seen.lock().unwrap().clone().unwrap();
     assert_eq!(announced, read, "installed before announced");
 }
+
+#[test]
+fn a_transaction_never_undoes_a_concurrent_install() {
+    let tracker = ManifestTracker::new(&json!({"version": "0.5"})).unwrap();
+    let result = tracker.transaction(|tx| {
+        tx.draft_mut()["pushEvents"] = json!(true);
+        // Someone else installs meanwhile (here: from inside the edit, which holds no lock).
+        tracker
+            .set_manifest(&json!({"version": "0.5", "modelInfo": true}))
+            .unwrap();
+        Ok::<(), ()>(())
+    });
+    assert!(matches!(result, Err(TransactionError::Conflict)));
+    assert_eq!(
+        tracker.handle_manifest_request()["modelInfo"],
+        json!(true),
+        "the concurrent change stands"
+    );
+    // A failing nested transaction leaves the draft as it was.
+    tracker
+        .transaction(|tx| {
+            let _ = tx.transaction(|inner| {
+                inner.draft_mut()["tools"] = json!(true);
+                Err::<(), ()>(())
+            });
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    assert!(tracker.handle_manifest_request().get("tools").is_none());
+}

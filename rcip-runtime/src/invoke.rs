@@ -188,8 +188,9 @@ impl Inner {
             None => None,
         };
 
-        // Step 11: failures never carry the handler's own text across. A panic counts as
-        // a failure of no particular kind.
+        // Step 11: failures never carry the handler's own text across, except a failure the
+        // handler made public (`HandlerError::public`). A panic counts as a failure of no
+        // particular kind.
         let failure = match result {
             Some(Ok(output)) => Ok(output),
             Some(Err(e)) => {

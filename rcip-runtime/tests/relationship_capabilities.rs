@@ -267,6 +267,38 @@ async fn record_operations_run_through_their_capabilities() {
     )
     .await;
     let error = person_less.error().unwrap();
+    // A capability of one type never reaches a record of another.
+    let voter = ok(invoke(
+        &runtime,
+        "polls.poll.create",
+        json!({
+            "collection_id": "c", "idempotency_key": "create-2",
+            "data": {"question": "Other?", "options": ["a", "b"], "vote_count": 0}
+        }),
+    )
+    .await);
+    let wrong_type = invoke(
+        &runtime,
+        "polls.ballot.get",
+        json!({"record_id": voter["id"]}),
+    )
+    .await;
+    assert_eq!(
+        wrong_type.error().unwrap().message,
+        "RECORD_NOT_FOUND: record not found"
+    );
+    let wrong_archive = invoke(
+        &runtime,
+        "polls.ballot.archive",
+        json!({
+            "record_id": voter["id"], "expected_revision": 1, "idempotency_key": "sneaky"
+        }),
+    )
+    .await;
+    assert_eq!(
+        wrong_archive.error().unwrap().message,
+        "RECORD_NOT_FOUND: record not found"
+    );
     assert!(
         error.message.starts_with("SCHEMA_VIOLATION: "),
         "{}",

@@ -358,6 +358,27 @@ fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
         "namespace": "people", "type": "person", "data": {"name": "X"}, "roles": {"friend": [voter.id]},
         "idempotency_key": key()})));
     assert_eq!(code(entity), ("SCHEMA_VIOLATION", 422));
+    let empty_role = engine.create(
+        &ada(),
+        args(json!({"workspace_id": W, "collection_id": "c1",
+        "namespace": "people", "type": "person", "data": {"name": "X"}, "roles": {"friend": []},
+        "idempotency_key": key()})),
+    );
+    assert_eq!(
+        code(empty_role),
+        ("SCHEMA_VIOLATION", 422),
+        "an entity takes no role key at all"
+    );
+    // One participant twice does not satisfy a role's minimum.
+    assert_eq!(
+        issues(ballot(
+            json!({"poll": [poll.id], "voter": [voter.id, voter.id]})
+        )),
+        [
+            ("/roles/voter".to_owned(), "cardinality".to_owned()),
+            ("/roles/voter/1".to_owned(), "participant".to_owned())
+        ]
+    );
     // Update: adding a second poll breaks max; removing the voter breaks min.
     let update = |roles: Value| {
         engine.update(
@@ -650,6 +671,13 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
         ..Default::default()
     };
     assert_eq!(code(engine.search(&ada(), edited)), ("INVALID_CURSOR", 400));
+    // A multi-byte character where the digits split is refused, not a panic.
+    let odd = SearchRecords {
+        workspace_id: W.into(),
+        cursor: Some(format!("c1{}\u{e9}{}", "0".repeat(15), "0".repeat(15))),
+        ..Default::default()
+    };
+    assert_eq!(code(engine.search(&ada(), odd)), ("INVALID_CURSOR", 400));
     for limit in [0, 101] {
         let bad = SearchRecords {
             workspace_id: W.into(),
@@ -809,6 +837,26 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
             }
         )),
         ("RECORD_NOT_FOUND", 404)
+    );
+    // Old snapshots in events follow current access: the secret poll is restricted there too.
+    let history = engine
+        .history(
+            &bob,
+            RecordHistory {
+                workspace_id: W.into(),
+                record_id: ballot.id,
+                limit: None,
+                cursor: None,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        history.items[0].payload["participants"]["poll"],
+        json!([{"restricted": true}])
+    );
+    assert_eq!(
+        history.items[0].payload["participants"]["voter"],
+        json!([{"id": voter.id}])
     );
     let seen = engine
         .get(

@@ -117,7 +117,7 @@ pub struct ManifestChanged {
 }
 
 /// What [`ManifestTracker::set_manifest`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ManifestChange {
     /// Whether the revision changed (an identical manifest changes nothing).
     pub changed: bool,
@@ -213,7 +213,9 @@ impl Transaction {
         &mut self,
         edit: impl FnOnce(&mut Transaction) -> Result<(), E>,
     ) -> Result<(), E> {
-        edit(self)
+        // A failing nested edit leaves the draft as it was, even if the caller goes on.
+        let before = self.draft.clone();
+        edit(self).inspect_err(|_| self.draft = before)
     }
 }
 
@@ -226,6 +228,10 @@ pub enum TransactionError<E> {
     /// The edited manifest has no digest; the installed manifest is untouched.
     #[error(transparent)]
     Digest(DigestError),
+    /// Another install happened while the edit ran: installing a draft of the older manifest
+    /// would undo it. Nothing was installed; run the transaction again.
+    #[error("the manifest changed during the transaction")]
+    Conflict,
 }
 
 impl ManifestTracker {
@@ -311,7 +317,8 @@ impl ManifestTracker {
     pub fn set_manifest(&self, next: &Value) -> Result<ManifestChange, DigestError> {
         let next = normalize_manifest(next)?;
         let revision = digest_of_canonical(&canonical_json(&Value::Object(next.clone())));
-        Ok(self.install(next, revision))
+        let change = self.install(next, revision, None);
+        Ok(change.unwrap_or_default())
     }
 
     /// Runs `edit` on a draft (a copy of the installed manifest) and installs the result once,
@@ -325,25 +332,43 @@ impl ManifestTracker {
         &self,
         edit: impl FnOnce(&mut Transaction) -> Result<(), E>,
     ) -> Result<ManifestChange, TransactionError<E>> {
-        let mut transaction = Transaction {
-            draft: Value::Object((*self.lock().manifest).clone()),
+        let (base, draft) = {
+            let state = self.lock();
+            (
+                state.revision.clone(),
+                Value::Object((*state.manifest).clone()),
+            )
         };
+        let mut transaction = Transaction { draft };
         edit(&mut transaction).map_err(TransactionError::Edit)?;
-        self.set_manifest(&transaction.draft)
-            .map_err(TransactionError::Digest)
+        let next = normalize_manifest(&transaction.draft).map_err(TransactionError::Digest)?;
+        let revision = digest_of_canonical(&canonical_json(&Value::Object(next.clone())));
+        // Installing a draft of an older manifest would silently undo a concurrent change.
+        self.install(next, revision, Some(&base))
+            .ok_or(TransactionError::Conflict)
     }
 
-    fn install(&self, next: Map<String, Value>, revision: String) -> ManifestChange {
+    /// Installs `next`, unless `base` is given and is no longer the installed revision
+    /// (`None` then; without a base it always installs).
+    fn install(
+        &self,
+        next: Map<String, Value>,
+        revision: String,
+        base: Option<&str>,
+    ) -> Option<ManifestChange> {
         let mut state = self.lock();
+        if base.is_some_and(|base| base != state.revision) {
+            return None;
+        }
         let previous_revision = state.revision.clone();
         if revision == previous_revision {
-            return ManifestChange {
+            return Some(ManifestChange {
                 changed: false,
                 revision,
                 previous_revision,
                 domains: Vec::new(),
                 announced_to: 0,
-            };
+            });
         }
         let previous = Arc::clone(&state.manifest);
         let next = Arc::new(next);
@@ -379,12 +404,12 @@ impl ManifestTracker {
         for (notifier, message) in &sends {
             notifier(message);
         }
-        ManifestChange {
+        Some(ManifestChange {
             changed: true,
             revision,
             previous_revision,
             domains,
             announced_to: sends.len(),
-        }
+        })
     }
 }

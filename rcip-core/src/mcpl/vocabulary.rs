@@ -90,11 +90,19 @@ pub fn parse_vocabulary(file: &Value) -> Result<Vocabulary, Vec<VocabularyError>
         }
     }
     let name = match map.get("vocabulary") {
-        Some(Value::String(name)) if !name.is_empty() => name.clone(),
+        // The name ends up in generated code: a plain grammar keeps it inert there.
+        Some(Value::String(name))
+            if !name.is_empty()
+                && name.bytes().all(|b| {
+                    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-')
+                }) =>
+        {
+            name.clone()
+        }
         _ => {
             problems.push(error(
                 "/vocabulary",
-                "expected the vocabulary's name (a non-empty string)",
+                "expected the vocabulary's name (a non-empty string of [A-Za-z0-9._/-])",
             ));
             String::new()
         }

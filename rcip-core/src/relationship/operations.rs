@@ -164,7 +164,7 @@ fn type_operation(
     let id = operation_capability_id(&package.namespace, &type_def.name, operation)?;
     let name = type_def.name.replace('_', " ");
     let data = parse(&type_def.schema);
-    let view = record_view(type_def, data.clone());
+    let view = record_view(package, type_def, data.clone());
     let record_id = json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
         "description": format!("The id of the `{}` record.", type_def.name)});
     let revision = json!({"type": "integer", "minimum": 1,
@@ -320,7 +320,7 @@ fn view_search(package: &Package, scope: &str, view: &View) -> Option<Capability
             .scope(scope)
             .tag(type_def.name.to_string())
             .input_schema(search_input(type_def))
-            .output_schema(page(record_view(type_def, data))),
+            .output_schema(page(record_view(package, type_def, data))),
     )
 }
 
@@ -381,7 +381,7 @@ fn page(item: Value) -> Value {
 }
 
 /// The record as a reader sees it (`RecordView`), with `data` described by `data`.
-fn record_view(type_def: &TypeDef, data: Value) -> Value {
+fn record_view(package: &Package, type_def: &TypeDef, data: Value) -> Value {
     let participant = json!({"anyOf": [
         {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false},
         {"type": "object", "properties": {"restricted": {"type": "boolean"}}, "required": ["restricted"], "additionalProperties": false}
@@ -401,9 +401,18 @@ fn record_view(type_def: &TypeDef, data: Value) -> Value {
         ("id", text.clone()),
         ("workspace_id", text.clone()),
         ("collection_id", text.clone()),
-        ("namespace", text.clone()),
-        ("version", json!({"type": "integer", "minimum": 1})),
-        ("type", text.clone()),
+        (
+            "namespace",
+            json!({"type": "string", "enum": [package.namespace.as_ref()]}),
+        ),
+        (
+            "version",
+            json!({"type": "integer", "enum": [package.version]}),
+        ),
+        (
+            "type",
+            json!({"type": "string", "enum": [type_def.name.as_ref()]}),
+        ),
         (
             "kind",
             json!({"type": "string", "enum": [type_def.kind.as_str()]}),

@@ -156,6 +156,9 @@ pub struct SearchRecords {
     /// Only this type.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_name: Option<String>,
+    /// Only this program version (with `namespace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
     /// Only this lifecycle state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,

@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::args::{
-    ArchiveRecord, ChangesFeed, CreateRecord, ExecuteCommand, SearchRecords, UpdateRecord,
+    ArchiveRecord, ChangesFeed, CreateRecord, ExecuteCommand, GetRecord, SearchRecords,
+    UpdateRecord,
 };
 use super::engine::Engine;
 use super::error::RecordError;
@@ -75,7 +76,7 @@ impl<S: RecordStore + 'static> Engine<S> {
                 else {
                     continue; // the validator refuses names without an id
                 };
-                let target = Target::Command(command.name.to_string());
+                let target = Target::Command(type_def.name.to_string(), command.name.to_string());
                 guards.push(host.bind(&id, self.binding(&context, target))?);
             }
             for operation in TYPE_OPERATIONS {
@@ -111,7 +112,7 @@ impl<S: RecordStore + 'static> Engine<S> {
         let actor = &context.actor;
         let ws = ("workspace_id", Value::from(context.workspace_id.clone()));
         match target {
-            Target::Command(command) => {
+            Target::Command(type_name, command) => {
                 let envelope: Envelope = args(input, &[])?;
                 let record_id = Uuid::parse_str(&envelope.record_id).map_err(|_| {
                     public(&RecordError::InvalidArguments(format!(
@@ -119,6 +120,7 @@ impl<S: RecordStore + 'static> Engine<S> {
                         envelope.record_id
                     )))
                 })?;
+                self.of_type(context, type_name, record_id)?;
                 reply(self.execute(
                     actor,
                     ExecuteCommand {
@@ -136,7 +138,18 @@ impl<S: RecordStore + 'static> Engine<S> {
                     ws.clone(),
                     ("namespace", Value::from(context.namespace.clone())),
                     ("type", Value::from(type_name.clone())),
+                    ("version", Value::from(context.version)),
                 ];
+                if matches!(*operation, "get" | "commands" | "update" | "archive") {
+                    let record_id = input
+                        .get("record_id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| Uuid::parse_str(id).ok());
+                    if let Some(record_id) = record_id {
+                        self.of_type(context, type_name, record_id)?;
+                    }
+                    // Without a valid id, the operation's own argument check answers.
+                }
                 match *operation {
                     "get" => reply(self.get(actor, args(input, &[ws])?)),
                     "search" => reply(self.search(actor, args::<SearchRecords>(input, &of_type)?)),
@@ -144,11 +157,7 @@ impl<S: RecordStore + 'static> Engine<S> {
                         self.list_commands(actor, args(input, &[ws])?)
                             .map(|commands| serde_json::json!({"commands": commands})),
                     ),
-                    "create" => {
-                        let mut with_version = of_type.to_vec();
-                        with_version.push(("version", Value::from(context.version)));
-                        reply(self.create(actor, args::<CreateRecord>(input, &with_version)?))
-                    }
+                    "create" => reply(self.create(actor, args::<CreateRecord>(input, &of_type)?)),
                     "update" => reply(self.update(actor, args::<UpdateRecord>(input, &[ws])?)),
                     "archive" => reply(self.archive(actor, args::<ArchiveRecord>(input, &[ws])?)),
                     _ => Err(HandlerError::failed(format!(
@@ -181,6 +190,35 @@ impl<S: RecordStore + 'static> Engine<S> {
     }
 }
 
+impl<S: RecordStore + 'static> Engine<S> {
+    /// A capability of one type acts only on records of that type (and program version):
+    /// any other record is reported as not found, before anything runs.
+    fn of_type(
+        &self,
+        context: &Context,
+        type_name: &str,
+        record_id: Uuid,
+    ) -> Result<(), HandlerError> {
+        let record = self
+            .get(
+                &context.actor,
+                GetRecord {
+                    workspace_id: context.workspace_id.clone(),
+                    record_id,
+                },
+            )
+            .map_err(|e| public(&e))?;
+        if record.namespace == context.namespace
+            && record.version == context.version
+            && record.type_name == type_name
+        {
+            Ok(())
+        } else {
+            Err(public(&RecordError::NotFound))
+        }
+    }
+}
+
 /// What a binding serves: one workspace, one program, one actor.
 #[derive(Debug)]
 struct Context {
@@ -193,7 +231,8 @@ struct Context {
 /// What one capability runs.
 #[derive(Debug)]
 enum Target {
-    Command(String),
+    /// A command of a type.
+    Command(String, String),
     Operation(&'static str, String),
     View(String),
     Feed,
@@ -243,6 +282,11 @@ fn reply<T: Serialize>(result: Result<T, RecordError>) -> Result<Value, HandlerE
 
 /// A record error as a failure the consumer reads: its code, its message, its issues.
 pub(crate) fn public(error: &RecordError) -> HandlerError {
+    if let RecordError::Store(detail) = error {
+        // The store's own text stays on the host side.
+        tracing::warn!(target: "rcip::relationship", error = %detail, "record store failed");
+        return HandlerError::public(error.code(), "the record store failed", Vec::new());
+    }
     let issues = match error {
         RecordError::SchemaViolation { issues, .. } => issues.clone(),
         _ => Vec::new(),

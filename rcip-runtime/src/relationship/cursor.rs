@@ -24,12 +24,13 @@ impl Cursor {
     pub(crate) fn decode(text: &str, binding: &str) -> Result<Self, RecordError> {
         let digits = text
             .strip_prefix("c1")
-            .filter(|d| d.len() == 32)
+            .filter(|d| d.len() == 32 && d.is_ascii())
             .ok_or(RecordError::InvalidCursor)?;
         let (position, hash) = digits.split_at(16);
         let position = u64::from_str_radix(position, 16).map_err(|_| RecordError::InvalidCursor)?;
         let hash = u64::from_str_radix(hash, 16).map_err(|_| RecordError::InvalidCursor)?;
-        if hash != fnv1a(binding) {
+        // Positions are SQLite integers: anything beyond i64 was never issued.
+        if hash != fnv1a(binding) || i64::try_from(position).is_err() {
             return Err(RecordError::InvalidCursor);
         }
         Ok(Self { position })

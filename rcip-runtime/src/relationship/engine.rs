@@ -223,9 +223,9 @@ impl<S: RecordStore> Engine<S> {
             });
         }
         check_data(entry, &record.data)?;
-        self.check_roles(entry, &record)?;
+        self.check_roles(actor, entry, &record)?;
         let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, EventKind::RecordCreated, snapshot(&view));
+        let event = self.event(actor, &record, EventKind::RecordCreated, snapshot(&record));
         self.commit_and_remember(
             Commit {
                 record,
@@ -291,10 +291,10 @@ impl<S: RecordStore> Engine<S> {
             }
         }
         check_data(entry, &record.data)?;
-        self.check_roles(entry, &record)?;
+        self.check_roles(actor, entry, &record)?;
         self.bump(&mut record);
         let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, EventKind::RecordUpdated, snapshot(&view));
+        let event = self.event(actor, &record, EventKind::RecordUpdated, snapshot(&record));
         self.commit_and_remember(
             Commit {
                 record,
@@ -332,7 +332,7 @@ impl<S: RecordStore> Engine<S> {
         record.archived = true;
         self.bump(&mut record);
         let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, EventKind::RecordArchived, snapshot(&view));
+        let event = self.event(actor, &record, EventKind::RecordArchived, snapshot(&record));
         self.commit_and_remember(
             Commit {
                 record,
@@ -415,12 +415,11 @@ impl<S: RecordStore> Engine<S> {
         }
         check_data(entry, &record.data)?;
         self.bump(&mut record);
-        let view = self.view(actor, &record, None)?;
         let mut events = vec![self.event(
             actor,
             &record,
             EventKind::CommandExecuted,
-            serde_json::json!({"command": command.name, "input": input, "record": snapshot(&view)}),
+            serde_json::json!({"command": command.name, "input": input, "record": snapshot(&record)}),
         )];
         for emit in command.emit.iter() {
             events.push(self.event(
@@ -580,6 +579,7 @@ impl<S: RecordStore> Engine<S> {
                 let filter = ScanFilter {
                     namespace: Some(view_ref.namespace.clone()),
                     type_name: Some(view.1.type_name.to_string()),
+                    version: Some(version),
                     state: args.state.clone(),
                     collection_id: args.collection_id.clone(),
                     include_archived: false,
@@ -590,6 +590,7 @@ impl<S: RecordStore> Engine<S> {
                 ScanFilter {
                     namespace: args.namespace.clone(),
                     type_name: args.type_name.clone(),
+                    version: args.version,
                     state: args.state.clone(),
                     collection_id: args.collection_id.clone(),
                     include_archived: false,
@@ -664,10 +665,13 @@ impl<S: RecordStore> Engine<S> {
             Some(cursor) => Cursor::decode(cursor, &binding)?.position,
             None => 0,
         };
-        let items = self
+        let mut items = self
             .store
             .events(&args.workspace_id, Some(args.record_id), after, limit)
             .map_err(store)?;
+        for event in &mut items {
+            self.redact(actor, &args.workspace_id, &mut event.payload)?;
+        }
         let next_cursor = (items.len() == limit).then(|| {
             Cursor {
                 position: items.last().map_or(after, |e| e.id),
@@ -724,6 +728,8 @@ impl<S: RecordStore> Engine<S> {
                 }
             };
             if readable {
+                let mut event = event;
+                self.redact(actor, &args.workspace_id, &mut event.payload)?;
                 items.push(event);
             }
         }
@@ -736,6 +742,45 @@ impl<S: RecordStore> Engine<S> {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /// Current access applies to old snapshots: in an event's record snapshot, participants
+    /// the reader may not read (now) become `{"restricted": true}`.
+    fn redact(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        payload: &mut Value,
+    ) -> Result<(), RecordError> {
+        let snapshot = if payload.get("participants").is_some() {
+            Some(payload)
+        } else {
+            payload.get_mut("record")
+        };
+        let Some(Value::Object(roles)) = snapshot.and_then(|s| s.get_mut("participants")) else {
+            return Ok(());
+        };
+        for refs in roles.values_mut() {
+            let Value::Array(refs) = refs else { continue };
+            for reference in refs.iter_mut() {
+                let id = reference
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| Uuid::parse_str(id).ok());
+                let visible = match id {
+                    Some(id) => self
+                        .store
+                        .get(workspace_id, id)
+                        .map_err(store)?
+                        .is_some_and(|p| self.authority.allows(actor, Operation::RecordRead, &p)),
+                    None => false,
+                };
+                if !visible {
+                    *reference = serde_json::json!({"restricted": true});
+                }
+            }
+        }
+        Ok(())
+    }
 
     fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
         let versions = self.versions.get(namespace).ok_or_else(|| {
@@ -899,7 +944,12 @@ impl<S: RecordStore> Engine<S> {
 
     /// Roles against the type: known roles, `min`/`max`, participants that exist in the
     /// workspace with an allowed type.
-    fn check_roles(&self, entry: &TypeEntry, record: &Record) -> Result<(), RecordError> {
+    fn check_roles(
+        &self,
+        actor: &Actor,
+        entry: &TypeEntry,
+        record: &Record,
+    ) -> Result<(), RecordError> {
         let type_def = entry.def();
         let mut issues = Vec::new();
         let issue = |path: String, keyword: &str, message: String| ValidationIssue {
@@ -908,7 +958,8 @@ impl<S: RecordStore> Engine<S> {
             message,
         };
         if type_def.kind == Kind::Entity {
-            if record.participants.values().any(|p| !p.is_empty()) {
+            // Any role key, even with no participants, is refused: an entity has none.
+            if !record.participants.is_empty() {
                 issues.push(issue(
                     "/roles".to_owned(),
                     "roles",
@@ -943,7 +994,22 @@ impl<S: RecordStore> Engine<S> {
                 }
                 for (i, id) in ids.iter().enumerate() {
                     let path = format!("/roles/{}/{i}", role.name);
-                    match self.store.get(&record.workspace_id, *id).map_err(store)? {
+                    if ids[..i].contains(id) {
+                        issues.push(issue(
+                            path,
+                            "participant",
+                            format!("participant {id} is listed twice"),
+                        ));
+                        continue;
+                    }
+                    // A record the actor may not read is reported exactly like a missing
+                    // one: linking to it is refused, and nothing about it leaks.
+                    let participant = self
+                        .store
+                        .get(&record.workspace_id, *id)
+                        .map_err(store)?
+                        .filter(|p| self.authority.allows(actor, Operation::RecordRead, p));
+                    match participant {
                         None => issues.push(issue(
                             path,
                             "participant",
@@ -1159,8 +1225,37 @@ fn page_limit(limit: Option<u32>) -> Result<usize, RecordError> {
     }
 }
 
-fn snapshot(view: &RecordView) -> Value {
-    serde_json::to_value(view).unwrap_or(Value::Null)
+/// A record as an event stores it: every participant by id. Readers get it through
+/// [`Engine::redact`], which restricts the participants they may not read, at read time.
+fn snapshot(record: &Record) -> Value {
+    let participants: BTreeMap<&String, Vec<ParticipantRef>> = record
+        .participants
+        .iter()
+        .map(|(role, ids)| {
+            (
+                role,
+                ids.iter()
+                    .map(|id| ParticipantRef::Visible { id: *id })
+                    .collect(),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "id": record.id,
+        "workspace_id": record.workspace_id,
+        "collection_id": record.collection_id,
+        "namespace": record.namespace,
+        "version": record.version,
+        "type": record.type_name,
+        "kind": record.kind.as_str(),
+        "revision": record.revision,
+        "data": record.data,
+        "participants": participants,
+        "state": record.state,
+        "archived": record.archived,
+        "created_at": timestamp(record.created_at),
+        "updated_at": timestamp(record.updated_at),
+    })
 }
 
 /// Whether any string (or number, as text) in `value` contains `query` (lowercase).

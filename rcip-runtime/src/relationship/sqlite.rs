@@ -208,7 +208,8 @@ impl RecordStore for SqliteStore {
                 "SELECT {RECORD_COLUMNS} FROM records WHERE workspace_id = ?1 AND position > ?2 \
                  AND (?3 IS NULL OR namespace = ?3) AND (?4 IS NULL OR type_name = ?4) \
                  AND (?5 IS NULL OR state = ?5) AND (?6 IS NULL OR collection_id = ?6) \
-                 AND (?7 OR archived = 0) ORDER BY position LIMIT ?8"
+                 AND (?7 OR archived = 0) AND (?9 IS NULL OR version = ?9) \
+                 ORDER BY position LIMIT ?8"
             ))
             .map_err(sql)?;
         let rows = statement
@@ -222,6 +223,7 @@ impl RecordStore for SqliteStore {
                     filter.collection_id,
                     filter.include_archived,
                     int(limit as u64)?,
+                    filter.version.map(int).transpose()?,
                 ],
                 record_row,
             )

@@ -109,6 +109,8 @@ pub struct ScanFilter {
     pub namespace: Option<String>,
     /// Only this type (with `namespace`).
     pub type_name: Option<String>,
+    /// Only this program version (with `namespace`).
+    pub version: Option<u64>,
     /// Only records in this lifecycle state.
     pub state: Option<String>,
     /// Only this collection.
@@ -124,6 +126,7 @@ impl ScanFilter {
         let is = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w == have);
         is(&self.namespace, &record.namespace)
             && is(&self.type_name, &record.type_name)
+            && self.version.is_none_or(|v| v == record.version)
             && self
                 .state
                 .as_deref()
