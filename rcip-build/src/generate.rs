@@ -429,8 +429,9 @@ fn constant_value(value: &Constant) -> String {
 /// with the text escaped, since the text may hold anything (a newline in a `///` comment
 /// would end it and let the rest of the text be read as code).
 fn doc(out: &mut String, indent: &str, heading: &str, text: Option<&str>) {
+    // A code fence in author text would become a doctest of the including crate.
     let doc = match text {
-        Some(text) => format!("{heading}: {text}"),
+        Some(text) => format!("{heading}: {}", text.replace("```", "\\`\\`\\`")),
         None => format!("{heading}."),
     };
     let _ = writeln!(out, "{indent}#[doc = {doc:?}]");
@@ -499,6 +500,17 @@ mod tests {
         assert!(code.contains("Self_,"));
         assert!(code.contains("InReview,"));
         assert!(code.contains("pub const TYPE_: __rel::Command"));
+    }
+
+    #[test]
+    fn author_code_fences_are_escaped() {
+        let code = generate(&[&package("see ```rust\npanic!()\n```")], "::rcip_runtime");
+        let docs: Vec<&str> = code
+            .lines()
+            .filter(|l| l.trim_start().starts_with("#[doc"))
+            .collect();
+        assert_eq!(docs.iter().filter(|l| l.contains("see ")).count(), 3);
+        assert!(docs.iter().all(|l| !l.contains("```")), "{docs:?}");
     }
 
     #[test]

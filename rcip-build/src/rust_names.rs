@@ -35,9 +35,26 @@ pub(crate) fn constant(name: &str) -> String {
 /// A variant name for a state: `in_review` -> `InReview`.
 pub(crate) fn variant(name: &str) -> String {
     let pascal = pascal_case(name);
-    if pascal == "Self" {
-        "Self_".to_owned()
+    // `Self` is a keyword; `ALL` and `INITIAL` would shadow the enum's own constants.
+    if matches!(pascal.as_str(), "Self" | "ALL" | "INITIAL") {
+        format!("{pascal}_")
     } else {
         pascal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{constant, module, variant};
+
+    #[test]
+    fn names_never_clash_with_keywords_or_generated_items() {
+        assert_eq!(variant("a_l_l"), "ALL_");
+        assert_eq!(variant("i_n_i_t_i_a_l"), "INITIAL_");
+        assert_eq!(variant("self"), "Self_");
+        assert_eq!(variant("in_review"), "InReview");
+        assert_eq!(constant("type"), "TYPE_");
+        assert_eq!(module("match"), "r#match");
+        assert_eq!(module("crate"), "crate_");
     }
 }

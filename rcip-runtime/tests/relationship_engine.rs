@@ -571,6 +571,23 @@ fn views_project_their_fields<S: RecordStore>(store: S) {
     assert_eq!(page.items.len(), 1);
     assert_eq!(page.items[0].id, open.id);
     let fields: Vec<&String> = page.items[0].data.keys().collect();
+    // The text query sees only what the view shows: `vote_count` (2) is not projected.
+    let hidden = engine
+        .search(
+            &ada(),
+            args(json!({"workspace_id": W, "query": "2",
+                "view": {"namespace": "polls", "view": "open_polls"}})),
+        )
+        .unwrap();
+    assert!(hidden.items.is_empty());
+    let shown = engine
+        .search(
+            &ada(),
+            args(json!({"workspace_id": W, "query": "open one",
+                "view": {"namespace": "polls", "view": "open_polls"}})),
+        )
+        .unwrap();
+    assert_eq!(shown.items.len(), 1);
     assert_eq!(fields, ["options", "question"]);
     assert_eq!(
         code(engine.search(
@@ -923,6 +940,39 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
     assert_eq!(feed.items.len(), 3, "public poll, person, ballot");
 }
 
+/// May list commands but not execute them.
+#[derive(Debug)]
+struct ListOnly;
+
+impl Authority for ListOnly {
+    fn allows(&self, actor: &Actor, operation: Operation, _: &Record) -> bool {
+        actor.id == "ada" || operation != Operation::CommandExecute
+    }
+}
+
+fn runnable_needs_the_right_to_execute<S: RecordStore>(store: S) {
+    let engine = engine(store).with_authority(ListOnly);
+    let poll = create_poll(&engine, "Q", 1);
+    let list = |actor: &Actor| {
+        engine
+            .list_commands(
+                actor,
+                ListCommands {
+                    workspace_id: W.into(),
+                    record_id: poll.id,
+                    input: None,
+                },
+            )
+            .unwrap()
+            .into_iter()
+            .find(|c| c.command == "close")
+            .unwrap()
+            .runnable
+    };
+    assert!(list(&ada()));
+    assert!(!list(&Actor::new("viewer")));
+}
+
 fn archived_records_take_no_changes<S: RecordStore>(store: S) {
     let engine = engine(store);
     let poll = create_poll(&engine, "Old", 1);
@@ -1023,6 +1073,10 @@ macro_rules! conformance {
             #[test]
             fn authority_restricts_reads_and_changes() {
                 super::authority_restricts_reads_and_changes($make);
+            }
+            #[test]
+            fn runnable_needs_the_right_to_execute() {
+                super::runnable_needs_the_right_to_execute($make);
             }
             #[test]
             fn archived_records_take_no_changes() {

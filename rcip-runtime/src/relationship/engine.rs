@@ -476,6 +476,10 @@ impl<S: RecordStore> Engine<S> {
         }
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let data = Value::Object(record.data.clone());
+        // `runnable` also asks the authority whether this actor may execute commands here.
+        let may_execute = self
+            .authority
+            .allows(actor, Operation::CommandExecute, &record);
         let input = args.input.clone().map(Value::Object);
         Ok(entry
             .def()
@@ -520,8 +524,9 @@ impl<S: RecordStore> Engine<S> {
                             .then(|| "the guard does not pass".to_owned()),
                     });
                 }
-                let runnable =
-                    !record.archived && requirements.iter().all(|r| r.passed != Some(false));
+                let runnable = !record.archived
+                    && may_execute
+                    && requirements.iter().all(|r| r.passed != Some(false));
                 CommandStatus {
                     command: command.name.to_string(),
                     capability_id: command_capability_id(
@@ -903,8 +908,20 @@ impl<S: RecordStore> Engine<S> {
             return false;
         }
         let data = Value::Object(record.data.clone());
+        // Through a view, the text query sees only the fields the view shows.
+        let searchable = match view {
+            Some(view) => Value::Object(
+                record
+                    .data
+                    .iter()
+                    .filter(|(k, _)| view.fields.iter().any(|f| f == k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            None => data.clone(),
+        };
         if let Some(query) = query
-            && !contains_text(&data, query)
+            && !contains_text(&searchable, query)
         {
             return false;
         }
