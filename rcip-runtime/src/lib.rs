@@ -52,6 +52,7 @@
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+pub mod assist;
 mod binding;
 mod capability;
 mod catalog;
