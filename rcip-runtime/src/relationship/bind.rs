@@ -14,8 +14,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::args::{
-    ArchiveRecord, ChangesFeed, CreateRecord, ExecuteCommand, GetRecord, SearchRecords,
-    UpdateRecord,
+    ArchiveRecord, ChangesFeed, CreateRecord, ExecuteCommand, SearchRecords, UpdateRecord,
 };
 use super::engine::Engine;
 use super::error::RecordError;
@@ -199,23 +198,13 @@ impl<S: RecordStore + 'static> Engine<S> {
         type_name: &str,
         record_id: Uuid,
     ) -> Result<(), HandlerError> {
-        let record = self
-            .get(
-                &context.actor,
-                GetRecord {
-                    workspace_id: context.workspace_id.clone(),
-                    record_id,
-                },
-            )
-            .map_err(|e| public(&e))?;
-        if record.namespace == context.namespace
-            && record.version == context.version
-            && record.type_name == type_name
-        {
-            Ok(())
-        } else {
-            Err(public(&RecordError::NotFound))
-        }
+        self.check_type(
+            &context.actor,
+            &context.workspace_id,
+            record_id,
+            (&context.namespace, context.version, type_name),
+        )
+        .map_err(|e| public(&e))
     }
 }
 

@@ -72,8 +72,8 @@ impl TypeEntry {
 pub struct Engine<S: RecordStore = MemoryStore> {
     store: S,
     types: HashMap<(String, u64, String), TypeEntry>,
-    /// namespace -> versions registered.
-    versions: HashMap<String, Vec<u64>>,
+    /// namespace -> its registered versions.
+    packages: HashMap<String, Vec<Arc<Package>>>,
     authority: Arc<dyn Authority>,
     clock: Arc<dyn Clock>,
 }
@@ -92,7 +92,7 @@ impl<S: RecordStore> Engine<S> {
         Self {
             store,
             types: HashMap::new(),
-            versions: HashMap::new(),
+            packages: HashMap::new(),
             authority: Arc::new(AllowAll),
             clock: Arc::new(SystemClock),
         }
@@ -107,14 +107,14 @@ impl<S: RecordStore> Engine<S> {
     pub fn with_program(mut self, package: Package) -> Result<Self, RecordError> {
         let package = Arc::new(package);
         let namespace = package.namespace.to_string();
-        let versions = self.versions.entry(namespace.clone()).or_default();
-        if versions.contains(&package.version) {
+        let versions = self.packages.entry(namespace.clone()).or_default();
+        if versions.iter().any(|p| p.version == package.version) {
             return Err(RecordError::InvalidArguments(format!(
                 "program {namespace} v{} is already registered",
                 package.version
             )));
         }
-        versions.push(package.version);
+        versions.push(Arc::clone(&package));
         for (type_index, type_def) in package.types.iter().enumerate() {
             let compile = |json: &str| {
                 serde_json::from_str::<Value>(json)
@@ -172,11 +172,7 @@ impl<S: RecordStore> Engine<S> {
     /// The registered program `namespace` (version `version`, or the only one registered).
     #[must_use]
     pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<&Package> {
-        let version = self.version(namespace, version).ok()?;
-        self.types
-            .values()
-            .find(|e| e.package.namespace == namespace && e.package.version == version)
-            .map(|e| e.package.as_ref())
+        self.registered(namespace, version).ok().map(AsRef::as_ref)
     }
 
     // ------------------------------------------------------------------ operations
@@ -187,13 +183,10 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
     pub fn create(&self, actor: &Actor, args: CreateRecord) -> Result<RecordView, RecordError> {
-        check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint(actor, "record.create", &args)?;
-        if let Some(result) =
-            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
-        {
-            return result;
-        }
+        let mutation = match self.begin(actor, "record.create", &args)? {
+            Begun::Replay(result) => return Ok(result),
+            Begun::Fresh(mutation) => mutation,
+        };
         let version = self.version(&args.namespace, args.version)?;
         let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
         let type_def = entry.def();
@@ -224,20 +217,7 @@ impl<S: RecordStore> Engine<S> {
         }
         check_data(entry, &record.data)?;
         self.check_roles(actor, entry, &record)?;
-        let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, EventKind::RecordCreated, snapshot(&record));
-        self.commit_and_remember(
-            Commit {
-                record,
-                expected_revision: None,
-                events: vec![event],
-                idempotency: None,
-            },
-            &args.workspace_id,
-            &args.idempotency_key,
-            fingerprint,
-            view,
-        )
+        self.commit_record(actor, record, None, EventKind::RecordCreated, mutation)
     }
 
     /// `record.get`.
@@ -256,13 +236,10 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
     pub fn update(&self, actor: &Actor, args: UpdateRecord) -> Result<RecordView, RecordError> {
-        check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint(actor, "record.update", &args)?;
-        if let Some(result) =
-            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
-        {
-            return result;
-        }
+        let mutation = match self.begin(actor, "record.update", &args)? {
+            Begun::Replay(result) => return Ok(result),
+            Begun::Fresh(mutation) => mutation,
+        };
         let mut record = self.writable(
             actor,
             &args.workspace_id,
@@ -293,19 +270,12 @@ impl<S: RecordStore> Engine<S> {
         check_data(entry, &record.data)?;
         self.check_roles(actor, entry, &record)?;
         self.bump(&mut record);
-        let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, EventKind::RecordUpdated, snapshot(&record));
-        self.commit_and_remember(
-            Commit {
-                record,
-                expected_revision: Some(args.expected_revision),
-                events: vec![event],
-                idempotency: None,
-            },
-            &args.workspace_id,
-            &args.idempotency_key,
-            fingerprint,
-            view,
+        self.commit_record(
+            actor,
+            record,
+            Some(args.expected_revision),
+            EventKind::RecordUpdated,
+            mutation,
         )
     }
 
@@ -315,13 +285,10 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 403, 404, 409.
     pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
-        check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint(actor, "record.archive", &args)?;
-        if let Some(result) =
-            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
-        {
-            return result;
-        }
+        let mutation = match self.begin(actor, "record.archive", &args)? {
+            Begun::Replay(result) => return Ok(result),
+            Begun::Fresh(mutation) => mutation,
+        };
         let mut record = self.writable(
             actor,
             &args.workspace_id,
@@ -331,19 +298,12 @@ impl<S: RecordStore> Engine<S> {
         )?;
         record.archived = true;
         self.bump(&mut record);
-        let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, EventKind::RecordArchived, snapshot(&record));
-        self.commit_and_remember(
-            Commit {
-                record,
-                expected_revision: Some(args.expected_revision),
-                events: vec![event],
-                idempotency: None,
-            },
-            &args.workspace_id,
-            &args.idempotency_key,
-            fingerprint,
-            view,
+        self.commit_record(
+            actor,
+            record,
+            Some(args.expected_revision),
+            EventKind::RecordArchived,
+            mutation,
         )
     }
 
@@ -360,13 +320,10 @@ impl<S: RecordStore> Engine<S> {
         actor: &Actor,
         args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
-        check_key(&args.idempotency_key)?;
-        let fingerprint = fingerprint(actor, "command.execute", &args)?;
-        if let Some(result) =
-            self.replay(&args.workspace_id, &args.idempotency_key, &fingerprint)?
-        {
-            return result;
-        }
+        let mutation = match self.begin(actor, "command.execute", &args)? {
+            Begun::Replay(result) => return Ok(result),
+            Begun::Fresh(mutation) => mutation,
+        };
         let mut record = self.writable(
             actor,
             &args.workspace_id,
@@ -448,9 +405,7 @@ impl<S: RecordStore> Engine<S> {
                 events,
                 idempotency: None,
             },
-            &args.workspace_id,
-            &args.idempotency_key,
-            fingerprint,
+            mutation,
             result,
         )
     }
@@ -561,35 +516,23 @@ impl<S: RecordStore> Engine<S> {
                         "give either a view or namespace/type filters".to_owned(),
                     ));
                 }
-                let version = self.version(&view_ref.namespace, view_ref.version)?;
-                let view = self
-                    .types
-                    .values()
-                    .find(|e| {
-                        e.package.namespace == view_ref.namespace && e.package.version == version
-                    })
-                    .and_then(|e| {
-                        e.package
-                            .views
-                            .iter()
-                            .find(|v| v.name == view_ref.view)
-                            .map(|v| (Arc::clone(&e.package), v.clone()))
-                    })
-                    .ok_or_else(|| {
-                        RecordError::InvalidArguments(format!(
-                            "unknown view {:?} in {} v{version}",
-                            view_ref.view, view_ref.namespace
-                        ))
-                    })?;
+                let package = self.registered(&view_ref.namespace, view_ref.version)?;
+                let version = package.version;
+                let view = package.view(&view_ref.view).ok_or_else(|| {
+                    RecordError::InvalidArguments(format!(
+                        "unknown view {:?} in {} v{version}",
+                        view_ref.view, view_ref.namespace
+                    ))
+                })?;
                 let filter = ScanFilter {
                     namespace: Some(view_ref.namespace.clone()),
-                    type_name: Some(view.1.type_name.to_string()),
+                    type_name: Some(view.type_name.to_string()),
                     version: Some(version),
                     state: args.state.clone(),
                     collection_id: args.collection_id.clone(),
                     include_archived: false,
                 };
-                (filter, Some(view.1))
+                (filter, Some(view.clone()))
             }
             None => (
                 ScanFilter {
@@ -787,20 +730,28 @@ impl<S: RecordStore> Engine<S> {
         Ok(())
     }
 
-    fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
-        let versions = self.versions.get(namespace).ok_or_else(|| {
+    /// The program `namespace` at `version`, or its only registered version.
+    fn registered(
+        &self,
+        namespace: &str,
+        version: Option<u64>,
+    ) -> Result<&Arc<Package>, RecordError> {
+        let versions = self.packages.get(namespace).ok_or_else(|| {
             RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
         })?;
-        match version {
-            Some(v) if versions.contains(&v) => Ok(v),
-            Some(v) => Err(RecordError::InvalidArguments(format!(
-                "program {namespace} v{v} is not registered"
-            ))),
-            None if versions.len() == 1 => Ok(versions[0]),
-            None => Err(RecordError::InvalidArguments(format!(
+        match (version, versions.as_slice()) {
+            (Some(v), _) => versions.iter().find(|p| p.version == v).ok_or_else(|| {
+                RecordError::InvalidArguments(format!("program {namespace} v{v} is not registered"))
+            }),
+            (None, [only]) => Ok(only),
+            (None, _) => Err(RecordError::InvalidArguments(format!(
                 "program {namespace} has several versions: give one"
             ))),
         }
+    }
+
+    fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
+        self.registered(namespace, version).map(|p| p.version)
     }
 
     fn type_entry(
@@ -818,30 +769,85 @@ impl<S: RecordStore> Engine<S> {
             })
     }
 
-    fn replay<T: DeserializeOwned>(
+    /// Whether record `id` (readable by `actor`) is of `type_name` in program `namespace`
+    /// `version`: 404 otherwise. What a capability bound to one type checks first.
+    pub(crate) fn check_type(
         &self,
+        actor: &Actor,
         workspace_id: &str,
-        key: &str,
-        fingerprint: &str,
-    ) -> Result<Option<Result<T, RecordError>>, RecordError> {
-        let Some(entry) = self.store.idempotency(workspace_id, key).map_err(store)? else {
-            return Ok(None);
-        };
-        Ok(Some(replayed(&entry, fingerprint)))
+        id: Uuid,
+        (namespace, version, type_name): (&str, u64, &str),
+    ) -> Result<(), RecordError> {
+        let record = self.readable(actor, workspace_id, id)?;
+        if record.namespace == namespace
+            && record.version == version
+            && record.type_name == type_name
+        {
+            Ok(())
+        } else {
+            Err(RecordError::NotFound)
+        }
+    }
+
+    /// Starts a mutation: checks the idempotency key, and answers a replay of it from the
+    /// stored result (or refuses other arguments under the same key).
+    fn begin<T: DeserializeOwned>(
+        &self,
+        actor: &Actor,
+        operation: &str,
+        args: &(impl Serialize + Keyed),
+    ) -> Result<Begun<T>, RecordError> {
+        let (workspace_id, key) = args.idempotency();
+        check_key(key)?;
+        let fingerprint = fingerprint(actor, operation, args)?;
+        match self.store.idempotency(workspace_id, key).map_err(store)? {
+            Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
+            None => Ok(Begun::Fresh(Mutation {
+                workspace_id: workspace_id.to_owned(),
+                key: key.to_owned(),
+                fingerprint,
+            })),
+        }
+    }
+
+    /// Commits a record change with its one event, remembering the reader's view.
+    fn commit_record(
+        &self,
+        actor: &Actor,
+        record: Record,
+        expected_revision: Option<u64>,
+        kind: EventKind,
+        mutation: Mutation,
+    ) -> Result<RecordView, RecordError> {
+        let view = self.view(actor, &record, None)?;
+        let event = self.event(actor, &record, kind, snapshot(&record));
+        self.commit_and_remember(
+            Commit {
+                record,
+                expected_revision,
+                events: vec![event],
+                idempotency: None,
+            },
+            mutation,
+            view,
+        )
     }
 
     fn commit_and_remember<T: Serialize + DeserializeOwned>(
         &self,
         mut commit: Commit,
-        workspace_id: &str,
-        key: &str,
-        fingerprint: String,
+        mutation: Mutation,
         result: T,
     ) -> Result<T, RecordError> {
         let expected = commit.expected_revision;
+        let Mutation {
+            workspace_id,
+            key,
+            fingerprint,
+        } = mutation;
         commit.idempotency = Some(IdempotencyEntry {
-            workspace_id: workspace_id.to_owned(),
-            key: key.to_owned(),
+            workspace_id,
+            key,
             fingerprint: fingerprint.clone(),
             result: serde_json::to_string(&result)
                 .map_err(|e| RecordError::Store(e.to_string()))?,
@@ -1133,6 +1139,37 @@ fn check_key(key: &str) -> Result<(), RecordError> {
     }
     Ok(())
 }
+
+/// A mutation no earlier call answered: what its idempotency entry will hold.
+struct Mutation {
+    workspace_id: String,
+    key: String,
+    fingerprint: String,
+}
+
+/// How [`Engine::begin`] starts a mutation.
+enum Begun<T> {
+    /// The key was used before with the same arguments: its first result.
+    Replay(T),
+    /// A new mutation.
+    Fresh(Mutation),
+}
+
+/// Mutation arguments: their workspace and idempotency key.
+trait Keyed {
+    fn idempotency(&self) -> (&str, &str);
+}
+
+macro_rules! keyed {
+    ($($args:ty),*) => {$(
+        impl Keyed for $args {
+            fn idempotency(&self) -> (&str, &str) {
+                (&self.workspace_id, &self.idempotency_key)
+            }
+        }
+    )*};
+}
+keyed!(CreateRecord, UpdateRecord, ArchiveRecord, ExecuteCommand);
 
 /// What a replay must match: the actor, the operation and its arguments. The actor is part of
 /// it so that another actor reusing a key gets a conflict, never the first actor's result.
