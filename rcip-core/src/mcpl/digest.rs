@@ -7,7 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
-use super::jcs::write_value;
+use super::jcs::write_members;
 
 /// Why a manifest has no digest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,33 +46,38 @@ impl DigestError {
 ///
 /// [`DigestError`]; then there is no revision at all.
 pub fn manifest_canonical_json(manifest: &Value) -> Result<String, DigestError> {
+    let (root, feature_sets) = digest_members(manifest)?;
+    let mut out = String::with_capacity(256);
+    // Written straight from the received members: only `featureSets` is rebuilt.
+    write_members(&mut out, members(root, feature_sets.as_ref()));
+    Ok(out)
+}
+
+/// The root of a manifest, checked, with its normalized `featureSets` (when an object).
+fn digest_members(manifest: &Value) -> Result<(&Map<String, Value>, Option<Value>), DigestError> {
     let Value::Object(root) = manifest else {
         return Err(DigestError::ManifestNotObject);
     };
     check_identifiers(root)?;
-    let mut out = String::with_capacity(256);
-    out.push('{');
-    let mut members: Vec<(&String, &Value)> = root
-        .iter()
+    let feature_sets = match root.get("featureSets") {
+        Some(Value::Object(sets)) => Some(Value::Object(normalize_feature_sets(sets))),
+        _ => None,
+    };
+    Ok((root, feature_sets))
+}
+
+/// The members the digest hashes: every root member but `revision`, with `featureSets`
+/// replaced by its normal form.
+fn members<'a>(
+    root: &'a Map<String, Value>,
+    feature_sets: Option<&'a Value>,
+) -> impl Iterator<Item = (&'a str, &'a Value)> {
+    root.iter()
         .filter(|(name, _)| *name != "revision")
-        .collect();
-    members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-    for (i, (name, value)) in members.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_value(&mut out, &Value::String(name.clone()));
-        out.push(':');
-        if name == "featureSets"
-            && let Value::Object(sets) = value
-        {
-            write_value(&mut out, &Value::Object(normalize_feature_sets(sets)));
-        } else {
-            write_value(&mut out, value);
-        }
-    }
-    out.push('}');
-    Ok(out)
+        .map(move |(name, value)| match (name.as_str(), feature_sets) {
+            ("featureSets", Some(normal)) => (name.as_str(), normal),
+            _ => (name.as_str(), value),
+        })
 }
 
 /// The manifest as the digest sees it: the root `revision` removed, the set-valued arrays
@@ -82,20 +87,9 @@ pub fn manifest_canonical_json(manifest: &Value) -> Result<String, DigestError> 
 ///
 /// [`DigestError`].
 pub fn normalize_manifest(manifest: &Value) -> Result<Map<String, Value>, DigestError> {
-    let Value::Object(root) = manifest else {
-        return Err(DigestError::ManifestNotObject);
-    };
-    check_identifiers(root)?;
-    Ok(root
-        .iter()
-        .filter(|(name, _)| *name != "revision")
-        .map(|(name, value)| {
-            let value = match (name.as_str(), value) {
-                ("featureSets", Value::Object(sets)) => Value::Object(normalize_feature_sets(sets)),
-                _ => value.clone(),
-            };
-            (name.clone(), value)
-        })
+    let (root, feature_sets) = digest_members(manifest)?;
+    Ok(members(root, feature_sets.as_ref())
+        .map(|(name, value)| (name.to_owned(), value.clone()))
         .collect())
 }
 

@@ -22,7 +22,7 @@ pub fn canonical_json(value: &Value) -> String {
     out
 }
 
-pub(super) fn write_value(out: &mut String, value: &Value) {
+fn write_value(out: &mut String, value: &Value) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -44,9 +44,17 @@ pub(super) fn write_value(out: &mut String, value: &Value) {
 }
 
 fn write_object(out: &mut String, map: &Map<String, Value>) {
-    // Member names sort by UTF-16 code units (RFC 8785 §3.2.3), which differs from the map's
-    // UTF-8 order only for names with characters above U+FFFF next to U+E000..U+FFFF.
-    let mut members: Vec<(&String, &Value)> = map.iter().collect();
+    write_members(out, map.iter().map(|(name, value)| (name.as_str(), value)));
+}
+
+/// An object from its members, in canonical order: names sort by UTF-16 code units
+/// (RFC 8785 §3.2.3), which differs from UTF-8 order only for names with characters above
+/// U+FFFF next to U+E000..U+FFFF.
+pub(super) fn write_members<'a>(
+    out: &mut String,
+    members: impl Iterator<Item = (&'a str, &'a Value)>,
+) {
+    let mut members: Vec<(&str, &Value)> = members.collect();
     members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
     out.push('{');
     for (i, (name, value)) in members.into_iter().enumerate() {

@@ -57,6 +57,16 @@ pub fn changed_domains(
     })
 }
 
+/// A manifest normalized, with its revision (computed from that same normal form).
+fn normalized(manifest: &Value) -> Result<(Map<String, Value>, String), DigestError> {
+    let normal = Value::Object(normalize_manifest(manifest)?);
+    let revision = digest_of_canonical(&canonical_json(&normal));
+    match normal {
+        Value::Object(map) => Ok((map, revision)),
+        _ => Err(DigestError::ManifestNotObject),
+    }
+}
+
 /// The three projections of a normalized manifest, as canonical JSON (`None`: absent).
 fn projections(manifest: &Map<String, Value>) -> [Option<String>; 3] {
     let capabilities: Map<String, Value> = manifest
@@ -241,8 +251,7 @@ impl ManifestTracker {
     ///
     /// [`DigestError`] when `initial` has no digest.
     pub fn new(initial: &Value) -> Result<Self, DigestError> {
-        let manifest = normalize_manifest(initial)?;
-        let revision = digest_of_canonical(&canonical_json(&Value::Object(manifest.clone())));
+        let (manifest, revision) = normalized(initial)?;
         Ok(Self {
             state: Mutex::new(State {
                 manifest: Arc::new(manifest),
@@ -315,8 +324,7 @@ impl ManifestTracker {
     ///
     /// [`DigestError`]: nothing is installed.
     pub fn set_manifest(&self, next: &Value) -> Result<ManifestChange, DigestError> {
-        let next = normalize_manifest(next)?;
-        let revision = digest_of_canonical(&canonical_json(&Value::Object(next.clone())));
+        let (next, revision) = normalized(next)?;
         let change = self.install(next, revision, None);
         Ok(change.unwrap_or_default())
     }
@@ -341,8 +349,7 @@ impl ManifestTracker {
         };
         let mut transaction = Transaction { draft };
         edit(&mut transaction).map_err(TransactionError::Edit)?;
-        let next = normalize_manifest(&transaction.draft).map_err(TransactionError::Digest)?;
-        let revision = digest_of_canonical(&canonical_json(&Value::Object(next.clone())));
+        let (next, revision) = normalized(&transaction.draft).map_err(TransactionError::Digest)?;
         // Installing a draft of an older manifest would silently undo a concurrent change.
         self.install(next, revision, Some(&base))
             .ok_or(TransactionError::Conflict)
