@@ -40,6 +40,7 @@
 //! | `Capabilities` | the package's commands as an RCIP capability set for `catalog!` |
 #![deny(missing_docs)]
 
+mod cargo;
 mod generate;
 mod rust_names;
 mod vocabulary;
@@ -137,18 +138,17 @@ impl Programs {
     /// [`BuildError::Invalid`] with every problem of every invalid package (nothing is
     /// written then), or an I/O error.
     pub fn compile(&self) -> Result<PathBuf, BuildError> {
-        let dir = self.resolved_dir();
+        let dir = cargo::resolve(&self.dir);
         println!("cargo::rerun-if-changed={}", dir.display());
         let files = package_files(&dir)?;
         let mut packages = Vec::with_capacity(files.len());
         let mut errors = Vec::new();
         for file in &files {
-            println!("cargo::rerun-if-changed={}", file.display());
-            let shown = file.strip_prefix(self.base()).unwrap_or(file).to_path_buf();
-            let text = fs::read_to_string(file).map_err(|source| BuildError::Io {
-                path: file.clone(),
-                source,
-            })?;
+            let shown = file
+                .strip_prefix(cargo::manifest_dir())
+                .unwrap_or(file)
+                .to_path_buf();
+            let text = cargo::read_tracked(file)?;
             match parse_package(&text) {
                 Ok(package) => packages.push((shown, package)),
                 Err(error) => errors.push(error.in_file(shown)),
@@ -160,38 +160,13 @@ impl Programs {
         }
         let packages: Vec<&Package> = packages.iter().map(|(_, p)| p).collect();
         let code = generate::generate(&packages, &self.crate_path);
-        let output = match &self.output {
-            Some(output) => output.clone(),
-            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?)
-                .join(OUTPUT_FILE),
-        };
-        fs::write(&output, code).map_err(|source| BuildError::Io {
-            path: output.clone(),
-            source,
-        })?;
-        Ok(output)
+        cargo::write_output(self.output.as_ref(), OUTPUT_FILE, code)
     }
 
     /// [`compile`](Self::compile) for a `build.rs`: on failure, reports each problem as a
     /// `cargo::error` line (Cargo prints them and fails the build) instead of panicking.
     pub fn compile_or_fail(&self) {
-        if let Err(error) = self.compile() {
-            for line in error.to_string().lines() {
-                println!("cargo::error={line}");
-            }
-        }
-    }
-
-    fn base(&self) -> PathBuf {
-        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from)
-    }
-
-    fn resolved_dir(&self) -> PathBuf {
-        if self.dir.is_absolute() {
-            self.dir.clone()
-        } else {
-            self.base().join(&self.dir)
-        }
+        cargo::report(self.compile());
     }
 }
 

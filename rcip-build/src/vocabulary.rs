@@ -2,12 +2,11 @@
 //! tree the advertisement walk uses.
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::PathBuf;
 
 use rcip_core::mcpl::{VocabNode, Vocabulary, parse_vocabulary};
 
-use crate::BuildError;
+use crate::{BuildError, cargo};
 
 /// A vocabulary file to compile (`{"vocabulary": ..., "paths": [...], "advertisedOutside":
 /// [...]}`), written to `$OUT_DIR/rcip_vocabulary_<file stem>.rs` and included with
@@ -61,59 +60,36 @@ impl VocabularyFile {
     /// An unreadable file, an invalid vocabulary (every problem, as `file: pointer: message`
     /// lines), or paths whose Rust names collide.
     pub fn compile(&self) -> Result<PathBuf, BuildError> {
-        let base = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
-        let file = if self.file.is_absolute() {
-            self.file.clone()
-        } else {
-            base.join(&self.file)
-        };
-        println!("cargo::rerun-if-changed={}", file.display());
+        let file = cargo::resolve(&self.file);
         let shown = self.file.display().to_string();
-        let text = fs::read_to_string(&file).map_err(|source| BuildError::Io {
-            path: file.clone(),
-            source,
-        })?;
+        let text = cargo::read_tracked(&file)?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| BuildError::Vocabulary(vec![format!("{shown}: not JSON: {e}")]))?;
-        let vocabulary = parse_vocabulary(&value).map_err(|problems| {
+        let in_file = |problems: Vec<String>| {
             BuildError::Vocabulary(
                 problems
                     .into_iter()
                     .map(|p| format!("{shown}: {p}"))
                     .collect(),
             )
-        })?;
-        let code = generate(&vocabulary, &self.crate_path).map_err(|problems| {
-            BuildError::Vocabulary(
-                problems
-                    .into_iter()
-                    .map(|p| format!("{shown}: {p}"))
-                    .collect(),
-            )
-        })?;
+        };
+        let vocabulary = parse_vocabulary(&value)
+            .map_err(|problems| in_file(problems.iter().map(ToString::to_string).collect()))?;
+        let code = generate(&vocabulary, &self.crate_path).map_err(in_file)?;
         let stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let output = match &self.output {
-            Some(output) => output.clone(),
-            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?)
-                .join(format!("rcip_vocabulary_{stem}.rs")),
-        };
-        fs::write(&output, code).map_err(|source| BuildError::Io {
-            path: output.clone(),
-            source,
-        })?;
-        Ok(output)
+        cargo::write_output(
+            self.output.as_ref(),
+            &format!("rcip_vocabulary_{stem}.rs"),
+            code,
+        )
     }
 
     /// [`compile`](Self::compile) for a `build.rs`: problems become `cargo::error` lines.
     pub fn compile_or_fail(&self) {
-        if let Err(error) = self.compile() {
-            for line in error.to_string().lines() {
-                println!("cargo::error={line}");
-            }
-        }
+        cargo::report(self.compile());
     }
 }
 

@@ -174,6 +174,29 @@ fn event_row(row: &Row<'_>) -> rusqlite::Result<Result<ChangeEvent, StoreError>>
     })())
 }
 
+/// The entry remembered for `key` (inside a commit's transaction, or on its own).
+fn read_idempotency(
+    connection: &Connection,
+    workspace_id: &str,
+    key: &str,
+) -> Result<Option<IdempotencyEntry>, StoreError> {
+    connection
+        .prepare_cached(
+            "SELECT fingerprint, result FROM idempotency WHERE workspace_id = ?1 AND key = ?2",
+        )
+        .map_err(sql)?
+        .query_row(params![workspace_id, key], |row| {
+            Ok(IdempotencyEntry {
+                workspace_id: workspace_id.to_owned(),
+                key: key.to_owned(),
+                fingerprint: row.get(0)?,
+                result: row.get(1)?,
+            })
+        })
+        .optional()
+        .map_err(sql)
+}
+
 /// SQLite integers are signed: values beyond `i64::MAX` are refused rather than wrapped.
 fn int(value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| StoreError(format!("{value} does not fit SQLite's integers")))
@@ -282,22 +305,7 @@ impl RecordStore for SqliteStore {
         workspace_id: &str,
         key: &str,
     ) -> Result<Option<IdempotencyEntry>, StoreError> {
-        let connection = lock(&self.connection);
-        connection
-            .query_row(
-                "SELECT fingerprint, result FROM idempotency WHERE workspace_id = ?1 AND key = ?2",
-                params![workspace_id, key],
-                |row| {
-                    Ok(IdempotencyEntry {
-                        workspace_id: workspace_id.to_owned(),
-                        key: key.to_owned(),
-                        fingerprint: row.get(0)?,
-                        result: row.get(1)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(sql)
+        read_idempotency(&lock(&self.connection), workspace_id, key)
     }
 
     fn commit(&self, commit: Commit) -> Result<Vec<u64>, CommitError> {
@@ -305,25 +313,10 @@ impl RecordStore for SqliteStore {
         let transaction = connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
-        if let Some(entry) = &commit.idempotency {
-            let existing = transaction
-                .query_row(
-                    "SELECT fingerprint, result FROM idempotency WHERE workspace_id = ?1 AND key = ?2",
-                    params![entry.workspace_id, entry.key],
-                    |row| {
-                        Ok(IdempotencyEntry {
-                            workspace_id: entry.workspace_id.clone(),
-                            key: entry.key.clone(),
-                            fingerprint: row.get(0)?,
-                            result: row.get(1)?,
-                        })
-                    },
-                )
-                .optional()
-                .map_err(sql)?;
-            if let Some(existing) = existing {
-                return Err(CommitError::DuplicateKey(existing));
-            }
+        if let Some(entry) = &commit.idempotency
+            && let Some(existing) = read_idempotency(&transaction, &entry.workspace_id, &entry.key)?
+        {
+            return Err(CommitError::DuplicateKey(existing));
         }
         let record = &commit.record;
         let id = record.id.to_string();
