@@ -65,8 +65,13 @@ pub fn operation_capabilities(package: &Package) -> Vec<CapabilityDefinition> {
     let scope = package_scope_id(package);
     let mut definitions = Vec::new();
     for type_def in package.types.iter() {
+        // The type's schema and record view, built once for its six operations.
+        let data = parse(&type_def.schema);
+        let view = record_view(package, type_def, data.clone());
         for operation in TYPE_OPERATIONS {
-            if let Some(definition) = type_operation(package, &scope, type_def, operation) {
+            let schemas = (data.clone(), view.clone());
+            if let Some(definition) = type_operation(package, &scope, type_def, schemas, operation)
+            {
                 definitions.push(definition);
             }
         }
@@ -159,12 +164,11 @@ fn type_operation(
     package: &Package,
     scope: &str,
     type_def: &TypeDef,
+    (data, view): (Value, Value),
     operation: &str,
 ) -> Option<CapabilityDefinition> {
     let id = operation_capability_id(&package.namespace, &type_def.name, operation)?;
     let name = type_def.name.replace('_', " ");
-    let data = parse(&type_def.schema);
-    let view = record_view(package, type_def, data.clone());
     let record_id = json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
         "description": format!("The id of the `{}` record.", type_def.name)});
     let revision = json!({"type": "integer", "minimum": 1,
