@@ -230,6 +230,17 @@ impl Inner {
         id: &str,
         approved: bool,
     ) -> InvocationOutcome {
+        // 0. A ticket whose invocation was cancelled has ended, even if its watcher has not
+        // run yet: the reference ends it synchronously on abort, so resolving it returns
+        // the `EXECUTION_ABORTED` receipt, never a decline or a re-run.
+        let cancelled = lock(&self.confirmations).pending.get(id).is_some_and(|p| {
+            p.cancellation
+                .as_ref()
+                .is_some_and(CancellationToken::is_cancelled)
+        });
+        if cancelled {
+            self.end_pending(id, Ending::Aborted);
+        }
         // 1. Take the ticket (its watcher stops with it).
         let taken = {
             let mut table = lock(&self.confirmations);

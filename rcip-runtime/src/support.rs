@@ -109,19 +109,31 @@ fn drop_payload(payload: Box<dyn Any + Send>) {
 /// The id is assembled on the stack and handed to `make`, so building an `Arc<str>` costs
 /// one allocation.
 pub(crate) fn next_invocation_id<T>(now_ms: u64, make: impl FnOnce(&str) -> T) -> T {
+    next_sequenced_id("invocation_", now_ms, make)
+}
+
+/// `<prefix><epoch ms base 36>_<sequence base 36>`, the reference's shape for invocation,
+/// Assist message, turn and action ids. `prefix` is at most 16 bytes of ASCII. One sequence
+/// serves every prefix: ids only need to be distinct.
+pub(crate) fn next_sequenced_id<T>(
+    prefix: &'static str,
+    now_ms: u64,
+    make: impl FnOnce(&str) -> T,
+) -> T {
     static SEQUENCE: AtomicU64 = AtomicU64::new(1);
-    const PREFIX: &[u8] = b"invocation_";
+    const MAX_PREFIX: usize = 16;
     let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     // The prefix, two numbers of at most 13 base-36 digits, and a separator.
-    let mut buf = [0u8; 11 + 13 + 1 + 13];
-    buf[..PREFIX.len()].copy_from_slice(PREFIX);
-    let mut len = PREFIX.len();
+    let mut buf = [0u8; MAX_PREFIX + 13 + 1 + 13];
+    let prefix = &prefix.as_bytes()[..prefix.len().min(MAX_PREFIX)];
+    buf[..prefix.len()].copy_from_slice(prefix);
+    let mut len = prefix.len();
     len += write_base36(&mut buf[len..], now_ms);
     buf[len] = b'_';
     len += 1;
     len += write_base36(&mut buf[len..], seq);
-    // Only ASCII was written.
-    make(std::str::from_utf8(&buf[..len]).unwrap_or("invocation"))
+    // Only ASCII was written (every prefix is ASCII).
+    make(std::str::from_utf8(&buf[..len]).unwrap_or("id"))
 }
 
 /// A fresh confirmation id: 128 random bits, so that a confirmation cannot be guessed.

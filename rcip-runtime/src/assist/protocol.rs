@@ -57,6 +57,25 @@ pub struct AssistAction {
     pub input: Value,
 }
 
+impl AssistAction {
+    /// An action without an id (one is generated when it runs).
+    pub fn new(capability_id: impl Into<String>, delay_after: DelayAfter, input: Value) -> Self {
+        AssistAction {
+            capability_id: capability_id.into(),
+            delay_after,
+            id: None,
+            input,
+        }
+    }
+
+    /// Sets the id (the invocation id).
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+}
+
 /// An executed action and its outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssistStep {
@@ -89,6 +108,38 @@ pub struct AssistRequest {
 /// Assist error with the reference's message rather than a parse failure.
 pub type AssistResponse = Value;
 
+/// `{"type": "message", "message": text}`.
+///
+/// ```
+/// use rcip_runtime::assist::message_response;
+/// assert_eq!(message_response("Hi")["type"], "message");
+/// ```
+#[must_use]
+pub fn message_response(text: impl Into<String>) -> AssistResponse {
+    serde_json::json!({"type": "message", "message": text.into()})
+}
+
+/// `{"type": "actions", "actions": [...]}`.
+///
+/// ```
+/// use rcip_runtime::assist::{AssistAction, DelayAfter, actions_response};
+/// let response = actions_response(&[AssistAction::new("polls.list", DelayAfter::Short, serde_json::json!({}))]);
+/// assert_eq!(response["actions"][0]["capabilityId"], "polls.list");
+/// ```
+#[must_use]
+pub fn actions_response(actions: &[AssistAction]) -> AssistResponse {
+    serde_json::json!({"type": "actions", "actions": actions})
+}
+
+/// The trimmed text of a `{"type": "message"}` answer with a non-blank message.
+pub(super) fn message_of(response: &Value) -> Option<String> {
+    if response.get("type").and_then(Value::as_str) != Some("message") {
+        return None;
+    }
+    let message = response.get("message").and_then(Value::as_str)?;
+    (!rcip_core::is_blank(message)).then(|| message.trim().to_owned())
+}
+
 /// Why a `decide` answer was refused (the reference's messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum BatchError {
@@ -117,11 +168,8 @@ pub enum Decision {
 ///
 /// [`BatchError`].
 pub fn validate_decision(response: &Value, max_batch: usize) -> Result<Decision, BatchError> {
-    if response.get("type").and_then(Value::as_str) == Some("message")
-        && let Some(message) = response.get("message").and_then(Value::as_str)
-        && !rcip_core::is_blank(message)
-    {
-        return Ok(Decision::Message(message.trim().to_owned()));
+    if let Some(message) = message_of(response) {
+        return Ok(Decision::Message(message));
     }
     if response.get("type").and_then(Value::as_str) != Some("actions") {
         return Err(BatchError::InvalidBatch);

@@ -1,0 +1,417 @@
+//! The Assist controller: its state (the conversation, the statuses, the pending
+//! confirmation) and the entry points a surface calls. Its configuration is in `builder.rs`,
+//! the turn in `turn.rs`, the processors in `input.rs`, voice in `voice.rs`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rcip_core::{ApplicationSnapshot, Effect};
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::builder::Config;
+use super::callbacks::PendingConfirmation;
+use super::input::{AssistInput, InputContext, InputFailure, InputOrigin, Processed, run_pipeline};
+use super::options::AssistMode;
+use super::protocol::{AssistMessage, Role};
+use super::turn::TurnReport;
+use crate::support::{Clock, SystemClock, lock, next_sequenced_id};
+
+/// How long `success` shows before it reads `active` again.
+pub const SUCCESS_STATUS: Duration = Duration::from_millis(1500);
+
+/// The conversation's status (`status` in the reference).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AssistStatus {
+    /// Ready, after at least one exchange (or a cancelled turn).
+    Active,
+    /// A confirmation waits for the user.
+    Attention,
+    /// The last turn failed or stopped on a non-success.
+    Error,
+    /// Nothing happened yet (or cleared).
+    Idle,
+    /// Every action of the last turn succeeded; reads `active` after 1.5 s.
+    Success,
+    /// A turn is running.
+    Working,
+}
+
+/// The input side's status (`inputStatus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputStatus {
+    /// The last input failed; see [`Assist::input_error`].
+    Error,
+    /// Nothing in progress.
+    Idle,
+    /// The voice adapter is recording.
+    Listening,
+    /// The processors are running, or the voice adapter is stopping.
+    Processing,
+    /// The voice adapter is starting.
+    Starting,
+}
+
+/// What became of an input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Submission {
+    /// Blank text, or Assist was busy: nothing happened.
+    Ignored,
+    /// A processor consumed the input; no turn.
+    Consumed,
+    /// The input was cancelled before a turn started.
+    Cancelled,
+    /// The input failed; the failure is also kept as [`Assist::input_error`].
+    Failed(InputFailure),
+    /// A turn ran.
+    Turn(TurnReport),
+}
+
+/// Everything that changes, behind one lock that is never held across an await.
+pub(super) struct State {
+    pub(super) transcript: Vec<AssistMessage>,
+    status: AssistStatus,
+    success_since: Option<Instant>,
+    pub(super) input_status: InputStatus,
+    input_error: Option<InputFailure>,
+    /// A turn or an input operation (including a recording) is in progress.
+    busy: bool,
+    /// Cancels the operation in progress.
+    pub(super) current: Option<CancellationToken>,
+    pub(super) pending: Option<PendingConfirmation>,
+}
+
+impl State {
+    pub(super) fn new(welcome: Option<AssistMessage>) -> Self {
+        State {
+            transcript: welcome.into_iter().collect(),
+            status: AssistStatus::Idle,
+            success_since: None,
+            input_status: InputStatus::Idle,
+            input_error: None,
+            busy: false,
+            current: None,
+            pending: None,
+        }
+    }
+
+    pub(super) fn set_status(&mut self, status: AssistStatus) {
+        self.status = status;
+        self.success_since = (status == AssistStatus::Success).then(Instant::now);
+    }
+}
+
+pub(super) struct Inner {
+    pub(super) config: Config,
+    pub(super) state: Mutex<State>,
+}
+
+/// A headless Assist controller over one client: the reference's `useRcipAssist` without
+/// React. A surface (a CLI, a chat server, a command palette) feeds it text with
+/// [`send`](Self::send), may [`cancel`](Self::cancel) from elsewhere, and reads the
+/// conversation and statuses back. Cloning it is cheap and shares the conversation.
+///
+/// Each turn is bounded: one `decide` call, a message or one batch validated whole, the
+/// batch run in order until the first non-success (confirmations through the host's
+/// [`ConfirmationResolver`], symbolic delays between actions), then one summarize call that
+/// can only return text.
+///
+/// ```
+/// use rcip_runtime::assist::*;
+/// use rcip_runtime::*;
+/// use serde_json::json;
+/// use tokio_util::sync::CancellationToken;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
+/// let definition = ApplicationDefinition::new("polls", "Polls", "Create and vote on polls.")
+///     .capability(
+///         CapabilityDefinition::new("polls.count", Effect::Read)
+///             .title("Count polls")
+///             .description("How many polls there are.")
+///             .output_schema(json!({"type": "integer"})),
+///     );
+/// let runtime = Runtime::new(definition, RuntimeOptions::default())?;
+/// let host = runtime.host();
+/// host.bind("polls.count", Binding::new(|_, _| async { Ok::<_, HandlerError>(json!(3)) }))?
+///     .keep();
+///
+/// // A scripted assistant: counts polls, then reports the count.
+/// let decide = |request: AssistRequest, _: CancellationToken| async move {
+///     Ok::<_, BoxError>(match request.phase {
+///         Phase::Decide => actions_response(&[AssistAction::new("polls.count", DelayAfter::Short, json!({}))]),
+///         Phase::Summarize => {
+///             message_response(format!("There are {} polls.", request.steps[0].outcome.output().unwrap()))
+///         }
+///     })
+/// };
+/// let decline_all = |_: PendingConfirmation, _| async { Ok::<_, BoxError>(false) };
+/// let assist = Assist::builder(runtime.client(), decide, ConfirmationResolver::new(host, decline_all)).build();
+///
+/// let Submission::Turn(turn) = assist.send("How many polls?").await else { panic!() };
+/// assert_eq!(turn.reply.content, "There are 3 polls.");
+/// assert_eq!(turn.status, AssistStatus::Success);
+/// assert_eq!(assist.transcript().len(), 2);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Assist {
+    pub(super) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Assist {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.config.fmt(f)
+    }
+}
+
+/// Marks Assist busy for one operation; clears the mark and cancels the operation's token
+/// when dropped, so a dropped `send` future leaves no pending confirmation behind.
+pub(super) struct Busy<'a> {
+    pub(super) inner: &'a Inner,
+    pub(super) token: CancellationToken,
+    /// Cleared when the operation outlives the call that began it (a recording).
+    pub(super) armed: bool,
+}
+
+impl Busy<'_> {
+    /// Leaves the busy mark in place for a later call to take over.
+    pub(super) fn keep(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        self.token.cancel();
+        let mut state = lock(&self.inner.state);
+        state.busy = false;
+        state.current = None;
+        state.pending = None;
+    }
+}
+
+impl Assist {
+    /// Sends typed text: through the processors, then a turn. Blank text, or text sent
+    /// while a turn or another input is in progress, is ignored.
+    pub async fn send(&self, text: &str) -> Submission {
+        if rcip_core::is_blank(text) {
+            return Submission::Ignored;
+        }
+        self.submit(AssistInput::Text(text.to_owned()), InputOrigin::Composer)
+            .await
+    }
+
+    /// Submits any input (text or audio) from `origin`: the processors run in order, then,
+    /// if they produced non-blank text, a turn. One cancellation token covers both.
+    pub async fn submit(&self, input: AssistInput, origin: InputOrigin) -> Submission {
+        let Some(busy) = self.begin(None) else {
+            return Submission::Ignored;
+        };
+        self.submit_busy(input, origin, &busy).await
+    }
+
+    pub(super) async fn submit_busy(
+        &self,
+        input: AssistInput,
+        origin: InputOrigin,
+        busy: &Busy<'_>,
+    ) -> Submission {
+        let token = busy.token.clone();
+        self.set_input(InputStatus::Processing, None);
+        let context = InputContext {
+            origin,
+            cancellation: token.clone(),
+            snapshot: self.decide_snapshot(),
+        };
+        match run_pipeline(&self.inner.config.processors, input, context).await {
+            Processed::Text(text) => {
+                self.set_input(InputStatus::Idle, None);
+                if text.is_empty() {
+                    return Submission::Ignored;
+                }
+                Submission::Turn(self.inner.run_turn(text, &token).await)
+            }
+            Processed::Consumed => {
+                self.set_input(InputStatus::Idle, None);
+                Submission::Consumed
+            }
+            Processed::Cancelled => {
+                self.set_input(InputStatus::Idle, None);
+                Submission::Cancelled
+            }
+            Processed::Failed(failure) => {
+                self.set_input(InputStatus::Error, Some(failure.clone()));
+                Submission::Failed(failure)
+            }
+        }
+    }
+    /// Cancels what is in progress: the input pipeline, a recording (the voice adapter's
+    /// `cancel` is called), or the turn (its `decide` call, delay or invocation; a pending
+    /// confirmation is declined). Does nothing when idle.
+    pub fn cancel(&self) {
+        let (token, listening) = {
+            let state = lock(&self.inner.state);
+            (
+                state.current.clone(),
+                state.input_status == InputStatus::Listening,
+            )
+        };
+        if let Some(token) = token {
+            token.cancel();
+        }
+        if listening {
+            // A recording has no future awaiting the token: end it here.
+            if let Some(adapter) = &self.inner.config.voice {
+                adapter.cancel();
+            }
+            let mut state = lock(&self.inner.state);
+            state.busy = false;
+            state.current = None;
+            state.input_status = InputStatus::Idle;
+        }
+    }
+
+    /// Resets the conversation to the welcome message and the statuses to idle. Ignored
+    /// (returns `false`) while busy.
+    pub fn clear(&self) -> bool {
+        let mut state = lock(&self.inner.state);
+        if state.busy {
+            return false;
+        }
+        let welcome = self
+            .inner
+            .config
+            .welcome
+            .as_deref()
+            .map(new_assistant_message);
+        *state = State::new(welcome);
+        true
+    }
+
+    /// The whole conversation, however long (`decide` sees only the newest messages).
+    #[must_use]
+    pub fn transcript(&self) -> Vec<AssistMessage> {
+        lock(&self.inner.state).transcript.clone()
+    }
+
+    /// The conversation's status; `success` reads `active` once 1.5 s have passed.
+    #[must_use]
+    pub fn status(&self) -> AssistStatus {
+        let state = lock(&self.inner.state);
+        match state.success_since {
+            Some(since) if since.elapsed() >= SUCCESS_STATUS => AssistStatus::Active,
+            _ => state.status,
+        }
+    }
+
+    /// The input side's status.
+    #[must_use]
+    pub fn input_status(&self) -> InputStatus {
+        lock(&self.inner.state).input_status
+    }
+
+    /// The last input failure, until the next input.
+    #[must_use]
+    pub fn input_error(&self) -> Option<InputFailure> {
+        lock(&self.inner.state).input_error.clone()
+    }
+
+    /// A turn or an input operation is in progress.
+    #[must_use]
+    pub fn is_busy(&self) -> bool {
+        lock(&self.inner.state).busy
+    }
+
+    /// The confirmation the turn waits for, if any.
+    #[must_use]
+    pub fn pending_confirmation(&self) -> Option<PendingConfirmation> {
+        lock(&self.inner.state).pending.clone()
+    }
+
+    /// The mode.
+    #[must_use]
+    pub fn mode(&self) -> AssistMode {
+        self.inner.config.mode
+    }
+
+    /// Takes the busy mark with a fresh token (or `token`), unless already busy.
+    pub(super) fn begin(&self, token: Option<CancellationToken>) -> Option<Busy<'_>> {
+        let token = token.unwrap_or_default();
+        let mut state = lock(&self.inner.state);
+        if state.busy {
+            return None;
+        }
+        state.busy = true;
+        state.current = Some(token.clone());
+        Some(Busy {
+            inner: &self.inner,
+            token,
+            armed: true,
+        })
+    }
+
+    pub(super) fn set_input(&self, status: InputStatus, error: Option<InputFailure>) {
+        let mut state = lock(&self.inner.state);
+        state.input_status = status;
+        state.input_error = error;
+    }
+
+    fn decide_snapshot(&self) -> Arc<ApplicationSnapshot> {
+        self.inner.decide_snapshot()
+    }
+}
+
+impl Inner {
+    /// The snapshot `decide` and the processors see: in read-only mode, read capabilities
+    /// only, every other field unchanged.
+    pub(super) fn decide_snapshot(&self) -> Arc<ApplicationSnapshot> {
+        let snapshot = self.config.client.get_snapshot();
+        match self.config.mode {
+            AssistMode::Interactive => snapshot,
+            AssistMode::ReadOnly => {
+                let mut filtered = (*snapshot).clone();
+                filtered
+                    .capabilities
+                    .retain(|c| c.contract.effect == Effect::Read);
+                Arc::new(filtered)
+            }
+        }
+    }
+
+    /// Appends a message to the transcript.
+    pub(super) fn append(&self, role: Role, content: String) -> AssistMessage {
+        let message = new_message(role, content);
+        lock(&self.state).transcript.push(message.clone());
+        message
+    }
+
+    /// The newest `history_limit` messages.
+    pub(super) fn history(&self) -> Vec<AssistMessage> {
+        let state = lock(&self.state);
+        let skip = state
+            .transcript
+            .len()
+            .saturating_sub(self.config.history_limit);
+        state.transcript[skip..].to_vec()
+    }
+}
+
+pub(super) fn new_assistant_message(text: &str) -> AssistMessage {
+    new_message(Role::Assistant, text.to_owned())
+}
+
+fn new_message(role: Role, content: String) -> AssistMessage {
+    let now = SystemClock.now_ms();
+    AssistMessage {
+        content,
+        created_at: now,
+        id: next_sequenced_id("message_", now, str::to_owned),
+        role,
+    }
+}
