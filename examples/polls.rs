@@ -11,9 +11,14 @@
 //! invalid input. Then it drives the relationship program `programs/polls.json` (compiled by
 //! `build.rs` with `rcip-build`) through its generated capabilities: a record created, a vote
 //! through a guarded command, a repeated vote the guard refuses, a stale revision, an
-//! idempotent replay, and closing through a lifecycle transition that emits work.
+//! idempotent replay, and closing through a lifecycle transition that emits work. Last,
+//! Assist drives the same client with a scripted assistant (`assistant.rs`): a read-only
+//! turn refused a write, an interactive turn with a confirmed write and a declined
+//! destructive action, an ambiguous request answered with a message, and a cancelled turn.
 
 use std::sync::{Arc, Mutex};
+
+mod assistant;
 
 use rcip_runtime::relationship::{Actor, Engine};
 use rcip_runtime::*;
@@ -488,7 +493,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         RuntimeOptions::default().with_policy(policy),
     )?;
     let host = runtime.host();
-    let _bindings = bind_all(&host, &Store::default())?;
+    let store = Store::default();
+    let _bindings = bind_all(&host, &store)?;
     // The relationship program's records live in the engine (in memory here); its
     // capabilities serve one workspace, as the agent.
     let engine = Arc::new(Engine::in_memory().with_program(programs::polls::PACKAGE.clone())?);
@@ -521,5 +527,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("RCIP protocol {RCIP_PROTOCOL_VERSION}: application \"polls\"");
     tool(runtime.client(), approvals).await;
     let _ = approver.await;
+
+    // Assist: an agent driving the same client, one bounded turn at a time.
+    assistant::conversation(runtime.client(), &host, &store).await;
     Ok(())
 }

@@ -51,6 +51,87 @@ fn polls_example_prints_the_whole_story() {
     }
 }
 
+/// The lines of the transcript from the one starting with `from`, in order.
+fn section<'a>(transcript: &'a str, from: &str) -> Vec<&'a str> {
+    let lines: Vec<&str> = transcript.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(from))
+        .unwrap_or_else(|| panic!("no {from:?} in:\n{transcript}"));
+    lines[start..].to_vec()
+}
+
+/// Asserts that `expected` appear in `lines` in this order (other lines may come between).
+fn in_order(lines: &[&str], expected: &[&str]) {
+    let mut rest = lines.iter();
+    for line in expected {
+        assert!(
+            rest.any(|l| l.contains(line)),
+            "missing {line:?} (in this order) in:\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
+#[test]
+fn polls_example_runs_a_scripted_assistant_through_assist() {
+    let output = Command::new(example_binary()).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let transcript = String::from_utf8(output.stdout).unwrap();
+    let assist = section(&transcript, "== Assist, read-only");
+    in_order(
+        &assist,
+        &[
+            // Read-only: a read runs; a write is refused without reaching the runtime.
+            "(in this mode decide is shown only the 10 read capabilities)",
+            "user: Show me the polls",
+            "<- succeeded polls.list: [{\"closed\":false,\"id\":\"p1\"",
+            "assistant: The polls: p1 (Where should we meet?).",
+            "[status: success]",
+            "user: Create a poll: Team dinner? Pizza, Sushi",
+            "<- denied polls.create: POLICY_DENIED Assist read-only mode denied a state-changing capability.",
+            "assistant: The action stopped: Assist read-only mode denied a state-changing capability.",
+            "[status: error]",
+            // Interactive: a confirmed write, a declined destructive action.
+            "== Assist, interactive",
+            "user: Create a poll: Team dinner? Pizza, Sushi",
+            "[host UI] Assist asks: \"Create a poll\" (Creates a poll with a question and 2 to 10 options.): approved",
+            "<- succeeded polls.create: {\"pollId\":\"p2\"}",
+            "assistant: Created poll p2.",
+            "[status: success]",
+            "user: Close poll p2",
+            "[host UI] Assist asks: \"Close a poll\" (This cannot be undone.): declined",
+            "<- denied polls.close: CONFIRMATION_DECLINED The user declined the requested operation.",
+            "assistant: The action stopped: The user declined the requested operation.",
+            "[status: error]",
+            // An ambiguous request: a message, nothing run.
+            "user: Do the thing",
+            "assistant: I'm not sure what you'd like.",
+            "[status: active]",
+            // Cancelled in the pause after the first of three votes.
+            "== Assist, a turn cancelled between two actions",
+            "user: Vote 0 on p2, 3 times",
+            "(the user presses cancel)",
+            "<- succeeded poll.vote: {\"pollId\":\"p2\",\"votes\":[1,0]}",
+            "assistant: The request was cancelled.",
+            "[status: active]",
+            "(the conversation kept 8 messages for the host)",
+        ],
+    );
+    // The ambiguous request ran nothing, and the cancelled turn ran one vote of three.
+    let ambiguous = section(&transcript, "  user: Do the thing");
+    assert!(
+        ambiguous[1].starts_with("  assistant: I'm not sure"),
+        "{ambiguous:?}"
+    );
+    let cancelled = section(&transcript, "  user: Vote 0 on p2");
+    let votes = cancelled
+        .iter()
+        .filter(|l| l.contains("-> poll.vote"))
+        .count();
+    assert_eq!(votes, 1, "{cancelled:?}");
+}
+
 #[test]
 fn polls_export_is_the_catalog_json_and_deterministic() {
     let run = || {
