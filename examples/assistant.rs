@@ -145,7 +145,8 @@ fn print_submission(submission: Submission) {
     for step in &turn.steps {
         println!(
             "  assistant -> {} {}",
-            step.action.capability_id, step.action.input
+            step.action.capability_id,
+            step.action.input.as_ref().unwrap_or(&Value::Null)
         );
         show(&step.outcome);
     }

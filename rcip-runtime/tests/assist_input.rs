@@ -404,3 +404,144 @@ async fn voice_failures_have_their_codes() {
     assert!(!assist.is_busy());
     assert!(script.requests().is_empty());
 }
+
+/// A voice adapter whose start or stop hangs until cancelled, and whose `cancel` may panic.
+#[derive(Clone, Default)]
+struct SlowMic {
+    hang_start: bool,
+    panicking_cancel: bool,
+    cancelled: Arc<AtomicUsize>,
+}
+
+impl VoiceAdapter for SlowMic {
+    fn start(&self, _: CancellationToken) -> BoxFuture<Result<(), BoxError>> {
+        let hang = self.hang_start;
+        Box::pin(async move {
+            if hang {
+                std::future::pending::<()>().await;
+            }
+            Ok(())
+        })
+    }
+
+    fn stop(&self, _: CancellationToken) -> BoxFuture<Result<Option<AssistInput>, BoxError>> {
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(Some(AssistInput::Text("heard".into())))
+        })
+    }
+
+    fn cancel(&self) {
+        self.cancelled.fetch_add(1, Ordering::SeqCst);
+        assert!(!self.panicking_cancel, "the adapter's cancel panics");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn voice_ends_cleanly_however_it_is_interrupted() {
+    let app = notes_app();
+    let script = Script::default();
+
+    // Cancelled while starting.
+    let mic = SlowMic {
+        hang_start: true,
+        ..SlowMic::default()
+    };
+    let assist = builder(&app, &script).voice(mic.clone()).build();
+    let starting = tokio::spawn({
+        let assist = assist.clone();
+        async move { assist.start_voice().await }
+    });
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(assist.input_status(), InputStatus::Starting);
+    assist.cancel();
+    assert_eq!(starting.await.unwrap(), Ok(VoiceStart::Cancelled));
+    assert_eq!(mic.cancelled.load(Ordering::SeqCst), 1);
+    assert_eq!(assist.input_status(), InputStatus::Idle);
+    assert!(!assist.is_busy());
+
+    // The start future dropped.
+    let dropped = assist.start_voice();
+    tokio::select! {
+        _ = dropped => panic!("start hangs"),
+        () = tokio::time::sleep(Duration::from_millis(5)) => {}
+    }
+    assert_eq!(mic.cancelled.load(Ordering::SeqCst), 2);
+    assert_eq!(assist.input_status(), InputStatus::Idle);
+    assert!(!assist.is_busy());
+
+    // Two stops at once: one stops, the other is ignored.
+    let mic = SlowMic::default();
+    let assist = builder(&app, &script).voice(mic.clone()).build();
+    assert_eq!(assist.start_voice().await, Ok(VoiceStart::Listening));
+    let (first, second) = tokio::join!(assist.stop_voice(), assist.stop_voice());
+    assert!(matches!(first, Submission::Turn(_)), "{first:?}");
+    assert_eq!(second, Submission::Ignored);
+    assert_eq!(
+        mic.cancelled.load(Ordering::SeqCst),
+        0,
+        "stopped, not abandoned"
+    );
+
+    // An adapter whose cancel panics cannot wedge the controller.
+    let mic = SlowMic {
+        panicking_cancel: true,
+        ..SlowMic::default()
+    };
+    let assist = builder(&app, &script).voice(mic.clone()).build();
+    assist.start_voice().await.unwrap();
+    assist.cancel();
+    assert_eq!(mic.cancelled.load(Ordering::SeqCst), 1);
+    assert!(!assist.is_busy());
+    assert_eq!(assist.input_status(), InputStatus::Idle);
+    assert_eq!(assist.start_voice().await, Ok(VoiceStart::Listening));
+
+    // The last handle dropped while listening abandons the recording.
+    let mic = SlowMic::default();
+    let assist = builder(&app, &script).voice(mic.clone()).build();
+    assist.start_voice().await.unwrap();
+    drop(assist);
+    assert_eq!(mic.cancelled.load(Ordering::SeqCst), 1);
+}
+
+/// A processor whose id panics.
+struct NoName;
+
+impl InputProcessor for NoName {
+    fn id(&self) -> &str {
+        panic!("no name")
+    }
+
+    fn process(
+        &self,
+        input: AssistInput,
+        _: InputContext,
+    ) -> BoxFuture<Result<Option<AssistInput>, BoxError>> {
+        Box::pin(async move { Ok(Some(input)) })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dropped_submission_and_a_panicking_id_leave_the_controller_ready() {
+    let app = notes_app();
+    let script = Script::default();
+    let assist = builder(&app, &script).processor(NoName).build();
+    let failure = failure_of(&assist, AssistInput::Text("hi".into())).await;
+    assert_eq!(
+        failure.message,
+        "The Assist input pipeline could not complete."
+    );
+
+    let assist = builder(&app, &script)
+        .processor(processor("slow", |_: AssistInput, _: InputContext| async {
+            std::future::pending::<Result<Option<AssistInput>, BoxError>>().await
+        }))
+        .build();
+    tokio::select! {
+        _ = assist.send("hi") => panic!("the processor hangs"),
+        () = tokio::time::sleep(Duration::from_millis(5)) => {}
+    }
+    assert_eq!(assist.input_status(), InputStatus::Idle);
+    assert!(!assist.is_busy());
+    assert!(assist.transcript().is_empty());
+}

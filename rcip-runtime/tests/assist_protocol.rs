@@ -52,7 +52,7 @@ fn a_batch_is_validated_whole() {
         panic!("actions expected");
     };
     assert_eq!(actions.len(), 8);
-    assert_eq!(actions[3].input, json!({"i": 3}));
+    assert_eq!(actions[3].input, Some(json!({"i": 3})));
     assert_eq!(actions[0].id, None, "generated later, as the invocation id");
     for invalid in [
         json!({"type": "actions", "actions": []}),
@@ -107,7 +107,7 @@ fn step(outcome: InvocationOutcome) -> AssistStep {
             capability_id: "notes.read".into(),
             delay_after: DelayAfter::Short,
             id: Some("a1".into()),
-            input: json!({}),
+            input: Some(json!({})),
         },
         outcome,
     }
@@ -161,7 +161,7 @@ fn decide_json_shapes_are_the_sdks() {
         capability_id: "polls.list".into(),
         delay_after: DelayAfter::Medium,
         id: None,
-        input: json!({}),
+        input: Some(json!({})),
     };
     assert_eq!(
         serde_json::to_value(&action).unwrap(),

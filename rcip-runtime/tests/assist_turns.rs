@@ -14,6 +14,7 @@ use rcip_runtime::assist::*;
 use rcip_runtime::*;
 use serde_json::{Value, json};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 #[tokio::test(start_paused = true)]
 async fn a_message_answers_the_turn_without_a_summarize_call() {
@@ -711,4 +712,150 @@ async fn a_dropped_turn_leaves_nothing_pending() {
     let late = app.host.resolve_confirmation(&ticket, true).await;
     assert_eq!(late.error_code(), Some(ErrorCode::ExecutionAborted));
     assert_eq!(app.handler_calls(), 0);
+    // The conversation reads as a cancelled turn, and the controller is ready.
+    assert_eq!(assist.status(), AssistStatus::Active);
+    let transcript = assist.transcript();
+    assert_eq!(transcript.last().unwrap().content, CANCELLED_MESSAGE);
+    assert_eq!(transcript.len(), 2);
+    script.push(say("fine"));
+    assert_eq!(turn(assist.send("again").await).reply.content, "fine");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_configured_batch_limit_applies() {
+    let app = notes_app();
+    let three = || {
+        batch(
+            (0..3)
+                .map(|i| act("notes.add", "short", json!({"text": format!("n{i}")})))
+                .collect(),
+        )
+    };
+    let script = Script::new([three()]);
+    let assist = Assist::builder(
+        app.runtime.client(),
+        script.decide(),
+        Prompts::default().resolver(app.host.clone()),
+    )
+    .mode(AssistMode::Interactive)
+    .max_batch_size(2.9)
+    .build();
+    let report = turn(assist.send("three").await);
+    assert_eq!(
+        report.ending,
+        TurnEnding::Failed(TurnFailure::Batch(BatchError::InvalidBatch))
+    );
+    assert_eq!(app.handler_calls(), 0);
+    script.push(batch(vec![
+        act("notes.add", "short", json!({"text": "a"})),
+        act("notes.add", "short", json!({"text": "b"})),
+    ]));
+    assert_eq!(turn(assist.send("two").await).steps.len(), 2);
+
+    // 33 is read as 32: a batch of 32 runs.
+    let script = Script::new([batch(
+        (0..32)
+            .map(|_| act("notes.list", "short", json!({})))
+            .collect(),
+    )]);
+    let assist = Assist::builder(
+        app.runtime.client(),
+        script.decide(),
+        Prompts::default().resolver(app.host.clone()),
+    )
+    .max_batch_size(33.0)
+    .build();
+    assert_eq!(turn(assist.send("many").await).steps.len(), 32);
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_during_summarize_ends_the_turn_as_cancelled() {
+    let app = notes_app();
+    let script = Script::new([
+        batch(vec![act("notes.add", "short", json!({"text": "a"}))]),
+        Answer::Hang,
+    ]);
+    let assist = interactive(&app, &script, &Prompts::default());
+    let running = tokio::spawn({
+        let assist = assist.clone();
+        async move { assist.send("add").await }
+    });
+    until(|| script.requests().len() == 2).await;
+    assist.cancel();
+    let report = turn(running.await.unwrap());
+    assert_eq!(report.ending, TurnEnding::Cancelled);
+    assert_eq!(report.steps.len(), 1, "the step that ran is reported");
+    assert_eq!(*app.notes.lock().unwrap(), ["a"], "no rollback");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_typescript_services_answer_is_read_as_the_sdk_reads_it() {
+    let app = notes_app();
+    // Extra fields anywhere are ignored; a missing input is the reference's undefined input,
+    // refused without a runtime call.
+    let script = Script::new([
+        Answer::Json(json!({
+            "type": "actions",
+            "reasoning": "the user asked for a list",
+            "actions": [
+                {"capabilityId": "notes.list", "delayAfter": "short", "input": {}, "confidence": 0.9},
+                {"capabilityId": "notes.add", "delayAfter": "short"}
+            ]
+        })),
+        Answer::Json(json!({"type": "message", "message": "Listed.", "usage": {"tokens": 12}})),
+        Answer::Json(json!({"type": "message", "message": "Hi", "actions": []})),
+    ]);
+    let assist = interactive(&app, &script, &Prompts::default());
+    let report = turn(assist.send("list").await);
+    assert_eq!(report.steps.len(), 2);
+    assert_eq!(report.steps[0].outcome.status(), OutcomeStatus::Succeeded);
+    let missing = &report.steps[1].outcome;
+    assert_eq!(missing.status(), OutcomeStatus::Failed);
+    assert_eq!(missing.error_code(), Some(ErrorCode::InputInvalid));
+    assert_eq!(
+        missing.error().unwrap().message,
+        "The capability input must be a JSON value."
+    );
+    assert!(app.events.phases(Some(missing.invocation_id())).is_empty());
+    assert!(app.notes.lock().unwrap().is_empty());
+    assert_eq!(report.reply.content, "Listed.");
+    // The step is sent back without an input, as the SDK would.
+    let summarize = serde_json::to_value(&script.requests()[1]).unwrap();
+    assert!(summarize["steps"][1]["action"].get("input").is_none());
+    assert_eq!(
+        turn(assist.send("hello").await).ending,
+        TurnEnding::Answered
+    );
+}
+
+/// A `Decide` that panics when called, before it has a future to return.
+struct PanicsAtOnce;
+
+impl Decide for PanicsAtOnce {
+    fn decide(
+        &self,
+        _: AssistRequest,
+        _: CancellationToken,
+    ) -> BoxFuture<Result<AssistResponse, BoxError>> {
+        panic!("no future for you")
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_decide_that_panics_when_called_fails_the_turn_only() {
+    let app = notes_app();
+    let assist = Assist::builder(
+        app.runtime.client(),
+        PanicsAtOnce,
+        Prompts::default().resolver(app.host.clone()),
+    )
+    .build();
+    let report = turn(assist.send("hi").await);
+    assert!(matches!(
+        report.ending,
+        TurnEnding::Failed(TurnFailure::Decide(_))
+    ));
+    assert_eq!(assist.status(), AssistStatus::Error);
+    assert!(!assist.is_busy());
+    assert!(matches!(assist.send("again").await, Submission::Turn(_)));
 }

@@ -616,6 +616,38 @@ async fn abort_while_pending_stores_an_aborted_receipt() {
     assert_eq!(fx.calls.count(), 0);
 }
 
+/// 4.5: the reference ends a ticket synchronously when its invocation is aborted, so
+/// resolving it right after the cancel (before the watcher task could run) still answers
+/// with the `EXECUTION_ABORTED` receipt: never a decline, never a confirmed re-run.
+#[tokio::test]
+async fn resolving_right_after_the_abort_returns_the_aborted_receipt() {
+    for approved in [true, false] {
+        let fx = Fx::standard();
+        let token = CancellationToken::new();
+        let id = format!("inv-abort-now-{approved}");
+        let request = purge(&id, "purge-me").with_cancellation(token.clone());
+        let ticket = expect_ticket(&fx.invoke(request).await, &id);
+        // No await between the cancel and the resolve: on this single-threaded runtime the
+        // watcher task cannot have run.
+        token.cancel();
+        let receipt = fx.host.resolve_confirmation(&ticket.id, approved).await;
+        assert_error(
+            &receipt,
+            OutcomeStatus::Failed,
+            &id,
+            "notes.purge",
+            ErrorCode::ExecutionAborted,
+            ABORTED,
+        );
+        assert_eq!(
+            fx.phases(&id),
+            with_end(&[(P::Failed, Some(ErrorCode::ExecutionAborted))])
+        );
+        assert_eq!(fx.calls.count(), 0);
+        fx.assert_released(&id, &ticket.id).await;
+    }
+}
+
 // ----- binding and context changes ------------------------------------------------------------
 
 /// 3.6 step 5: unbinding while pending → `denied / POLICY_DENIED` (changed while pending),

@@ -15,8 +15,8 @@ use super::callbacks::PendingConfirmation;
 use super::input::{AssistInput, InputContext, InputFailure, InputOrigin, Processed, run_pipeline};
 use super::options::AssistMode;
 use super::protocol::{AssistMessage, Role};
-use super::turn::TurnReport;
-use crate::support::{Clock, SystemClock, lock, next_sequenced_id};
+use super::turn::{CANCELLED_MESSAGE, TurnReport};
+use crate::support::{Clock, SystemClock, contain, lock, next_sequenced_id};
 
 /// How long `success` shows before it reads `active` again.
 pub const SUCCESS_STATUS: Duration = Duration::from_millis(1500);
@@ -77,11 +77,22 @@ pub(super) struct State {
     success_since: Option<Instant>,
     pub(super) input_status: InputStatus,
     input_error: Option<InputFailure>,
-    /// A turn or an input operation (including a recording) is in progress.
-    busy: bool,
-    /// Cancels the operation in progress.
-    pub(super) current: Option<CancellationToken>,
+    /// The turn or input operation (a recording included) in progress; Assist is busy
+    /// while there is one.
+    pub(super) current: Option<Operation>,
+    /// Numbers operations, so that a finished one never clears its successor's mark.
+    operations: u64,
+    /// The voice adapter was started and not yet stopped: ending the operation any other
+    /// way calls its `cancel`.
+    pub(super) recording: bool,
     pub(super) pending: Option<PendingConfirmation>,
+}
+
+/// One operation in progress: its number and the token that cancels it.
+#[derive(Clone)]
+pub(super) struct Operation {
+    pub(super) id: u64,
+    pub(super) token: CancellationToken,
 }
 
 impl State {
@@ -92,8 +103,9 @@ impl State {
             success_since: None,
             input_status: InputStatus::Idle,
             input_error: None,
-            busy: false,
             current: None,
+            operations: 0,
+            recording: false,
             pending: None,
         }
     }
@@ -167,11 +179,13 @@ impl std::fmt::Debug for Assist {
     }
 }
 
-/// Marks Assist busy for one operation; clears the mark and cancels the operation's token
-/// when dropped, so a dropped `send` future leaves no pending confirmation behind.
+/// Marks Assist busy for one operation. Dropping it ends the operation however the call
+/// ended (returned, or its future dropped): the token is cancelled (so a pending
+/// confirmation does not outlive it), a recording is abandoned, and statuses left mid-way
+/// are settled (a turn cut short reads as cancelled).
 pub(super) struct Busy<'a> {
     pub(super) inner: &'a Inner,
-    pub(super) token: CancellationToken,
+    pub(super) operation: Operation,
     /// Cleared when the operation outlives the call that began it (a recording).
     pub(super) armed: bool,
 }
@@ -188,11 +202,35 @@ impl Drop for Busy<'_> {
         if !self.armed {
             return;
         }
-        self.token.cancel();
-        let mut state = lock(&self.inner.state);
-        state.busy = false;
-        state.current = None;
-        state.pending = None;
+        self.operation.token.cancel();
+        let recording = {
+            let mut state = lock(&self.inner.state);
+            // `cancel` may have ended this operation already, and another begun.
+            if state.current.as_ref().map(|o| o.id) != Some(self.operation.id) {
+                return;
+            }
+            state.current = None;
+            state.pending = None;
+            if matches!(
+                state.input_status,
+                InputStatus::Processing | InputStatus::Starting | InputStatus::Listening
+            ) {
+                state.input_status = InputStatus::Idle;
+            }
+            if matches!(
+                state.status,
+                AssistStatus::Working | AssistStatus::Attention
+            ) {
+                // The turn's future was dropped before it could answer.
+                let message = new_message(Role::Assistant, CANCELLED_MESSAGE.to_owned());
+                state.transcript.push(message);
+                state.set_status(AssistStatus::Active);
+            }
+            std::mem::take(&mut state.recording)
+        };
+        if recording {
+            self.inner.cancel_adapter();
+        }
     }
 }
 
@@ -210,7 +248,7 @@ impl Assist {
     /// Submits any input (text or audio) from `origin`: the processors run in order, then,
     /// if they produced non-blank text, a turn. One cancellation token covers both.
     pub async fn submit(&self, input: AssistInput, origin: InputOrigin) -> Submission {
-        let Some(busy) = self.begin(None) else {
+        let Some(busy) = self.begin() else {
             return Submission::Ignored;
         };
         self.submit_busy(input, origin, &busy).await
@@ -222,7 +260,7 @@ impl Assist {
         origin: InputOrigin,
         busy: &Busy<'_>,
     ) -> Submission {
-        let token = busy.token.clone();
+        let token = busy.operation.token.clone();
         self.set_input(InputStatus::Processing, None);
         let context = InputContext {
             origin,
@@ -255,25 +293,24 @@ impl Assist {
     /// `cancel` is called), or the turn (its `decide` call, delay or invocation; a pending
     /// confirmation is declined). Does nothing when idle.
     pub fn cancel(&self) {
-        let (token, listening) = {
-            let state = lock(&self.inner.state);
-            (
-                state.current.clone(),
-                state.input_status == InputStatus::Listening,
-            )
+        let (token, recording_ended) = {
+            let mut state = lock(&self.inner.state);
+            let token = state.current.as_ref().map(|o| o.token.clone());
+            // A recording between `start_voice` and `stop_voice` has no future awaiting
+            // the token: it ends here, in the same critical section that saw it.
+            let listening = state.input_status == InputStatus::Listening && state.recording;
+            if listening {
+                state.current = None;
+                state.recording = false;
+                state.input_status = InputStatus::Idle;
+            }
+            (token, listening)
         };
         if let Some(token) = token {
             token.cancel();
         }
-        if listening {
-            // A recording has no future awaiting the token: end it here.
-            if let Some(adapter) = &self.inner.config.voice {
-                adapter.cancel();
-            }
-            let mut state = lock(&self.inner.state);
-            state.busy = false;
-            state.current = None;
-            state.input_status = InputStatus::Idle;
+        if recording_ended {
+            self.inner.cancel_adapter();
         }
     }
 
@@ -281,7 +318,7 @@ impl Assist {
     /// (returns `false`) while busy.
     pub fn clear(&self) -> bool {
         let mut state = lock(&self.inner.state);
-        if state.busy {
+        if state.current.is_some() {
             return false;
         }
         let welcome = self
@@ -325,7 +362,7 @@ impl Assist {
     /// A turn or an input operation is in progress.
     #[must_use]
     pub fn is_busy(&self) -> bool {
-        lock(&self.inner.state).busy
+        lock(&self.inner.state).current.is_some()
     }
 
     /// The confirmation the turn waits for, if any.
@@ -340,18 +377,21 @@ impl Assist {
         self.inner.config.mode
     }
 
-    /// Takes the busy mark with a fresh token (or `token`), unless already busy.
-    pub(super) fn begin(&self, token: Option<CancellationToken>) -> Option<Busy<'_>> {
-        let token = token.unwrap_or_default();
+    /// Takes the busy mark for a new operation with a fresh token, unless already busy.
+    pub(super) fn begin(&self) -> Option<Busy<'_>> {
         let mut state = lock(&self.inner.state);
-        if state.busy {
+        if state.current.is_some() {
             return None;
         }
-        state.busy = true;
-        state.current = Some(token.clone());
+        state.operations += 1;
+        let operation = Operation {
+            id: state.operations,
+            token: CancellationToken::new(),
+        };
+        state.current = Some(operation.clone());
         Some(Busy {
             inner: &self.inner,
-            token,
+            operation,
             armed: true,
         })
     }
@@ -384,6 +424,13 @@ impl Inner {
         }
     }
 
+    /// Abandons a recording: the adapter's `cancel`, whose failures (panics) are ignored.
+    pub(super) fn cancel_adapter(&self) {
+        if let Some(adapter) = &self.config.voice {
+            let _ = contain(|| adapter.cancel());
+        }
+    }
+
     /// Appends a message to the transcript.
     pub(super) fn append(&self, role: Role, content: String) -> AssistMessage {
         let message = new_message(role, content);
@@ -406,12 +453,26 @@ pub(super) fn new_assistant_message(text: &str) -> AssistMessage {
     new_message(Role::Assistant, text.to_owned())
 }
 
-fn new_message(role: Role, content: String) -> AssistMessage {
+pub(super) fn new_message(role: Role, content: String) -> AssistMessage {
     let now = SystemClock.now_ms();
     AssistMessage {
         content,
         created_at: now,
         id: next_sequenced_id("message_", now, str::to_owned),
         role,
+    }
+}
+
+impl Drop for Inner {
+    /// The last handle going away abandons a recording, as the reference's unmount does.
+    fn drop(&mut self) {
+        let recording = self
+            .state
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .recording;
+        if recording {
+            self.cancel_adapter();
+        }
     }
 }

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::callbacks::BoxError;
-use crate::support::{BoxFuture, contain_async};
+use super::callbacks::cancellable;
+use crate::support::{BoxFuture, contain};
 
 /// What the user gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,18 +196,21 @@ pub(super) async fn run_pipeline(
         if context.cancellation.is_cancelled() {
             return Processed::Cancelled;
         }
-        let id = processor.id();
-        if rcip_core::is_blank(id) {
+        // The id is read once, contained like every call into host code.
+        let Some(id) = contain(|| processor.id().to_owned()) else {
+            return Processed::Failed(unknown_failure());
+        };
+        if rcip_core::is_blank(&id) {
             return Processed::Failed(InputFailure::new(
                 InputFailureCode::InputProcessorFailed,
                 "An Assist input processor is missing its identifier.",
             ));
         }
-        let step = contain_async(processor.process(input, context.clone()));
-        let result = tokio::select! {
-            biased;
-            () = context.cancellation.cancelled() => return Processed::Cancelled,
-            result = step => result,
+        let step = cancellable(&context.cancellation, || {
+            processor.process(input, context.clone())
+        });
+        let Some(result) = step.await else {
+            return Processed::Cancelled;
         };
         input = match result {
             Some(Ok(Some(next))) => next,
@@ -219,12 +223,7 @@ pub(super) async fn run_pipeline(
                     format!("The input processor \"{id}\" could not complete."),
                 ));
             }
-            None => {
-                return Processed::Failed(InputFailure::new(
-                    InputFailureCode::InputProcessorFailed,
-                    "The Assist input pipeline could not complete.",
-                ));
-            }
+            None => return Processed::Failed(unknown_failure()),
         };
     }
     match input {
@@ -234,4 +233,12 @@ pub(super) async fn run_pipeline(
             "The input pipeline must produce text before Assist can continue.",
         )),
     }
+}
+
+/// A failure the pipeline cannot attribute to a processor's report (a panic).
+fn unknown_failure() -> InputFailure {
+    InputFailure::new(
+        InputFailureCode::InputProcessorFailed,
+        "The Assist input pipeline could not complete.",
+    )
 }

@@ -53,8 +53,11 @@ pub struct AssistAction {
     /// Its id (the invocation id); generated when missing or blank.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// The input.
-    pub input: Value,
+    /// The input. An action without one is answered locally as the reference answers an
+    /// `undefined` input: `INPUT_INVALID`, "The capability input must be a JSON value.",
+    /// without a runtime call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
 }
 
 impl AssistAction {
@@ -64,7 +67,7 @@ impl AssistAction {
             capability_id: capability_id.into(),
             delay_after,
             id: None,
-            input,
+            input: Some(input),
         }
     }
 
@@ -201,7 +204,7 @@ pub fn validate_decision(response: &Value, max_batch: usize) -> Result<Decision,
                 capability_id: capability_id.to_owned(),
                 delay_after,
                 id,
-                input: action.get("input").cloned().unwrap_or(Value::Null),
+                input: action.get("input").cloned(),
             })
         })
         .collect::<Result<Vec<_>, _>>()

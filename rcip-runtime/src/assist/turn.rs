@@ -8,6 +8,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::callbacks::PendingConfirmation;
+use super::callbacks::cancellable;
 use super::engine::{AssistStatus, Inner};
 use super::options::AssistMode;
 use super::protocol::{
@@ -16,7 +17,7 @@ use super::protocol::{
 };
 use crate::client::InvocationRequest;
 use crate::invoke::messages as m;
-use crate::support::{Clock, SystemClock, contain, contain_async, lock, next_sequenced_id};
+use crate::support::{Clock, SystemClock, contain, lock, next_sequenced_id};
 
 /// The assistant message of a cancelled turn.
 pub const CANCELLED_MESSAGE: &str = "The request was cancelled.";
@@ -210,11 +211,10 @@ impl Inner {
             steps,
             turn_id: turn_id.to_owned(),
         };
-        let call = contain_async(self.config.decide.decide(request, token.clone()));
-        let answer = tokio::select! {
-            biased;
-            () = token.cancelled() => return Err(Stop::Cancelled),
-            answer = call => answer,
+        let decide = &self.config.decide;
+        let Some(answer) = cancellable(token, || decide.decide(request, token.clone())).await
+        else {
+            return Err(Stop::Cancelled);
         };
         if token.is_cancelled() {
             return Err(Stop::Cancelled);
@@ -261,7 +261,14 @@ impl Inner {
                 );
             }
         }
-        let request = InvocationRequest::new(action.capability_id.clone(), action.input.clone())
+        let Some(input) = action.input.clone() else {
+            return InvocationOutcome::from_error(
+                id.to_owned(),
+                action.capability_id.clone(),
+                RcipError::new(ErrorCode::InputInvalid, m::NOT_JSON),
+            );
+        };
+        let request = InvocationRequest::new(action.capability_id.clone(), input)
             .with_id(id)
             .with_cancellation(token.clone());
         self.config.client.invoke(request).await
@@ -289,12 +296,8 @@ impl Inner {
             state.pending = Some(pending.clone());
             state.set_status(AssistStatus::Attention);
         }
-        let asked = contain_async(self.config.confirmations.ask(pending, token.clone()));
-        let answer = tokio::select! {
-            biased;
-            () = token.cancelled() => None,
-            answer = asked => Some(answer),
-        };
+        let confirmations = &self.config.confirmations;
+        let answer = cancellable(token, || confirmations.ask(pending, token.clone())).await;
         let (approved, stop) = match answer {
             _ if token.is_cancelled() => (false, Some(Stop::Cancelled)),
             Some(Some(Ok(approved))) => (approved, None),

@@ -2,11 +2,10 @@
 //! `starting` to `listening` to `processing`, and what it heard goes through the processors
 //! with origin `voice`. Recording itself is the adapter's.
 
-use tokio_util::sync::CancellationToken;
-
+use super::callbacks::cancellable;
 use super::engine::{Assist, Busy, InputStatus, Submission};
 use super::input::{InputFailure, InputOrigin};
-use crate::support::{contain_async, lock};
+use crate::support::lock;
 
 /// How [`Assist::start_voice`] went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,72 +31,66 @@ impl Assist {
         let Some(adapter) = self.inner.config.voice.clone() else {
             return Ok(VoiceStart::Unavailable);
         };
-        let token = CancellationToken::new();
-        let Some(busy) = self.begin(Some(token.clone())) else {
+        let Some(busy) = self.begin() else {
             return Ok(VoiceStart::Busy);
         };
-        self.set_input(InputStatus::Starting, None);
-        let started = tokio::select! {
-            biased;
-            () = token.cancelled() => None,
-            started = contain_async(adapter.start(token.clone())) => Some(started),
-        };
-        match started {
-            None => {
-                adapter.cancel();
-                self.set_input(InputStatus::Idle, None);
-                Ok(VoiceStart::Cancelled)
-            }
-            Some(Some(Ok(()))) => {
-                self.set_input(InputStatus::Listening, None);
-                // The operation continues past this call: keep the busy mark.
-                busy.keep();
-                Ok(VoiceStart::Listening)
-            }
-            Some(_) => {
-                let failure = InputFailure::voice_start();
-                self.set_input(InputStatus::Error, Some(failure.clone()));
-                Err(failure)
-            }
+        let token = busy.operation.token.clone();
+        {
+            let mut state = lock(&self.inner.state);
+            state.recording = true;
         }
+        self.set_input(InputStatus::Starting, None);
+        let Some(started) = cancellable(&token, || adapter.start(token.clone())).await else {
+            // The busy mark's drop abandons the recording.
+            return Ok(VoiceStart::Cancelled);
+        };
+        if let Some(Ok(())) = started {
+            self.set_input(InputStatus::Listening, None);
+            // The operation continues past this call: keep the busy mark.
+            busy.keep();
+            return Ok(VoiceStart::Listening);
+        }
+        lock(&self.inner.state).recording = false;
+        let failure = InputFailure::voice_start();
+        self.set_input(InputStatus::Error, Some(failure.clone()));
+        Err(failure)
     }
 
     /// Stops recording and submits what the adapter heard with origin `voice`. Ignored
     /// unless listening.
     pub async fn stop_voice(&self) -> Submission {
-        let (adapter, token) = {
-            let state = lock(&self.inner.state);
+        // Seeing `listening` and leaving it is one step, so two calls cannot both stop.
+        let (adapter, operation) = {
+            let mut state = lock(&self.inner.state);
             match (&self.inner.config.voice, &state.current) {
-                (Some(adapter), Some(token)) if state.input_status == InputStatus::Listening => {
-                    (adapter.clone(), token.clone())
+                (Some(adapter), Some(operation))
+                    if state.input_status == InputStatus::Listening =>
+                {
+                    let taken = (adapter.clone(), operation.clone());
+                    state.input_status = InputStatus::Processing;
+                    taken
                 }
                 _ => return Submission::Ignored,
             }
         };
+        let token = operation.token.clone();
         // The recording's busy mark, taken over from `start_voice`.
         let busy = Busy {
             inner: &self.inner,
-            token: token.clone(),
+            operation,
             armed: true,
         };
-        self.set_input(InputStatus::Processing, None);
-        let stopped = tokio::select! {
-            biased;
-            () = token.cancelled() => None,
-            stopped = contain_async(adapter.stop(token.clone())) => Some(stopped),
+        let Some(stopped) = cancellable(&token, || adapter.stop(token.clone())).await else {
+            return Submission::Cancelled;
         };
+        lock(&self.inner.state).recording = false;
         match stopped {
-            None => {
-                adapter.cancel();
-                self.set_input(InputStatus::Idle, None);
-                Submission::Cancelled
-            }
-            Some(Some(Ok(None))) => {
+            Some(Ok(None)) => {
                 self.set_input(InputStatus::Idle, None);
                 Submission::Consumed
             }
-            Some(Some(Ok(Some(input)))) => self.submit_busy(input, InputOrigin::Voice, &busy).await,
-            Some(_) => {
+            Some(Ok(Some(input))) => self.submit_busy(input, InputOrigin::Voice, &busy).await,
+            _ => {
                 let failure = InputFailure::voice_stop();
                 self.set_input(InputStatus::Error, Some(failure.clone()));
                 Submission::Failed(failure)
