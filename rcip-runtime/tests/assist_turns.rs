@@ -859,3 +859,72 @@ async fn a_decide_that_panics_when_called_fails_the_turn_only() {
     assert!(!assist.is_busy());
     assert!(matches!(assist.send("again").await, Submission::Turn(_)));
 }
+
+#[tokio::test(start_paused = true)]
+async fn listeners_hear_every_change_in_order() {
+    let app = notes_app();
+    let script = Script::new([batch(vec![act("notes.clear", "short", json!({}))])]);
+    let assist = interactive(&app, &script, &Prompts::new([Some(true)]));
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let subscription = assist.subscribe({
+        let heard = heard.clone();
+        move |update: &AssistUpdate| heard.lock().unwrap().push(update.clone())
+    });
+    // A listener that panics is skipped; the others still hear everything.
+    let _panicky = assist.subscribe(|_: &AssistUpdate| panic!("listener bug"));
+    let report = turn(assist.send("clear").await);
+    let updates = heard.lock().unwrap().clone();
+    let names: Vec<String> = updates
+        .iter()
+        .map(|u| match u {
+            AssistUpdate::Message(m) => format!("message {:?}: {}", m.role, m.content),
+            AssistUpdate::Status(s) => format!("status {s:?}"),
+            AssistUpdate::Input(s) => format!("input {s:?}"),
+            AssistUpdate::ConfirmationPending(p) => {
+                format!("pending {}", p.action.capability_id)
+            }
+            AssistUpdate::ConfirmationEnded => "ended".into(),
+            AssistUpdate::Cleared => "cleared".into(),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "input Processing",
+            "input Idle",
+            "message User: clear",
+            "status Working",
+            "pending notes.clear",
+            "status Attention",
+            "ended",
+            "status Working",
+            "message Assistant: ok",
+            "status Success",
+        ]
+    );
+    assert_eq!(updates[8], AssistUpdate::Message(report.reply.clone()));
+    // The pending confirmation as JSON: the reference's `{action, outcome}`.
+    let pending = serde_json::to_value(&updates[4]).unwrap();
+    assert_eq!(pending["type"], "confirmationPending");
+    assert_eq!(pending["value"]["action"]["capabilityId"], "notes.clear");
+    assert_eq!(
+        pending["value"]["outcome"]["status"],
+        "confirmation_required"
+    );
+
+    // success settles to active after 1.5 s, and listeners hear it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::task::yield_now().await;
+    assert_eq!(
+        heard.lock().unwrap().last(),
+        Some(&AssistUpdate::Status(AssistStatus::Active))
+    );
+    assert!(assist.clear());
+    assert_eq!(heard.lock().unwrap().last(), Some(&AssistUpdate::Cleared));
+
+    // Unsubscribed: nothing more.
+    let before = heard.lock().unwrap().len();
+    subscription.unsubscribe();
+    turn(assist.send("again").await);
+    assert_eq!(heard.lock().unwrap().len(), before);
+}

@@ -79,6 +79,7 @@ impl AssistBuilder {
             inner: Arc::new(Inner {
                 config: self.config,
                 state: Mutex::new(State::new(welcome)),
+                listeners: Arc::default(),
             }),
         }
     }

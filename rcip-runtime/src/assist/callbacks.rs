@@ -61,8 +61,9 @@ where
     }
 }
 
-/// An action waiting for the user's approval, as the trusted surface shows it.
-#[derive(Debug, Clone, PartialEq)]
+/// An action waiting for the user's approval, as the trusted surface shows it (the
+/// reference's `pendingConfirmation`, `{action, outcome}` in JSON).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PendingConfirmation {
     /// The action (its `id` is the invocation id).
     pub action: AssistAction,

@@ -16,6 +16,8 @@ use super::input::{AssistInput, InputContext, InputFailure, InputOrigin, Process
 use super::options::AssistMode;
 use super::protocol::{AssistMessage, Role};
 use super::turn::{CANCELLED_MESSAGE, TurnReport};
+use super::updates::{AssistUpdate, Listeners};
+use crate::client::Subscription;
 use crate::support::{Clock, SystemClock, contain, lock, next_sequenced_id};
 
 /// How long `success` shows before it reads `active` again.
@@ -85,7 +87,9 @@ pub(super) struct State {
     /// The voice adapter was started and not yet stopped: ending the operation any other
     /// way calls its `cancel`.
     pub(super) recording: bool,
-    pub(super) pending: Option<PendingConfirmation>,
+    pending: Option<PendingConfirmation>,
+    /// Changes not yet told to the listeners; [`Inner::with_state`] sends them.
+    outbox: Vec<AssistUpdate>,
 }
 
 /// One operation in progress: its number and the token that cancels it.
@@ -107,18 +111,47 @@ impl State {
             operations: 0,
             recording: false,
             pending: None,
+            outbox: Vec::new(),
         }
     }
 
     pub(super) fn set_status(&mut self, status: AssistStatus) {
-        self.status = status;
         self.success_since = (status == AssistStatus::Success).then(Instant::now);
+        if self.status != status {
+            self.status = status;
+            self.outbox.push(AssistUpdate::Status(status));
+        }
+    }
+
+    pub(super) fn set_input(&mut self, status: InputStatus, error: Option<InputFailure>) {
+        self.input_error = error;
+        if self.input_status != status {
+            self.input_status = status;
+            self.outbox.push(AssistUpdate::Input(status));
+        }
+    }
+
+    pub(super) fn push_message(&mut self, message: AssistMessage) {
+        self.outbox.push(AssistUpdate::Message(message.clone()));
+        self.transcript.push(message);
+    }
+
+    pub(super) fn set_pending(&mut self, pending: Option<PendingConfirmation>) {
+        match &pending {
+            Some(p) => self
+                .outbox
+                .push(AssistUpdate::ConfirmationPending(Box::new(p.clone()))),
+            None if self.pending.is_some() => self.outbox.push(AssistUpdate::ConfirmationEnded),
+            None => {}
+        }
+        self.pending = pending;
     }
 }
 
 pub(super) struct Inner {
     pub(super) config: Config,
     pub(super) state: Mutex<State>,
+    pub(super) listeners: Arc<Listeners>,
 }
 
 /// A headless Assist controller over one client: the reference's `useRcipAssist` without
@@ -203,31 +236,29 @@ impl Drop for Busy<'_> {
             return;
         }
         self.operation.token.cancel();
-        let recording = {
-            let mut state = lock(&self.inner.state);
+        let recording = self.inner.with_state(|state| {
             // `cancel` may have ended this operation already, and another begun.
             if state.current.as_ref().map(|o| o.id) != Some(self.operation.id) {
-                return;
+                return false;
             }
             state.current = None;
-            state.pending = None;
+            state.set_pending(None);
             if matches!(
                 state.input_status,
                 InputStatus::Processing | InputStatus::Starting | InputStatus::Listening
             ) {
-                state.input_status = InputStatus::Idle;
+                state.set_input(InputStatus::Idle, None);
             }
             if matches!(
                 state.status,
                 AssistStatus::Working | AssistStatus::Attention
             ) {
                 // The turn's future was dropped before it could answer.
-                let message = new_message(Role::Assistant, CANCELLED_MESSAGE.to_owned());
-                state.transcript.push(message);
+                state.push_message(new_message(Role::Assistant, CANCELLED_MESSAGE.to_owned()));
                 state.set_status(AssistStatus::Active);
             }
             std::mem::take(&mut state.recording)
-        };
+        });
         if recording {
             self.inner.cancel_adapter();
         }
@@ -273,7 +304,11 @@ impl Assist {
                 if text.is_empty() {
                     return Submission::Ignored;
                 }
-                Submission::Turn(self.inner.run_turn(text, &token).await)
+                let report = self.inner.run_turn(text, &token).await;
+                if report.status == AssistStatus::Success {
+                    self.settle_success_later();
+                }
+                Submission::Turn(report)
             }
             Processed::Consumed => {
                 self.set_input(InputStatus::Idle, None);
@@ -293,8 +328,7 @@ impl Assist {
     /// `cancel` is called), or the turn (its `decide` call, delay or invocation; a pending
     /// confirmation is declined). Does nothing when idle.
     pub fn cancel(&self) {
-        let (token, recording_ended) = {
-            let mut state = lock(&self.inner.state);
+        let (token, recording_ended) = self.inner.with_state(|state| {
             let token = state.current.as_ref().map(|o| o.token.clone());
             // A recording between `start_voice` and `stop_voice` has no future awaiting
             // the token: it ends here, in the same critical section that saw it.
@@ -302,10 +336,10 @@ impl Assist {
             if listening {
                 state.current = None;
                 state.recording = false;
-                state.input_status = InputStatus::Idle;
+                state.set_input(InputStatus::Idle, None);
             }
             (token, listening)
-        };
+        });
         if let Some(token) = token {
             token.cancel();
         }
@@ -317,18 +351,39 @@ impl Assist {
     /// Resets the conversation to the welcome message and the statuses to idle. Ignored
     /// (returns `false`) while busy.
     pub fn clear(&self) -> bool {
-        let mut state = lock(&self.inner.state);
-        if state.current.is_some() {
-            return false;
-        }
-        let welcome = self
-            .inner
-            .config
-            .welcome
-            .as_deref()
-            .map(new_assistant_message);
-        *state = State::new(welcome);
-        true
+        let welcome = self.inner.config.welcome.as_deref();
+        self.inner.with_state(|state| {
+            if state.current.is_some() {
+                return false;
+            }
+            let operations = state.operations;
+            *state = State::new(welcome.map(new_assistant_message));
+            state.operations = operations;
+            state.outbox.push(AssistUpdate::Cleared);
+            true
+        })
+    }
+
+    /// Calls `listener` with every change from now on: messages appended, status and input
+    /// status changes, confirmations pending and ended, clears. It runs on the task that made
+    /// the change, without Assist's lock held; dropping the subscription removes it.
+    ///
+    /// ```
+    /// # use rcip_runtime::assist::*;
+    /// # fn demo(assist: &Assist) {
+    /// let subscription = assist.subscribe(|update| match update {
+    ///     AssistUpdate::Message(message) => println!("{:?}: {}", message.role, message.content),
+    ///     AssistUpdate::ConfirmationPending(pending) => println!("waiting for {}", pending.action.capability_id),
+    ///     _ => {}
+    /// });
+    /// # drop(subscription);
+    /// # }
+    /// ```
+    pub fn subscribe(
+        &self,
+        listener: impl Fn(&AssistUpdate) + Send + Sync + 'static,
+    ) -> Subscription {
+        Listeners::subscribe(&self.inner.listeners, listener)
     }
 
     /// The whole conversation, however long (`decide` sees only the newest messages).
@@ -397,13 +452,39 @@ impl Assist {
     }
 
     pub(super) fn set_input(&self, status: InputStatus, error: Option<InputFailure>) {
-        let mut state = lock(&self.inner.state);
-        state.input_status = status;
-        state.input_error = error;
+        self.inner
+            .with_state(|state| state.set_input(status, error));
     }
 
     fn decide_snapshot(&self) -> Arc<ApplicationSnapshot> {
         self.inner.decide_snapshot()
+    }
+
+    /// `success` turns `active` after [`SUCCESS_STATUS`]: [`status`](Self::status) reads it so
+    /// at once, and a timer task stores it and tells the listeners. Without a tokio runtime
+    /// with timers there is no task, and only the read changes.
+    fn settle_success_later(&self) {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        // Creating a timer panics on a runtime built without them.
+        let Some(sleep) = contain(|| tokio::time::sleep(SUCCESS_STATUS)) else {
+            return;
+        };
+        let inner = Arc::downgrade(&self.inner);
+        handle.spawn(async move {
+            sleep.await;
+            if let Some(inner) = inner.upgrade() {
+                inner.with_state(|state| {
+                    if state
+                        .success_since
+                        .is_some_and(|since| since.elapsed() >= SUCCESS_STATUS)
+                    {
+                        state.set_status(AssistStatus::Active);
+                    }
+                });
+            }
+        });
     }
 }
 
@@ -431,10 +512,21 @@ impl Inner {
         }
     }
 
+    /// Changes the state, then tells the listeners (after the lock is released).
+    pub(super) fn with_state<R>(&self, change: impl FnOnce(&mut State) -> R) -> R {
+        let (result, updates) = {
+            let mut state = lock(&self.state);
+            let result = change(&mut state);
+            (result, std::mem::take(&mut state.outbox))
+        };
+        self.listeners.notify(&updates);
+        result
+    }
+
     /// Appends a message to the transcript.
     pub(super) fn append(&self, role: Role, content: String) -> AssistMessage {
         let message = new_message(role, content);
-        lock(&self.state).transcript.push(message.clone());
+        self.with_state(|state| state.push_message(message.clone()));
         message
     }
 

@@ -19,6 +19,7 @@ mod input;
 mod options;
 mod protocol;
 mod turn;
+mod updates;
 mod voice;
 
 pub use builder::{AssistBuilder, DEFAULT_HISTORY_LIMIT};
@@ -40,4 +41,5 @@ pub use turn::{
     CANCELLED_MESSAGE, FAILED_MESSAGE, READ_ONLY_DENIED_MESSAGE, TurnEnding, TurnFailure,
     TurnReport,
 };
+pub use updates::AssistUpdate;
 pub use voice::VoiceStart;

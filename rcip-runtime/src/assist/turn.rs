@@ -17,7 +17,7 @@ use super::protocol::{
 };
 use crate::client::InvocationRequest;
 use crate::invoke::messages as m;
-use crate::support::{Clock, SystemClock, contain, lock, next_sequenced_id};
+use crate::support::{Clock, SystemClock, contain, next_sequenced_id};
 
 /// The assistant message of a cancelled turn.
 pub const CANCELLED_MESSAGE: &str = "The request was cancelled.";
@@ -85,7 +85,7 @@ impl Inner {
     pub(super) async fn run_turn(&self, text: String, token: &CancellationToken) -> TurnReport {
         let turn_id = next_sequenced_id("turn_", SystemClock.now_ms(), str::to_owned);
         self.append(Role::User, text);
-        lock(&self.state).set_status(AssistStatus::Working);
+        self.with_state(|state| state.set_status(AssistStatus::Working));
         let mut steps = Vec::new();
         let (ending, content, status) = match self.turn(&turn_id, token, &mut steps).await {
             Ok((TurnEnding::Answered, text)) => (TurnEnding::Answered, text, AssistStatus::Active),
@@ -113,11 +113,10 @@ impl Inner {
             ),
         };
         let reply = self.append(Role::Assistant, content);
-        {
-            let mut state = lock(&self.state);
-            state.pending = None;
+        self.with_state(|state| {
+            state.set_pending(None);
             state.set_status(status);
-        }
+        });
         TurnReport {
             turn_id,
             ending,
@@ -291,11 +290,10 @@ impl Inner {
             action: action.clone(),
             outcome,
         };
-        {
-            let mut state = lock(&self.state);
-            state.pending = Some(pending.clone());
+        self.with_state(|state| {
+            state.set_pending(Some(pending.clone()));
             state.set_status(AssistStatus::Attention);
-        }
+        });
         let confirmations = &self.config.confirmations;
         let answer = cancellable(token, || confirmations.ask(pending, token.clone())).await;
         let (approved, stop) = match answer {
@@ -304,13 +302,12 @@ impl Inner {
             _ => (false, Some(Stop::Failed(TurnFailure::Confirmation))),
         };
         let resolved = self.config.confirmations.resolve(&ticket, approved).await;
-        {
-            let mut state = lock(&self.state);
-            state.pending = None;
+        self.with_state(|state| {
+            state.set_pending(None);
             if stop.is_none() {
                 state.set_status(AssistStatus::Working);
             }
-        }
+        });
         (resolved, stop)
     }
 }

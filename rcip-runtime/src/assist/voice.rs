@@ -35,11 +35,10 @@ impl Assist {
             return Ok(VoiceStart::Busy);
         };
         let token = busy.operation.token.clone();
-        {
-            let mut state = lock(&self.inner.state);
+        self.inner.with_state(|state| {
             state.recording = true;
-        }
-        self.set_input(InputStatus::Starting, None);
+            state.set_input(InputStatus::Starting, None);
+        });
         let Some(started) = cancellable(&token, || adapter.start(token.clone())).await else {
             // The busy mark's drop abandons the recording.
             return Ok(VoiceStart::Cancelled);
@@ -50,9 +49,11 @@ impl Assist {
             busy.keep();
             return Ok(VoiceStart::Listening);
         }
-        lock(&self.inner.state).recording = false;
         let failure = InputFailure::voice_start();
-        self.set_input(InputStatus::Error, Some(failure.clone()));
+        self.inner.with_state(|state| {
+            state.recording = false;
+            state.set_input(InputStatus::Error, Some(failure.clone()));
+        });
         Err(failure)
     }
 
@@ -60,18 +61,20 @@ impl Assist {
     /// unless listening.
     pub async fn stop_voice(&self) -> Submission {
         // Seeing `listening` and leaving it is one step, so two calls cannot both stop.
-        let (adapter, operation) = {
-            let mut state = lock(&self.inner.state);
-            match (&self.inner.config.voice, &state.current) {
-                (Some(adapter), Some(operation))
-                    if state.input_status == InputStatus::Listening =>
-                {
-                    let taken = (adapter.clone(), operation.clone());
-                    state.input_status = InputStatus::Processing;
-                    taken
-                }
-                _ => return Submission::Ignored,
-            }
+        let taken =
+            self.inner
+                .with_state(|state| match (&self.inner.config.voice, &state.current) {
+                    (Some(adapter), Some(operation))
+                        if state.input_status == InputStatus::Listening =>
+                    {
+                        let taken = (adapter.clone(), operation.clone());
+                        state.set_input(InputStatus::Processing, None);
+                        Some(taken)
+                    }
+                    _ => None,
+                });
+        let Some((adapter, operation)) = taken else {
+            return Submission::Ignored;
         };
         let token = operation.token.clone();
         // The recording's busy mark, taken over from `start_voice`.
