@@ -227,6 +227,11 @@ async fn the_four_failure_codes_and_their_messages() {
         "3 bytes of audio/webm"
     );
 
+    // Displayed with the wire code.
+    assert_eq!(
+        failure.to_string(),
+        "INPUT_PIPELINE_INCOMPLETE: The input pipeline must produce text before Assist can continue."
+    );
     // The codes serialize as the reference's.
     assert_eq!(
         serde_json::to_value(InputFailureCode::VoiceStopFailed).unwrap(),
@@ -544,4 +549,51 @@ async fn a_dropped_submission_and_a_panicking_id_leave_the_controller_ready() {
     assert_eq!(assist.input_status(), InputStatus::Idle);
     assert!(!assist.is_busy());
     assert!(assist.transcript().is_empty());
+}
+
+/// A voice adapter whose start cancels the controller just as it succeeds.
+struct CancelsAsItStarts {
+    assist: Arc<std::sync::OnceLock<Assist>>,
+    cancelled: Arc<AtomicUsize>,
+}
+
+impl VoiceAdapter for CancelsAsItStarts {
+    fn start(&self, _: CancellationToken) -> BoxFuture<Result<(), BoxError>> {
+        let assist = self.assist.clone();
+        Box::pin(async move {
+            assist.get().unwrap().cancel();
+            Ok(())
+        })
+    }
+
+    fn stop(&self, _: CancellationToken) -> BoxFuture<Result<Option<AssistInput>, BoxError>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn cancel(&self) {
+        self.cancelled.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancel_as_the_adapter_starts_is_not_lost() {
+    let app = notes_app();
+    let script = Script::default();
+    let shared = Arc::new(std::sync::OnceLock::new());
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let assist = builder(&app, &script)
+        .voice(CancelsAsItStarts {
+            assist: shared.clone(),
+            cancelled: cancelled.clone(),
+        })
+        .build();
+    shared.set(assist.clone()).unwrap();
+    assert_eq!(assist.start_voice().await, Ok(VoiceStart::Cancelled));
+    assert_eq!(
+        cancelled.load(Ordering::SeqCst),
+        1,
+        "the recording is abandoned"
+    );
+    assert_eq!(assist.input_status(), InputStatus::Idle);
+    assert!(!assist.is_busy());
 }

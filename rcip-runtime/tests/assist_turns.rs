@@ -456,6 +456,28 @@ async fn delays_follow_each_actions_preset_and_none_follows_the_last() {
     let start = Instant::now();
     turn(assist.send("three").await);
     assert_eq!(start.elapsed(), Duration::from_millis(10_000));
+
+    // All three at once, as durations: also clamped.
+    let script = Script::new([batch(vec![
+        act("notes.add", "long", json!({"text": "a"})),
+        act("notes.add", "medium", json!({"text": "b"})),
+        act("notes.add", "short", json!({"text": "c"})),
+    ])]);
+    let assist = Assist::builder(
+        app.runtime.client(),
+        script.decide(),
+        Prompts::default().resolver(app.host.clone()),
+    )
+    .mode(AssistMode::Interactive)
+    .delays(DelayPresets {
+        short: Duration::ZERO,
+        medium: Duration::from_millis(5),
+        long: Duration::from_secs(3600),
+    })
+    .build();
+    let start = Instant::now();
+    turn(assist.send("three").await);
+    assert_eq!(start.elapsed(), Duration::from_millis(10_005));
 }
 
 #[tokio::test(start_paused = true)]
@@ -884,12 +906,15 @@ async fn listeners_hear_every_change_in_order() {
                 format!("pending {}", p.action.capability_id)
             }
             AssistUpdate::ConfirmationEnded => "ended".into(),
+            AssistUpdate::Busy(busy) => format!("busy {busy}"),
             AssistUpdate::Cleared => "cleared".into(),
+            other => format!("{other:?}"),
         })
         .collect();
     assert_eq!(
         names,
         [
+            "busy true",
             "input Processing",
             "input Idle",
             "message User: clear",
@@ -900,11 +925,12 @@ async fn listeners_hear_every_change_in_order() {
             "status Working",
             "message Assistant: ok",
             "status Success",
+            "busy false",
         ]
     );
-    assert_eq!(updates[8], AssistUpdate::Message(report.reply.clone()));
+    assert_eq!(updates[9], AssistUpdate::Message(report.reply.clone()));
     // The pending confirmation as JSON: the reference's `{action, outcome}`.
-    let pending = serde_json::to_value(&updates[4]).unwrap();
+    let pending = serde_json::to_value(&updates[5]).unwrap();
     assert_eq!(pending["type"], "confirmationPending");
     assert_eq!(pending["value"]["action"]["capabilityId"], "notes.clear");
     assert_eq!(
@@ -927,4 +953,77 @@ async fn listeners_hear_every_change_in_order() {
     subscription.unsubscribe();
     turn(assist.send("again").await);
     assert_eq!(heard.lock().unwrap().len(), before);
+}
+
+#[tokio::test(start_paused = true)]
+async fn listeners_may_call_back_into_assist() {
+    let app = notes_app();
+    let script = Script::new([batch(vec![act("notes.clear", "short", json!({}))])]);
+    let assist = interactive(&app, &script, &Prompts::new([Some(true)]));
+    let shared = std::sync::Arc::new(std::sync::OnceLock::<Assist>::new());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let calls = app.handler_calls.clone();
+    let _subscription = assist.subscribe({
+        let (shared, seen) = (shared.clone(), seen.clone());
+        move |update: &AssistUpdate| {
+            let assist = shared.get().unwrap();
+            match update {
+                // The approved action runs as `working`, after the card is gone.
+                AssistUpdate::Status(AssistStatus::Working)
+                    if assist.pending_confirmation().is_none() =>
+                {
+                    let handled = calls.load(std::sync::atomic::Ordering::SeqCst);
+                    seen.lock()
+                        .unwrap()
+                        .push(format!("working, {handled} handled"));
+                }
+                // Busy ends after everything else: new input is accepted from here.
+                AssistUpdate::Busy(false) => {
+                    seen.lock()
+                        .unwrap()
+                        .push(format!("idle: busy {}", assist.is_busy()));
+                    assert!(assist.clear(), "not busy any more");
+                }
+                AssistUpdate::Cleared => seen.lock().unwrap().push("cleared".into()),
+                _ => {}
+            }
+        }
+    });
+    shared.set(assist.clone()).unwrap();
+    turn(assist.send("clear").await);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "working, 0 handled",
+            "working, 0 handled",
+            "idle: busy false",
+            "cleared"
+        ]
+    );
+    assert!(assist.transcript().is_empty(), "cleared by the listener");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancel_as_the_pipeline_ends_starts_no_turn_and_no_decide_call() {
+    let app = notes_app();
+    let script = Script::default();
+    let shared = std::sync::Arc::new(std::sync::OnceLock::<Assist>::new());
+    let assist = Assist::builder(
+        app.runtime.client(),
+        script.decide(),
+        Prompts::default().resolver(app.host.clone()),
+    )
+    .processor(processor("cancels", {
+        let shared = shared.clone();
+        move |input: AssistInput, _: InputContext| {
+            shared.get().unwrap().cancel();
+            async move { Ok::<_, BoxError>(Some(input)) }
+        }
+    }))
+    .build();
+    shared.set(assist.clone()).unwrap();
+    assert_eq!(assist.send("hi").await, Submission::Cancelled);
+    assert!(script.requests().is_empty());
+    assert!(assist.transcript().is_empty());
+    assert!(!assist.is_busy());
 }

@@ -1,12 +1,13 @@
 //! Configuring an [`Assist`]: the builder and the configuration it produces.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::callbacks::{ConfirmationResolver, Decide};
 use super::engine::{Assist, Inner, State, new_assistant_message};
 use super::input::{InputProcessor, VoiceAdapter};
 use super::options::{
-    AssistMode, DEFAULT_MAX_BATCH_SIZE, DelayAfter, DelayPresets, clamp_batch_size,
+    AssistMode, DEFAULT_MAX_BATCH_SIZE, DelayAfter, DelayPresets, MAX_DELAY_MS, clamp_batch_size,
 };
 use crate::client::RcipClient;
 
@@ -43,6 +44,28 @@ impl AssistBuilder {
     /// One delay preset in milliseconds, read as [`DelayPresets::with`] does.
     pub fn delay(mut self, delay: DelayAfter, milliseconds: f64) -> Self {
         self.config.delays = self.config.delays.with(delay, milliseconds);
+        self
+    }
+
+    /// All three delay presets at once, each clamped to at most 10 s.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rcip_runtime::assist::DelayPresets;
+    /// let quick = DelayPresets {
+    ///     short: Duration::ZERO,
+    ///     medium: Duration::from_millis(100),
+    ///     long: Duration::from_secs(60), // read as 10 s
+    /// };
+    /// # let _ = quick;
+    /// ```
+    pub fn delays(mut self, presets: DelayPresets) -> Self {
+        let max = Duration::from_secs_f64(MAX_DELAY_MS / 1000.0);
+        self.config.delays = DelayPresets {
+            short: presets.short.min(max),
+            medium: presets.medium.min(max),
+            long: presets.long.min(max),
+        };
         self
     }
 

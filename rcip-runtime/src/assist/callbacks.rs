@@ -26,7 +26,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 ///
 /// ```
 /// use rcip_runtime::assist::{AssistRequest, BoxError, Decide, Phase, message_response};
-/// use tokio_util::sync::CancellationToken;
+/// use rcip_runtime::CancellationToken;
 ///
 /// fn scripted() -> impl Decide {
 ///     |request: AssistRequest, _cancel: CancellationToken| async move {
@@ -158,6 +158,10 @@ pub(super) async fn cancellable<T>(
     token: &CancellationToken,
     call: impl FnOnce() -> BoxFuture<T>,
 ) -> Option<Option<T>> {
+    // A cancelled operation calls no more host code (a callback may start work eagerly).
+    if token.is_cancelled() {
+        return None;
+    }
     let Some(future) = contain(call) else {
         return Some(None);
     };

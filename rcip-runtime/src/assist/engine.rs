@@ -26,6 +26,7 @@ pub const SUCCESS_STATUS: Duration = Duration::from_millis(1500);
 /// The conversation's status (`status` in the reference).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum AssistStatus {
     /// Ready, after at least one exchange (or a cancelled turn).
     Active,
@@ -44,6 +45,7 @@ pub enum AssistStatus {
 /// The input side's status (`inputStatus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum InputStatus {
     /// The last input failed; see [`Assist::input_error`].
     Error,
@@ -59,8 +61,9 @@ pub enum InputStatus {
 
 /// What became of an input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Submission {
-    /// Blank text, or Assist was busy: nothing happened.
+    /// Blank text (as sent, or as the processors left it), or Assist was busy: no turn.
     Ignored,
     /// A processor consumed the input; no turn.
     Consumed,
@@ -136,6 +139,14 @@ impl State {
         self.transcript.push(message);
     }
 
+    /// Starts or ends the operation in progress.
+    pub(super) fn set_current(&mut self, operation: Option<Operation>) {
+        if self.current.is_some() != operation.is_some() {
+            self.outbox.push(AssistUpdate::Busy(operation.is_some()));
+        }
+        self.current = operation;
+    }
+
     pub(super) fn set_pending(&mut self, pending: Option<PendingConfirmation>) {
         match &pending {
             Some(p) => self
@@ -168,7 +179,7 @@ pub(super) struct Inner {
 /// use rcip_runtime::assist::*;
 /// use rcip_runtime::*;
 /// use serde_json::json;
-/// use tokio_util::sync::CancellationToken;
+/// use rcip_runtime::CancellationToken;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
 /// let definition = ApplicationDefinition::new("polls", "Polls", "Create and vote on polls.")
@@ -241,7 +252,7 @@ impl Drop for Busy<'_> {
             if state.current.as_ref().map(|o| o.id) != Some(self.operation.id) {
                 return false;
             }
-            state.current = None;
+            state.set_current(None);
             state.set_pending(None);
             if matches!(
                 state.input_status,
@@ -299,6 +310,11 @@ impl Assist {
             snapshot: self.decide_snapshot(),
         };
         match run_pipeline(&self.inner.config.processors, input, context).await {
+            // Cancelled as the last processor finished: no turn.
+            Processed::Cancelled | Processed::Text(_) if token.is_cancelled() => {
+                self.set_input(InputStatus::Idle, None);
+                Submission::Cancelled
+            }
             Processed::Text(text) => {
                 self.set_input(InputStatus::Idle, None);
                 if text.is_empty() {
@@ -328,21 +344,22 @@ impl Assist {
     /// `cancel` is called), or the turn (its `decide` call, delay or invocation; a pending
     /// confirmation is declined). Does nothing when idle.
     pub fn cancel(&self) {
-        let (token, recording_ended) = self.inner.with_state(|state| {
-            let token = state.current.as_ref().map(|o| o.token.clone());
+        let recording_ended = self.inner.with_state(|state| {
+            // Cancelled inside the critical section, so that a step that checks the token
+            // under the lock (`start_voice` becoming `listening`) cannot miss it.
+            if let Some(operation) = &state.current {
+                operation.token.cancel();
+            }
             // A recording between `start_voice` and `stop_voice` has no future awaiting
             // the token: it ends here, in the same critical section that saw it.
             let listening = state.input_status == InputStatus::Listening && state.recording;
             if listening {
-                state.current = None;
+                state.set_current(None);
                 state.recording = false;
                 state.set_input(InputStatus::Idle, None);
             }
-            (token, listening)
+            listening
         });
-        if let Some(token) = token {
-            token.cancel();
-        }
         if recording_ended {
             self.inner.cancel_adapter();
         }
@@ -434,16 +451,18 @@ impl Assist {
 
     /// Takes the busy mark for a new operation with a fresh token, unless already busy.
     pub(super) fn begin(&self) -> Option<Busy<'_>> {
-        let mut state = lock(&self.inner.state);
-        if state.current.is_some() {
-            return None;
-        }
-        state.operations += 1;
-        let operation = Operation {
-            id: state.operations,
-            token: CancellationToken::new(),
-        };
-        state.current = Some(operation.clone());
+        let operation = self.inner.with_state(|state| {
+            if state.current.is_some() {
+                return None;
+            }
+            state.operations += 1;
+            let operation = Operation {
+                id: state.operations,
+                token: CancellationToken::new(),
+            };
+            state.set_current(Some(operation.clone()));
+            Some(operation)
+        })?;
         Some(Busy {
             inner: &self.inner,
             operation,
@@ -512,14 +531,16 @@ impl Inner {
         }
     }
 
-    /// Changes the state, then tells the listeners (after the lock is released).
+    /// Changes the state, queues what changed in that order, and tells the listeners once
+    /// the lock is released.
     pub(super) fn with_state<R>(&self, change: impl FnOnce(&mut State) -> R) -> R {
-        let (result, updates) = {
+        let result = {
             let mut state = lock(&self.state);
             let result = change(&mut state);
-            (result, std::mem::take(&mut state.outbox))
+            self.listeners.enqueue(std::mem::take(&mut state.outbox));
+            result
         };
-        self.listeners.notify(&updates);
+        self.listeners.deliver();
         result
     }
 

@@ -127,6 +127,7 @@ pub trait VoiceAdapter: Send + Sync {
 /// The input failure codes of the reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
 pub enum InputFailureCode {
     /// The processors did not end with text.
     InputPipelineIncomplete,
@@ -138,9 +139,27 @@ pub enum InputFailureCode {
     VoiceStopFailed,
 }
 
+impl InputFailureCode {
+    /// The wire spelling, such as `INPUT_PROCESSOR_FAILED`.
+    ///
+    /// ```
+    /// use rcip_runtime::assist::InputFailureCode;
+    /// assert_eq!(InputFailureCode::VoiceStartFailed.as_str(), "VOICE_START_FAILED");
+    /// ```
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            InputFailureCode::InputPipelineIncomplete => "INPUT_PIPELINE_INCOMPLETE",
+            InputFailureCode::InputProcessorFailed => "INPUT_PROCESSOR_FAILED",
+            InputFailureCode::VoiceStartFailed => "VOICE_START_FAILED",
+            InputFailureCode::VoiceStopFailed => "VOICE_STOP_FAILED",
+        }
+    }
+}
+
 /// Why an input did not become a turn (`RcipAssistInputFailure`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[error("{code:?}: {message}")]
+#[error("{}: {message}", code.as_str())]
 pub struct InputFailure {
     /// The code.
     pub code: InputFailureCode,

@@ -45,6 +45,7 @@ pub struct TurnReport {
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum TurnEnding {
     /// `decide` answered with a message; nothing ran.
     Answered,
@@ -61,6 +62,7 @@ pub enum TurnEnding {
 
 /// Why a turn failed. The user sees only [`FAILED_MESSAGE`]; the host gets this.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TurnFailure {
     /// `decide` returned an error (its text) or panicked.
     #[error("The assist callback failed: {0}")]
@@ -301,13 +303,14 @@ impl Inner {
             Some(Some(Ok(approved))) => (approved, None),
             _ => (false, Some(Stop::Failed(TurnFailure::Confirmation))),
         };
-        let resolved = self.config.confirmations.resolve(&ticket, approved).await;
+        // The card goes as soon as there is an answer; an approved action runs as `working`.
         self.with_state(|state| {
             state.set_pending(None);
             if stop.is_none() {
                 state.set_status(AssistStatus::Working);
             }
         });
+        let resolved = self.config.confirmations.resolve(&ticket, approved).await;
         (resolved, stop)
     }
 }

@@ -1,6 +1,7 @@
 //! Change notification: what a surface subscribes to instead of polling (the reference
 //! re-renders its React hook; a headless controller tells its listeners).
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
 
 use serde::Serialize;
@@ -14,6 +15,7 @@ use crate::support::{contain, lock};
 /// One change of an [`Assist`](super::Assist)'s state.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", content = "value", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AssistUpdate {
     /// A message was appended to the conversation.
     Message(AssistMessage),
@@ -26,16 +28,33 @@ pub enum AssistUpdate {
     ConfirmationPending(Box<PendingConfirmation>),
     /// The confirmation was answered, declined by a cancellation, or abandoned.
     ConfirmationEnded,
-    /// The conversation was reset to its welcome message.
+    /// A turn or input operation began (`true`) or ended (`false`); new input is ignored
+    /// while busy.
+    Busy(bool),
+    /// The conversation was reset to its welcome message, the statuses to `idle` and the
+    /// input error to none.
     Cleared,
 }
 
 type Listener = Arc<dyn Fn(&AssistUpdate) + Send + Sync>;
 
-/// The subscribed listeners.
+/// The subscribed listeners, and the updates waiting to reach them.
+///
+/// Updates are queued while the state lock is held, so the queue has the order in which the
+/// state changed, and delivered after it is released by one task at a time (whichever finds
+/// nobody delivering; the others only queue). So listeners hear every change once, in
+/// order, never under the state lock, and may call back into Assist: what they cause is
+/// queued and delivered after them.
 #[derive(Default)]
 pub(super) struct Listeners {
-    next: Mutex<(u64, Vec<(u64, Listener)>)>,
+    table: Mutex<(u64, Vec<(u64, Listener)>)>,
+    queue: Mutex<Queue>,
+}
+
+#[derive(Default)]
+struct Queue {
+    updates: VecDeque<AssistUpdate>,
+    delivering: bool,
 }
 
 impl Listeners {
@@ -45,7 +64,7 @@ impl Listeners {
         listener: impl Fn(&AssistUpdate) + Send + Sync + 'static,
     ) -> Subscription {
         let id = {
-            let mut table = lock(&listeners.next);
+            let mut table = lock(&listeners.table);
             table.0 += 1;
             let id = table.0;
             table.1.push((id, Arc::new(listener)));
@@ -54,21 +73,43 @@ impl Listeners {
         let weak: Weak<Listeners> = Arc::downgrade(listeners);
         Subscription::new(move || {
             if let Some(listeners) = weak.upgrade() {
-                lock(&listeners.next).1.retain(|(other, _)| *other != id);
+                lock(&listeners.table).1.retain(|(other, _)| *other != id);
             }
         })
     }
 
-    /// Tells every listener about every update, in order. Listeners run without any lock
-    /// held (they may read the controller, or unsubscribe); a panicking one is skipped.
-    pub(super) fn notify(&self, updates: &[AssistUpdate]) {
-        if updates.is_empty() {
-            return;
+    /// Queues updates; called with the state lock held.
+    pub(super) fn enqueue(&self, updates: Vec<AssistUpdate>) {
+        if !updates.is_empty() {
+            lock(&self.queue).updates.extend(updates);
         }
-        let listeners: Vec<Listener> = lock(&self.next).1.iter().map(|(_, l)| l.clone()).collect();
-        for update in updates {
-            for listener in &listeners {
-                let _ = contain(|| listener(update));
+    }
+
+    /// Delivers the queue unless another task is delivering it; called without the state
+    /// lock. A panicking listener is skipped.
+    pub(super) fn deliver(&self) {
+        {
+            let mut queue = lock(&self.queue);
+            if queue.delivering || queue.updates.is_empty() {
+                return;
+            }
+            queue.delivering = true;
+        }
+        loop {
+            let batch: Vec<AssistUpdate> = {
+                let mut queue = lock(&self.queue);
+                if queue.updates.is_empty() {
+                    queue.delivering = false;
+                    return;
+                }
+                queue.updates.drain(..).collect()
+            };
+            let listeners: Vec<Listener> =
+                lock(&self.table).1.iter().map(|(_, l)| l.clone()).collect();
+            for update in &batch {
+                for listener in &listeners {
+                    let _ = contain(|| listener(update));
+                }
             }
         }
     }

@@ -9,6 +9,7 @@ use crate::support::lock;
 
 /// How [`Assist::start_voice`] went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VoiceStart {
     /// Recording.
     Listening,
@@ -44,7 +45,19 @@ impl Assist {
             return Ok(VoiceStart::Cancelled);
         };
         if let Some(Ok(())) = started {
-            self.set_input(InputStatus::Listening, None);
+            // Listening only if not cancelled meanwhile, decided under the lock that
+            // `cancel` cancels under.
+            let listening = self.inner.with_state(|state| {
+                let listening = !token.is_cancelled();
+                if listening {
+                    state.set_input(InputStatus::Listening, None);
+                }
+                listening
+            });
+            if !listening {
+                // The busy mark's drop abandons the recording.
+                return Ok(VoiceStart::Cancelled);
+            }
             // The operation continues past this call: keep the busy mark.
             busy.keep();
             return Ok(VoiceStart::Listening);
