@@ -36,14 +36,6 @@ fn tagger(
     })
 }
 
-fn builder(app: &Notes, script: &Script) -> AssistBuilder {
-    Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-}
-
 #[tokio::test(start_paused = true)]
 async fn processors_run_in_order_and_see_the_filtered_snapshot() {
     let app = notes_app();

@@ -444,15 +444,11 @@ async fn delays_follow_each_actions_preset_and_none_follows_the_last() {
         act("notes.add", "short", json!({"text": "b"})),
         act("notes.add", "medium", json!({"text": "c"})),
     ])]);
-    let assist = Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-    .mode(AssistMode::Interactive)
-    .delay(DelayAfter::Long, 1e12)
-    .delay(DelayAfter::Short, -1.0)
-    .build();
+    let assist = builder(&app, &script)
+        .mode(AssistMode::Interactive)
+        .delay(DelayAfter::Long, 1e12)
+        .delay(DelayAfter::Short, -1.0)
+        .build();
     let start = Instant::now();
     turn(assist.send("three").await);
     assert_eq!(start.elapsed(), Duration::from_millis(10_000));
@@ -463,18 +459,14 @@ async fn delays_follow_each_actions_preset_and_none_follows_the_last() {
         act("notes.add", "medium", json!({"text": "b"})),
         act("notes.add", "short", json!({"text": "c"})),
     ])]);
-    let assist = Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-    .mode(AssistMode::Interactive)
-    .delays(DelayPresets {
-        short: Duration::ZERO,
-        medium: Duration::from_millis(5),
-        long: Duration::from_secs(3600),
-    })
-    .build();
+    let assist = builder(&app, &script)
+        .mode(AssistMode::Interactive)
+        .delays(DelayPresets {
+            short: Duration::ZERO,
+            medium: Duration::from_millis(5),
+            long: Duration::from_secs(3600),
+        })
+        .build();
     let start = Instant::now();
     turn(assist.send("three").await);
     assert_eq!(start.elapsed(), Duration::from_millis(10_005));
@@ -593,14 +585,10 @@ async fn read_only_mode_hides_and_refuses_state_changes_without_calling_the_runt
 async fn decide_sees_a_bounded_history_and_the_host_keeps_everything() {
     let app = notes_app();
     let script = Script::default();
-    let assist = Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-    .history_limit(3)
-    .welcome_message("How can I help with this application?")
-    .build();
+    let assist = builder(&app, &script)
+        .history_limit(3)
+        .welcome_message("How can I help with this application?")
+        .build();
     assert_eq!(assist.transcript().len(), 1);
     for text in ["one", "two", "three"] {
         turn(assist.send(text).await);
@@ -632,13 +620,7 @@ async fn decide_sees_a_bounded_history_and_the_host_keeps_everything() {
 
     // A limit of 0 still shows the new message.
     let script = Script::default();
-    let assist = Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-    .history_limit(0)
-    .build();
+    let assist = builder(&app, &script).history_limit(0).build();
     turn(assist.send("first").await);
     turn(assist.send("second").await);
     let last = script.requests().pop().unwrap();
@@ -754,14 +736,10 @@ async fn the_configured_batch_limit_applies() {
         )
     };
     let script = Script::new([three()]);
-    let assist = Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-    .mode(AssistMode::Interactive)
-    .max_batch_size(2.9)
-    .build();
+    let assist = builder(&app, &script)
+        .mode(AssistMode::Interactive)
+        .max_batch_size(2.9)
+        .build();
     let report = turn(assist.send("three").await);
     assert_eq!(
         report.ending,
@@ -780,13 +758,7 @@ async fn the_configured_batch_limit_applies() {
             .map(|_| act("notes.list", "short", json!({})))
             .collect(),
     )]);
-    let assist = Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-    .max_batch_size(33.0)
-    .build();
+    let assist = builder(&app, &script).max_batch_size(33.0).build();
     assert_eq!(turn(assist.send("many").await).steps.len(), 32);
 }
 
@@ -1008,19 +980,15 @@ async fn a_cancel_as_the_pipeline_ends_starts_no_turn_and_no_decide_call() {
     let app = notes_app();
     let script = Script::default();
     let shared = std::sync::Arc::new(std::sync::OnceLock::<Assist>::new());
-    let assist = Assist::builder(
-        app.runtime.client(),
-        script.decide(),
-        Prompts::default().resolver(app.host.clone()),
-    )
-    .processor(processor("cancels", {
-        let shared = shared.clone();
-        move |input: AssistInput, _: InputContext| {
-            shared.get().unwrap().cancel();
-            async move { Ok::<_, BoxError>(Some(input)) }
-        }
-    }))
-    .build();
+    let assist = builder(&app, &script)
+        .processor(processor("cancels", {
+            let shared = shared.clone();
+            move |input: AssistInput, _: InputContext| {
+                shared.get().unwrap().cancel();
+                async move { Ok::<_, BoxError>(Some(input)) }
+            }
+        }))
+        .build();
     shared.set(assist.clone()).unwrap();
     assert_eq!(assist.send("hi").await, Submission::Cancelled);
     assert!(script.requests().is_empty());

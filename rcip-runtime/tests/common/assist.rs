@@ -230,6 +230,16 @@ impl Prompts {
     }
 }
 
+/// A builder over the notes application with `script` deciding and a prompt that never
+/// answers.
+pub fn builder(app: &Notes, script: &Script) -> AssistBuilder {
+    Assist::builder(
+        app.runtime.client(),
+        script.decide(),
+        Prompts::default().resolver(app.host.clone()),
+    )
+}
+
 /// An interactive Assist over the notes application.
 pub fn interactive(app: &Notes, script: &Script, prompts: &Prompts) -> Assist {
     Assist::builder(
