@@ -105,6 +105,18 @@ fn scripted(
 ) -> BoxFuture<Result<AssistResponse, BoxError>> {
     let response = match request.phase {
         Phase::Decide => {
+            // Shows what Assist hands a model in read-only mode.
+            if request.mode == AssistMode::ReadOnly {
+                let capabilities = &request.snapshot.capabilities;
+                let reads = capabilities
+                    .iter()
+                    .filter(|c| c.effect == Effect::Read)
+                    .count();
+                println!(
+                    "  (decide is shown {} capabilities, {reads} of them reads)",
+                    capabilities.len()
+                );
+            }
             let newest = request.messages.last().map_or("", |m| m.content.as_str());
             decide_from(newest)
         }
@@ -159,13 +171,6 @@ fn print_submission(submission: Submission) {
 pub(crate) async fn conversation(client: Arc<dyn RcipClient>, host: &Host, store: &Store) {
     println!("\n== Assist, read-only (the default): a scripted assistant, no model");
     let read_only = Assist::builder(client.clone(), scripted, prompt(host.clone())).build();
-    let seen = client
-        .get_snapshot()
-        .capabilities
-        .iter()
-        .filter(|c| c.contract.effect == Effect::Read)
-        .count();
-    println!("  (in this mode decide is shown only the {seen} read capabilities)");
     say(&read_only, "Show me the polls").await;
     say(&read_only, "Create a poll: Team dinner? Pizza, Sushi").await;
 

@@ -83,8 +83,8 @@ fn polls_example_runs_a_scripted_assistant_through_assist() {
         &assist,
         &[
             // Read-only: a read runs; a write is refused without reaching the runtime.
-            "(in this mode decide is shown only the 10 read capabilities)",
             "user: Show me the polls",
+            "(decide is shown 10 capabilities, 10 of them reads)",
             "<- succeeded polls.list: [{\"closed\":false,\"id\":\"p1\"",
             "assistant: The polls: p1 (Where should we meet?).",
             "[status: success]",

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::invoke::{Attempt, Ready, messages as m};
 use crate::runtime::{Inner, Reservation};
-use crate::support::{contain, lock, new_confirmation_id, next_invocation_id};
+use crate::support::{lock, new_confirmation_id, next_invocation_id, try_sleep};
 
 /// How many receipts of tickets that ended on their own are kept.
 pub const MAX_CONFIRMATION_RECEIPTS: usize = 256;
@@ -33,6 +33,15 @@ struct Pending {
     context: Arc<SemanticContext>,
     expires_at: u64,
     watcher: Watcher,
+}
+
+impl Pending {
+    /// Its invocation was cancelled (the ticket has ended, whether or not its watcher ran).
+    fn cancelled(&self) -> bool {
+        self.cancellation
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
 }
 
 /// The task that ends a ticket at expiry or cancellation; stopped when the ticket goes,
@@ -79,6 +88,28 @@ impl Confirmations {
 enum Ending {
     Expired,
     Aborted,
+}
+
+impl Ending {
+    fn code(self) -> ErrorCode {
+        match self {
+            Ending::Expired => ErrorCode::ConfirmationExpired,
+            Ending::Aborted => ErrorCode::ExecutionAborted,
+        }
+    }
+
+    /// The receipt of a ticket that ended this way.
+    fn outcome(self, pending: &Pending) -> InvocationOutcome {
+        let message = match self {
+            Ending::Expired => m::EXPIRED,
+            Ending::Aborted => m::ABORTED,
+        };
+        InvocationOutcome::from_error(
+            pending.invocation_id.to_string(),
+            pending.capability_id.clone(),
+            RcipError::new(self.code(), message),
+        )
+    }
 }
 
 impl Inner {
@@ -145,8 +176,7 @@ impl Inner {
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        // Creating a timer panics on a runtime built without them.
-        let sleep = contain(|| tokio::time::sleep(ttl));
+        let sleep = try_sleep(ttl);
         if sleep.is_none() && token.is_none() {
             return;
         }
@@ -170,10 +200,7 @@ impl Inner {
                 if &*p.invocation_id != invocation_id {
                     return None;
                 }
-                if p.cancellation
-                    .as_ref()
-                    .is_some_and(CancellationToken::is_cancelled)
-                {
+                if p.cancelled() {
                     Some((id.clone(), Ending::Aborted))
                 } else if now > p.expires_at {
                     Some((id.clone(), Ending::Expired))
@@ -194,21 +221,18 @@ impl Inner {
     /// Ends a ticket by timer or cancellation: releases the id, emits `failed`, keeps a
     /// receipt.
     fn end_pending(&self, id: &str, ending: Ending) {
-        let (code, message) = match ending {
-            Ending::Expired => (ErrorCode::ConfirmationExpired, m::EXPIRED),
-            Ending::Aborted => (ErrorCode::ExecutionAborted, m::ABORTED),
-        };
         let mut table = lock(&self.confirmations);
         let Some(pending) = table.pending.remove(id) else {
             return;
         };
-        let outcome = InvocationOutcome::from_error(
-            pending.invocation_id.to_string(),
-            pending.capability_id.clone(),
-            RcipError::new(code, message),
-        );
+        let outcome = ending.outcome(&pending);
         table.store_receipt(id.to_owned(), outcome);
         drop(table);
+        self.announce_end(pending, ending);
+    }
+
+    /// Releases an ended ticket's id and emits `failed`.
+    fn announce_end(&self, pending: Pending, ending: Ending) {
         let Pending {
             invocation_id,
             capability_id,
@@ -220,7 +244,7 @@ impl Inner {
             &invocation_id,
             &capability_id,
             EventPhase::Failed,
-            Some(code),
+            Some(ending.code()),
         );
     }
 
@@ -230,17 +254,6 @@ impl Inner {
         id: &str,
         approved: bool,
     ) -> InvocationOutcome {
-        // 0. A ticket whose invocation was cancelled has ended, even if its watcher has not
-        // run yet: the reference ends it synchronously on abort, so resolving it returns
-        // the `EXECUTION_ABORTED` receipt, never a decline or a re-run.
-        let cancelled = lock(&self.confirmations).pending.get(id).is_some_and(|p| {
-            p.cancellation
-                .as_ref()
-                .is_some_and(CancellationToken::is_cancelled)
-        });
-        if cancelled {
-            self.end_pending(id, Ending::Aborted);
-        }
         // 1. Take the ticket (its watcher stops with it).
         let taken = {
             let mut table = lock(&self.confirmations);
@@ -250,6 +263,15 @@ impl Inner {
             }
         };
         let pending = match taken {
+            // A ticket whose invocation was cancelled has ended, even if its watcher has not
+            // run yet: the reference ends it synchronously on abort, so resolving it answers
+            // with the `EXECUTION_ABORTED` receipt (handed out here, so not kept), never a
+            // decline or a re-run.
+            Ok(pending) if pending.cancelled() => {
+                let receipt = Ending::Aborted.outcome(&pending);
+                self.announce_end(pending, Ending::Aborted);
+                return receipt;
+            }
             Ok(pending) => pending,
             // 2. A receipt is returned once; otherwise NOT_FOUND, with no event.
             Err(Some(receipt)) => return receipt,

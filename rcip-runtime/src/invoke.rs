@@ -12,7 +12,7 @@ use crate::binding::{CancellationSignal, HandlerError, HandlerErrorKind, Invocat
 use crate::client::InvocationRequest;
 use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
-use crate::support::{contain, contain_async, next_invocation_id};
+use crate::support::{cancellable, contain, contain_async, next_invocation_id};
 
 pub(crate) mod messages {
     //! The reference's consumer-facing messages, verbatim.
@@ -331,12 +331,9 @@ impl Inner {
         let decision = match verdict {
             Some(PolicyVerdict::Ready(result)) => result.ok(),
             Some(PolicyVerdict::Pending(future)) => match token {
-                Some(token) => tokio::select! {
-                    biased;
-                    () = token.cancelled() => {
-                        return Err(error(ErrorCode::ExecutionAborted, m::ABORTED));
-                    }
-                    result = contain_async(future) => result.and_then(Result::ok),
+                Some(token) => match cancellable(token, || future).await {
+                    None => return Err(error(ErrorCode::ExecutionAborted, m::ABORTED)),
+                    Some(result) => result.and_then(Result::ok),
                 },
                 None => contain_async(future).await.and_then(Result::ok),
             },

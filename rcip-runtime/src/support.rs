@@ -104,6 +104,32 @@ fn drop_payload(payload: Box<dyn Any + Send>) {
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
 }
 
+/// A tokio timer, or `None` on a runtime built without timers (creating one there panics)
+/// or outside a runtime.
+pub(crate) fn try_sleep(duration: std::time::Duration) -> Option<tokio::time::Sleep> {
+    contain(|| tokio::time::sleep(duration))
+}
+
+/// Calls host code that returns a future and awaits it until `token` is cancelled. `None`:
+/// cancelled (before the call, which is then not made, or while waiting); `Some(None)`: the
+/// call or its future panicked.
+pub(crate) async fn cancellable<T>(
+    token: &tokio_util::sync::CancellationToken,
+    call: impl FnOnce() -> BoxFuture<T>,
+) -> Option<Option<T>> {
+    if token.is_cancelled() {
+        return None;
+    }
+    let Some(future) = contain(call) else {
+        return Some(None);
+    };
+    tokio::select! {
+        biased;
+        () = token.cancelled() => None,
+        result = contain_async(future) => Some(result),
+    }
+}
+
 /// The next default invocation id, in the reference's format:
 /// `invocation_<epoch ms base 36>_<sequence base 36>`. Invocation ids are not secrets.
 /// The id is assembled on the stack and handed to `make`, so building an `Arc<str>` costs
@@ -124,6 +150,7 @@ pub(crate) fn next_sequenced_id<T>(
     const MAX_PREFIX: usize = 16;
     let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     // The prefix, two numbers of at most 13 base-36 digits, and a separator.
+    debug_assert!(prefix.len() <= MAX_PREFIX && prefix.is_ascii(), "{prefix}");
     let mut buf = [0u8; MAX_PREFIX + 13 + 1 + 13];
     let prefix = &prefix.as_bytes()[..prefix.len().min(MAX_PREFIX)];
     buf[..prefix.len()].copy_from_slice(prefix);

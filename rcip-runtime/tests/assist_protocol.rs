@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use rcip_runtime::assist::{
     AssistAction, AssistMode, AssistStep, BatchError, DEFAULT_MAX_BATCH_SIZE, Decision, DelayAfter,
-    DelayPresets, clamp_batch_size, fallback_summary, validate_decision,
+    DelayPresets, actions_response, clamp_batch_size, fallback_summary, message_response,
+    validate_decision,
 };
 use rcip_runtime::{ErrorCode, InvocationOutcome, RcipError};
 use serde_json::{Value, json};
@@ -54,32 +55,7 @@ fn a_batch_is_validated_whole() {
     assert_eq!(actions.len(), 8);
     assert_eq!(actions[3].input, Some(json!({"i": 3})));
     assert_eq!(actions[0].id, None, "generated later, as the invocation id");
-    for invalid in [
-        json!({"type": "actions", "actions": []}),
-        json!({"type": "actions"}),
-        json!({"type": "message", "message": "   "}),
-        json!({"type": "other"}),
-        json!("text"),
-    ] {
-        assert_eq!(
-            validate_decision(&invalid, 8),
-            Err(BatchError::InvalidBatch),
-            "{invalid}"
-        );
-    }
-    for bad in [
-        json!({"capabilityId": " ", "delayAfter": "short", "input": {}}),
-        json!({"delayAfter": "short", "input": {}}),
-        json!({"capabilityId": "a", "delayAfter": "forever", "input": {}}),
-        json!({"capabilityId": "a", "input": {}}),
-    ] {
-        let batch = json!({"type": "actions", "actions": [action(0), bad]});
-        assert_eq!(
-            validate_decision(&batch, 8),
-            Err(BatchError::InvalidAction),
-            "{batch}"
-        );
-    }
+    // Every invalid shape is in `assist_turns.rs`, which also checks that nothing ran.
     assert_eq!(
         BatchError::InvalidBatch.to_string(),
         "The assist callback returned an invalid action batch."
@@ -152,6 +128,26 @@ fn every_fallback_summary() {
     assert_eq!(
         fallback_summary(&[step(waiting)]),
         "The application is still waiting for confirmation."
+    );
+}
+
+#[test]
+fn decide_responses_are_the_sdks_json() {
+    let action =
+        AssistAction::new("polls.vote", DelayAfter::Long, json!({"option": 1})).with_id("a-1");
+    assert_eq!(
+        actions_response(&[
+            action,
+            AssistAction::new("polls.list", DelayAfter::Short, json!({}))
+        ]),
+        json!({"type": "actions", "actions": [
+            {"capabilityId": "polls.vote", "delayAfter": "long", "id": "a-1", "input": {"option": 1}},
+            {"capabilityId": "polls.list", "delayAfter": "short", "input": {}}
+        ]})
+    );
+    assert_eq!(
+        message_response("Done."),
+        json!({"type": "message", "message": "Done."})
     );
 }
 

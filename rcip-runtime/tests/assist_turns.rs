@@ -152,7 +152,11 @@ async fn the_batch_stops_at_the_first_non_success() {
             act("notes.add", "short", json!({"text": "never"})),
         ]),
         // The summary proposes more actions: they are ignored.
-        batch(vec![act("notes.clear", "short", json!({}))]),
+        batch(vec![act(
+            "notes.add",
+            "short",
+            json!({"text": "from the summary"}),
+        )]),
     ]);
     let assist = interactive(&app, &script, &Prompts::default());
     let report = turn(assist.send("add then break").await);
@@ -627,10 +631,33 @@ async fn decide_sees_a_bounded_history_and_the_host_keeps_everything() {
     assert_eq!(last.messages.len(), 1);
     assert_eq!(last.messages[0].content, "second");
 
-    // Clearing restores the welcome message only.
+    // Clearing without a welcome message empties the conversation.
     assert!(assist.clear());
     assert!(assist.transcript().is_empty());
     assert_eq!(assist.status(), AssistStatus::Idle);
+}
+
+#[tokio::test(start_paused = true)]
+async fn clearing_restores_the_welcome_message_and_the_statuses() {
+    let app = notes_app();
+    let script = Script::new([batch(vec![act("notes.broken", "short", json!({}))])]);
+    let welcome = "How can I help with this application?";
+    let assist = builder(&app, &script)
+        .mode(AssistMode::Interactive)
+        .welcome_message(welcome)
+        .build();
+    let welcomed = assist.transcript();
+    turn(assist.send("break it").await);
+    assert_eq!(assist.status(), AssistStatus::Error);
+    assert_eq!(assist.transcript().len(), 3);
+    assert!(assist.clear());
+    let cleared = assist.transcript();
+    assert_eq!(cleared.len(), 1);
+    assert_eq!(cleared[0].content, welcome);
+    assert_eq!(cleared[0].role, Role::Assistant);
+    assert_ne!(cleared[0].id, welcomed[0].id, "a new welcome message");
+    assert_eq!(assist.status(), AssistStatus::Idle);
+    assert_eq!(assist.input_status(), InputStatus::Idle);
 }
 
 fn is_sequenced_id(id: &str, prefix: &str) -> bool {

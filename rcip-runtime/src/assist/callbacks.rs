@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::protocol::{AssistAction, AssistRequest, AssistResponse};
 use crate::host::Host;
-use crate::support::{BoxFuture, contain, contain_async};
+use crate::support::BoxFuture;
 
 /// Any error a host callback reports. Assist never shows its text to the user; it is kept
 /// in the [`TurnReport`](super::TurnReport) for the host.
@@ -149,25 +149,5 @@ impl ConfirmationResolver {
         self.host
             .resolve_confirmation(confirmation_id, approved)
             .await
-    }
-}
-
-/// Calls a host callback and awaits its future until `token` is cancelled (`None`). The
-/// inner `None` is a panic, in the call or in the future.
-pub(super) async fn cancellable<T>(
-    token: &CancellationToken,
-    call: impl FnOnce() -> BoxFuture<T>,
-) -> Option<Option<T>> {
-    // A cancelled operation calls no more host code (a callback may start work eagerly).
-    if token.is_cancelled() {
-        return None;
-    }
-    let Some(future) = contain(call) else {
-        return Some(None);
-    };
-    tokio::select! {
-        biased;
-        () = token.cancelled() => None,
-        result = contain_async(future) => Some(result),
     }
 }

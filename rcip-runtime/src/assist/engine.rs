@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rcip_core::{ApplicationSnapshot, Effect};
+use rcip_core::{ApplicationSnapshot, CapabilityFilter, Effect};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -18,7 +18,7 @@ use super::protocol::{AssistMessage, Role};
 use super::turn::{CANCELLED_MESSAGE, TurnReport};
 use super::updates::{AssistUpdate, Listeners};
 use crate::client::Subscription;
-use crate::support::{Clock, SystemClock, contain, lock, next_sequenced_id};
+use crate::support::{Clock, SystemClock, contain, lock, next_sequenced_id, try_sleep};
 
 /// How long `success` shows before it reads `active` again.
 pub const SUCCESS_STATUS: Duration = Duration::from_millis(1500);
@@ -116,6 +116,16 @@ impl State {
             pending: None,
             outbox: Vec::new(),
         }
+    }
+
+    /// Back to the welcome message, `idle`, no input error (`clear`; never while busy).
+    fn reset(&mut self, welcome: Option<AssistMessage>) {
+        self.transcript = welcome.into_iter().collect();
+        self.status = AssistStatus::Idle;
+        self.success_since = None;
+        self.input_status = InputStatus::Idle;
+        self.input_error = None;
+        self.outbox.push(AssistUpdate::Cleared);
     }
 
     pub(super) fn set_status(&mut self, status: AssistStatus) {
@@ -304,42 +314,35 @@ impl Assist {
     ) -> Submission {
         let token = busy.operation.token.clone();
         self.set_input(InputStatus::Processing, None);
+        // The processors and `decide` see the same snapshot.
+        let snapshot = self.inner.decide_snapshot();
         let context = InputContext {
             origin,
             cancellation: token.clone(),
-            snapshot: self.decide_snapshot(),
+            snapshot: snapshot.clone(),
         };
-        match run_pipeline(&self.inner.config.processors, input, context).await {
-            // Cancelled as the last processor finished: no turn.
-            Processed::Cancelled | Processed::Text(_) if token.is_cancelled() => {
-                self.set_input(InputStatus::Idle, None);
-                Submission::Cancelled
-            }
+        let processed = run_pipeline(&self.inner.config.processors, input, context).await;
+        match &processed {
+            Processed::Failed(failure) => self.set_input(InputStatus::Error, Some(failure.clone())),
+            _ => self.set_input(InputStatus::Idle, None),
+        }
+        match processed {
+            Processed::Consumed => Submission::Consumed,
+            Processed::Failed(failure) => Submission::Failed(failure),
+            // Cancelled, possibly as the last processor finished: no turn.
+            Processed::Cancelled => Submission::Cancelled,
+            Processed::Text(_) if token.is_cancelled() => Submission::Cancelled,
+            Processed::Text(text) if text.is_empty() => Submission::Ignored,
             Processed::Text(text) => {
-                self.set_input(InputStatus::Idle, None);
-                if text.is_empty() {
-                    return Submission::Ignored;
-                }
-                let report = self.inner.run_turn(text, &token).await;
+                let report = self.inner.run_turn(text, snapshot, &token).await;
                 if report.status == AssistStatus::Success {
                     self.settle_success_later();
                 }
                 Submission::Turn(report)
             }
-            Processed::Consumed => {
-                self.set_input(InputStatus::Idle, None);
-                Submission::Consumed
-            }
-            Processed::Cancelled => {
-                self.set_input(InputStatus::Idle, None);
-                Submission::Cancelled
-            }
-            Processed::Failed(failure) => {
-                self.set_input(InputStatus::Error, Some(failure.clone()));
-                Submission::Failed(failure)
-            }
         }
     }
+
     /// Cancels what is in progress: the input pipeline, a recording (the voice adapter's
     /// `cancel` is called), or the turn (its `decide` call, delay or invocation; a pending
     /// confirmation is declined). Does nothing when idle.
@@ -352,7 +355,8 @@ impl Assist {
             }
             // A recording between `start_voice` and `stop_voice` has no future awaiting
             // the token: it ends here, in the same critical section that saw it.
-            let listening = state.input_status == InputStatus::Listening && state.recording;
+            // (`listening` is only ever set while recording.)
+            let listening = state.input_status == InputStatus::Listening;
             if listening {
                 state.set_current(None);
                 state.recording = false;
@@ -373,10 +377,7 @@ impl Assist {
             if state.current.is_some() {
                 return false;
             }
-            let operations = state.operations;
-            *state = State::new(welcome.map(new_assistant_message));
-            state.operations = operations;
-            state.outbox.push(AssistUpdate::Cleared);
+            state.reset(welcome.map(new_assistant_message));
             true
         })
     }
@@ -475,10 +476,6 @@ impl Assist {
             .with_state(|state| state.set_input(status, error));
     }
 
-    fn decide_snapshot(&self) -> Arc<ApplicationSnapshot> {
-        self.inner.decide_snapshot()
-    }
-
     /// `success` turns `active` after [`SUCCESS_STATUS`]: [`status`](Self::status) reads it so
     /// at once, and a timer task stores it and tells the listeners. Without a tokio runtime
     /// with timers there is no task, and only the read changes.
@@ -486,8 +483,7 @@ impl Assist {
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        // Creating a timer panics on a runtime built without them.
-        let Some(sleep) = contain(|| tokio::time::sleep(SUCCESS_STATUS)) else {
+        let Some(sleep) = try_sleep(SUCCESS_STATUS) else {
             return;
         };
         let inner = Arc::downgrade(&self.inner);
@@ -515,10 +511,12 @@ impl Inner {
         match self.config.mode {
             AssistMode::Interactive => snapshot,
             AssistMode::ReadOnly => {
+                let reads = CapabilityFilter {
+                    effect: Some(Effect::Read),
+                    ..CapabilityFilter::default()
+                };
                 let mut filtered = (*snapshot).clone();
-                filtered
-                    .capabilities
-                    .retain(|c| c.contract.effect == Effect::Read);
+                filtered.capabilities.retain(|c| reads.matches(c));
                 Arc::new(filtered)
             }
         }

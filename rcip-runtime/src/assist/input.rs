@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::callbacks::BoxError;
-use super::callbacks::cancellable;
-use crate::support::{BoxFuture, contain};
+use crate::support::{BoxFuture, cancellable, contain};
 
 /// What the user gave.
 #[derive(Debug, Clone, PartialEq, Eq)]

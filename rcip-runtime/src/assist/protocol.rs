@@ -2,6 +2,8 @@
 //! a `decide` service written for it works unchanged; action-batch validation; the fallback
 //! summaries.
 
+use std::sync::Arc;
+
 use rcip_core::{ApplicationSnapshot, InvocationOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -98,8 +100,9 @@ pub struct AssistRequest {
     pub mode: AssistMode,
     /// Decide or summarize.
     pub phase: Phase,
-    /// The snapshot (read capabilities only in read-only mode).
-    pub snapshot: ApplicationSnapshot,
+    /// The snapshot (read capabilities only in read-only mode); in interactive mode the
+    /// client's own shared snapshot, not a copy.
+    pub snapshot: Arc<ApplicationSnapshot>,
     /// Empty when deciding; the executed steps when summarizing.
     pub steps: Vec<AssistStep>,
     /// `turn_<base36 time>_<base36 seq>`.

@@ -3,12 +3,15 @@
 //! confirmations through the host and cancellable delays between actions; one summarize
 //! call that can only talk.
 
-use rcip_core::{Effect, ErrorCode, InvocationOutcome, OutcomeStatus, RcipError};
+use std::sync::Arc;
+
+use rcip_core::{
+    ApplicationSnapshot, Effect, ErrorCode, InvocationOutcome, OutcomeStatus, RcipError,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::callbacks::PendingConfirmation;
-use super::callbacks::cancellable;
 use super::engine::{AssistStatus, Inner};
 use super::options::AssistMode;
 use super::protocol::{
@@ -17,7 +20,7 @@ use super::protocol::{
 };
 use crate::client::InvocationRequest;
 use crate::invoke::messages as m;
-use crate::support::{Clock, SystemClock, contain, next_sequenced_id};
+use crate::support::{Clock, SystemClock, cancellable, next_sequenced_id, try_sleep};
 
 /// The assistant message of a cancelled turn.
 pub const CANCELLED_MESSAGE: &str = "The request was cancelled.";
@@ -83,13 +86,20 @@ enum Stop {
 }
 
 impl Inner {
-    /// Runs one turn for `text` (already trimmed and non-empty).
-    pub(super) async fn run_turn(&self, text: String, token: &CancellationToken) -> TurnReport {
+    /// Runs one turn for `text` (already trimmed and non-empty); `decide` first sees
+    /// `snapshot` (the one the processors saw).
+    pub(super) async fn run_turn(
+        &self,
+        text: String,
+        snapshot: Arc<ApplicationSnapshot>,
+        token: &CancellationToken,
+    ) -> TurnReport {
         let turn_id = next_sequenced_id("turn_", SystemClock.now_ms(), str::to_owned);
         self.append(Role::User, text);
         self.with_state(|state| state.set_status(AssistStatus::Working));
         let mut steps = Vec::new();
-        let (ending, content, status) = match self.turn(&turn_id, token, &mut steps).await {
+        let turn = self.turn(&turn_id, snapshot, token, &mut steps).await;
+        let (ending, content, status) = match turn {
             Ok((TurnEnding::Answered, text)) => (TurnEnding::Answered, text, AssistStatus::Active),
             Ok((ending, text)) => {
                 let all_succeeded = !steps.is_empty()
@@ -131,10 +141,24 @@ impl Inner {
     async fn turn(
         &self,
         turn_id: &str,
+        snapshot: Arc<ApplicationSnapshot>,
         token: &CancellationToken,
         steps: &mut Vec<AssistStep>,
     ) -> Result<(TurnEnding, String), Stop> {
-        let response = self.call(Phase::Decide, turn_id, Vec::new(), token).await?;
+        // The conversation does not change until the turn answers: one history serves both
+        // calls.
+        let messages = self.history();
+        let request = |phase, snapshot, steps| AssistRequest {
+            messages: messages.clone(),
+            mode: self.config.mode,
+            phase,
+            snapshot,
+            steps,
+            turn_id: turn_id.to_owned(),
+        };
+        let response = self
+            .call(request(Phase::Decide, snapshot, Vec::new()), token)
+            .await?;
         let actions = match validate_decision(&response, self.config.max_batch_size) {
             Ok(Decision::Message(text)) => return Ok((TurnEnding::Answered, text)),
             Ok(Decision::Actions(actions)) => actions,
@@ -152,10 +176,9 @@ impl Inner {
                 })
                 .clone();
             let outcome = self.execute(&action, &id, token).await;
-            let (outcome, stop) = if outcome.confirmation().is_some() {
-                self.confirm(&action, outcome, token).await
-            } else {
-                (outcome, None)
+            let (outcome, stop) = match outcome.confirmation().map(|c| c.id.clone()) {
+                Some(ticket) => self.confirm(&action, outcome, ticket, token).await,
+                None => (outcome, None),
             };
             let succeeded = outcome.status() == OutcomeStatus::Succeeded;
             let delay = self.config.delays.get(action.delay_after);
@@ -170,9 +193,8 @@ impl Inner {
                 break;
             }
             if index + 1 < count && !delay.is_zero() {
-                // Creating a timer panics on a runtime built without them: no timers, no
-                // pause.
-                if let Some(sleep) = contain(|| tokio::time::sleep(delay)) {
+                // No timers, no pause.
+                if let Some(sleep) = try_sleep(delay) {
                     tokio::select! {
                         biased;
                         () = token.cancelled() => return Err(Stop::Cancelled),
@@ -181,10 +203,9 @@ impl Inner {
                 }
             }
         }
-        let summary = match self
-            .call(Phase::Summarize, turn_id, steps.clone(), token)
-            .await
-        {
+        // Summarize sees the snapshot as the actions left it.
+        let summarize = request(Phase::Summarize, self.decide_snapshot(), steps.clone());
+        let summary = match self.call(summarize, token).await {
             Ok(response) => message_of(&response),
             Err(Stop::Cancelled) => return Err(Stop::Cancelled),
             Err(Stop::Failed(_)) => None,
@@ -197,21 +218,7 @@ impl Inner {
 
     /// One `decide` call. Assist stops waiting as soon as the token is cancelled, and an
     /// answer that arrives after the cancellation is the cancellation too.
-    async fn call(
-        &self,
-        phase: Phase,
-        turn_id: &str,
-        steps: Vec<AssistStep>,
-        token: &CancellationToken,
-    ) -> Result<Value, Stop> {
-        let request = AssistRequest {
-            messages: self.history(),
-            mode: self.config.mode,
-            phase,
-            snapshot: std::sync::Arc::unwrap_or_clone(self.decide_snapshot()),
-            steps,
-            turn_id: turn_id.to_owned(),
-        };
+    async fn call(&self, request: AssistRequest, token: &CancellationToken) -> Result<Value, Stop> {
         let decide = &self.config.decide;
         let Some(answer) = cancellable(token, || decide.decide(request, token.clone())).await
         else {
@@ -283,11 +290,9 @@ impl Inner {
         &self,
         action: &AssistAction,
         outcome: InvocationOutcome,
+        ticket: String,
         token: &CancellationToken,
     ) -> (InvocationOutcome, Option<Stop>) {
-        let Some(ticket) = outcome.confirmation().map(|c| c.id.clone()) else {
-            return (outcome, None);
-        };
         let pending = PendingConfirmation {
             action: action.clone(),
             outcome,

@@ -2,10 +2,9 @@
 //! `starting` to `listening` to `processing`, and what it heard goes through the processors
 //! with origin `voice`. Recording itself is the adapter's.
 
-use super::callbacks::cancellable;
 use super::engine::{Assist, Busy, InputStatus, Submission};
 use super::input::{InputFailure, InputOrigin};
-use crate::support::lock;
+use crate::support::{cancellable, lock};
 
 /// How [`Assist::start_voice`] went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
