@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use rcip_runtime::rcip_core::relationship::{Package, parse_package};
 use rcip_runtime::relationship::{
-    Actor, Authority, ChangesFeed, Engine, EventKind, GetRecord, ListCommands, Operation,
-    ParticipantRef, Record, RecordError, RecordHistory, RecordStore, RecordView, SearchRecords,
-    UpdateRecord,
+    Actor, Authority, ChangesFeed, Engine, EventKind, GetRecord, ListCommands, MAX_IDEMPOTENCY_KEY,
+    Operation, ParticipantRef, Record, RecordError, RecordHistory, RecordStore, RecordView,
+    SearchRecords, UpdateRecord,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -133,6 +133,27 @@ fn create_creates_at_revision_one_in_the_initial_state<S: RecordStore>(store: S)
         )),
         ("RECORD_NOT_FOUND", 404)
     );
+}
+
+fn idempotency_keys_are_counted_in_characters_like_the_schema<S: RecordStore>(store: S) {
+    let engine = engine(store);
+    let create = |key: String| {
+        engine.create(
+            &ada(),
+            args(json!({
+                "workspace_id": W, "collection_id": "c1", "namespace": "people", "type": "person",
+                "data": {"name": "Ada"}, "idempotency_key": key,
+            })),
+        )
+    };
+    // 200 two-byte characters: 400 bytes, within the capabilities' `maxLength: 200`.
+    assert_eq!(MAX_IDEMPOTENCY_KEY, 200);
+    assert!(create("é".repeat(MAX_IDEMPOTENCY_KEY)).is_ok());
+    assert_eq!(
+        code(create("é".repeat(MAX_IDEMPOTENCY_KEY + 1))),
+        ("INVALID_ARGUMENTS", 400)
+    );
+    assert_eq!(code(create(String::new())), ("INVALID_ARGUMENTS", 400));
 }
 
 fn invalid_arguments_and_schema_failures_have_their_classes<S: RecordStore>(store: S) {
@@ -274,23 +295,35 @@ fn update_never_changes_the_lifecycle_state<S: RecordStore>(store: S) {
         serde_json::from_value::<UpdateRecord>(with_state).is_err(),
         "`state` is not an argument"
     );
-    // A data field called `state` is data (and here refused by the schema), never the state.
-    let result = engine.update(
-        &ada(),
-        args(json!({"workspace_id": W, "record_id": poll.id,
-        "expected_revision": 1, "idempotency_key": key(), "patch": {"set": {"state": "closed"}}})),
-    );
-    assert_eq!(code(result), ("SCHEMA_VIOLATION", 422));
-    let read = engine
-        .get(
+    // A data field called `state`, where the schema allows one, is data, never the state.
+    let doors = parse_package(
+        r#"{"protocol": "relationship/v1", "namespace": "doors", "version": 1,
+            "types": {"door": {"kind": "entity",
+              "lifecycle": {"initial": "shut", "states": ["shut", "ajar"]},
+              "schema": {"type": "object", "properties": {"state": {"type": "string"}},
+                "required": [], "additionalProperties": false}}}}"#,
+    )
+    .unwrap();
+    let engine = engine.with_program(doors).unwrap();
+    let door = engine
+        .create(
             &ada(),
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: poll.id,
-            },
+            args(json!({"workspace_id": W, "collection_id": "c1", "namespace": "doors",
+                "type": "door", "data": {"state": "ajar"}, "idempotency_key": key()})),
         )
         .unwrap();
-    assert_eq!((read.state.as_deref(), read.revision), (Some("open"), 1));
+    assert_eq!(door.state.as_deref(), Some("shut"));
+    let updated = engine
+        .update(
+            &ada(),
+            args(json!({"workspace_id": W, "record_id": door.id, "expected_revision": 1,
+                "idempotency_key": key(), "patch": {"set": {"state": "ajar"}}})),
+        )
+        .unwrap();
+    assert_eq!(
+        (updated.state.as_deref(), updated.revision, &updated.data["state"]),
+        (Some("shut"), 2, &json!("ajar"))
+    );
 }
 
 fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
@@ -1021,6 +1054,10 @@ macro_rules! conformance {
             #[test]
             fn create_creates_at_revision_one_in_the_initial_state() {
                 super::create_creates_at_revision_one_in_the_initial_state($make);
+            }
+            #[test]
+            fn idempotency_keys_are_counted_in_characters_like_the_schema() {
+                super::idempotency_keys_are_counted_in_characters_like_the_schema($make);
             }
             #[test]
             fn invalid_arguments_and_schema_failures_have_their_classes() {

@@ -29,8 +29,11 @@ use super::store::{
 use crate::support::{Clock, SystemClock};
 use crate::validation::SchemaValidator;
 
-/// The longest idempotency key.
-pub const MAX_IDEMPOTENCY_KEY: usize = 200;
+/// The longest idempotency key, in characters: the `maxLength` of the capabilities' key
+/// schemas ([`MAX_KEY_LENGTH`](rcip_core::relationship::MAX_KEY_LENGTH)), so that whatever
+/// passes the schema passes here.
+#[allow(clippy::cast_possible_truncation)] // 200
+pub const MAX_IDEMPOTENCY_KEY: usize = rcip_core::relationship::MAX_KEY_LENGTH as usize;
 /// Candidates a search examines per call before it returns a (possibly sparse) page.
 const SCAN_BUDGET: usize = 1_000;
 
@@ -1132,9 +1135,10 @@ fn store(error: super::store::StoreError) -> RecordError {
 }
 
 fn check_key(key: &str) -> Result<(), RecordError> {
-    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY {
+    // Characters, as JSON Schema's `maxLength` counts them.
+    if key.is_empty() || key.chars().count() > MAX_IDEMPOTENCY_KEY {
         return Err(RecordError::InvalidArguments(format!(
-            "idempotency_key must be 1 to {MAX_IDEMPOTENCY_KEY} bytes"
+            "idempotency_key must be 1 to {MAX_IDEMPOTENCY_KEY} characters"
         )));
     }
     Ok(())
