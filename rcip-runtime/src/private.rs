@@ -1,5 +1,6 @@
 //! Paths for generated code only: not a public API, may change in any release.
 
+use crate::support::fnv1a;
 use std::error::Error as StdError;
 
 use rcip_core::{ApplicationDefinition, CapabilityDefinition};
@@ -120,19 +121,6 @@ pub const fn first_duplicate<const N: usize>(ids: &[&str; N]) -> usize {
         start = end;
     }
     first
-}
-
-/// 64-bit FNV-1a, for [`first_duplicate`].
-const fn fnv1a(text: &str) -> u64 {
-    let bytes = text.as_bytes();
-    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
-    let mut i = 0;
-    while i < bytes.len() {
-        hash ^= bytes[i] as u64;
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-        i += 1;
-    }
-    hash
 }
 
 /// In-place heap sort by hash, for [`first_duplicate`] (no const sort in `core`).

@@ -104,6 +104,20 @@ fn drop_payload(payload: Box<dyn Any + Send>) {
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
 }
 
+/// 64-bit FNV-1a: a fast, stable, non-cryptographic hash (`catalog!`'s duplicate check
+/// at compile time, cursor bindings at run time).
+pub(crate) const fn fnv1a(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u64;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
 /// A tokio timer, or `None` on a runtime built without timers (creating one there panics)
 /// or outside a runtime.
 pub(crate) fn try_sleep(duration: std::time::Duration) -> Option<tokio::time::Sleep> {

@@ -308,20 +308,28 @@ fn update_never_changes_the_lifecycle_state<S: RecordStore>(store: S) {
     let door = engine
         .create(
             &ada(),
-            args(json!({"workspace_id": W, "collection_id": "c1", "namespace": "doors",
-                "type": "door", "data": {"state": "ajar"}, "idempotency_key": key()})),
+            args(
+                json!({"workspace_id": W, "collection_id": "c1", "namespace": "doors",
+                "type": "door", "data": {"state": "ajar"}, "idempotency_key": key()}),
+            ),
         )
         .unwrap();
     assert_eq!(door.state.as_deref(), Some("shut"));
     let updated = engine
         .update(
             &ada(),
-            args(json!({"workspace_id": W, "record_id": door.id, "expected_revision": 1,
-                "idempotency_key": key(), "patch": {"set": {"state": "ajar"}}})),
+            args(
+                json!({"workspace_id": W, "record_id": door.id, "expected_revision": 1,
+                "idempotency_key": key(), "patch": {"set": {"state": "ajar"}}}),
+            ),
         )
         .unwrap();
     assert_eq!(
-        (updated.state.as_deref(), updated.revision, &updated.data["state"]),
+        (
+            updated.state.as_deref(),
+            updated.revision,
+            &updated.data["state"]
+        ),
         (Some("shut"), 2, &json!("ajar"))
     );
 }

@@ -23,9 +23,59 @@ use super::model::{DataSchema, Package, TypeDef, View};
 use super::naming::lower_camel;
 use crate::{CapabilityDefinition, Effect};
 
+/// The record operations each type has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TypeOperation {
+    /// `ns.type.get`.
+    Get,
+    /// `ns.type.search`.
+    Search,
+    /// `ns.type.commands`.
+    Commands,
+    /// `ns.type.create`.
+    Create,
+    /// `ns.type.update`.
+    Update,
+    /// `ns.type.archive`.
+    Archive,
+}
+
+impl TypeOperation {
+    /// Every operation, in capability order.
+    pub const ALL: [TypeOperation; 6] = [
+        TypeOperation::Get,
+        TypeOperation::Search,
+        TypeOperation::Commands,
+        TypeOperation::Create,
+        TypeOperation::Update,
+        TypeOperation::Archive,
+    ];
+
+    /// The last segment of its capability id.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TypeOperation::Get => "get",
+            TypeOperation::Search => "search",
+            TypeOperation::Commands => "commands",
+            TypeOperation::Create => "create",
+            TypeOperation::Update => "update",
+            TypeOperation::Archive => "archive",
+        }
+    }
+}
+
 /// The operations each type has, by the last segment of their capability id. A command may
 /// not take one of these names (the validator refuses it: `RESERVED_NAME`).
-pub const TYPE_OPERATIONS: [&str; 6] = ["get", "search", "commands", "create", "update", "archive"];
+pub const TYPE_OPERATIONS: [&str; 6] = {
+    let mut names = [""; 6];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = TypeOperation::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// The last segment of a package's change-feed capability (`polls.changes`); no view may
 /// take this name (`RESERVED_NAME`).
@@ -39,12 +89,13 @@ const MAX_QUERY_LENGTH: u64 = 200;
 pub fn operation_capability_id(
     namespace: &str,
     type_name: &str,
-    operation: &str,
+    operation: TypeOperation,
 ) -> Option<String> {
     Some(format!(
-        "{}.{}.{operation}",
+        "{}.{}.{}",
         lower_camel(namespace)?,
-        lower_camel(type_name)?
+        lower_camel(type_name)?,
+        operation.as_str()
     ))
 }
 
@@ -68,7 +119,7 @@ pub fn operation_capabilities(package: &Package) -> Vec<CapabilityDefinition> {
         // The type's schema and record view, built once for its six operations.
         let data = parse(&type_def.schema);
         let view = record_view(package, type_def, data.clone());
-        for operation in TYPE_OPERATIONS {
+        for operation in TypeOperation::ALL {
             let schemas = (data.clone(), view.clone());
             if let Some(definition) = type_operation(package, &scope, type_def, schemas, operation)
             {
@@ -165,7 +216,7 @@ fn type_operation(
     scope: &str,
     type_def: &TypeDef,
     (data, view): (Value, Value),
-    operation: &str,
+    operation: TypeOperation,
 ) -> Option<CapabilityDefinition> {
     let id = operation_capability_id(&package.namespace, &type_def.name, operation)?;
     let name = type_def.name.replace('_', " ");
@@ -176,14 +227,14 @@ fn type_operation(
     let key = json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
         "description": "Replaying a key with the same arguments returns the first result."});
     let (effect, title, description, input, output) = match operation {
-        "get" => (
+        TypeOperation::Get => (
             Effect::Read,
             format!("Get {name}"),
             format!("Reads one `{}` record.", type_def.name),
             object(&[("record_id", record_id)], &["record_id"]),
             view,
         ),
-        "search" => (
+        TypeOperation::Search => (
             Effect::Read,
             format!("Search {name} records"),
             format!(
@@ -193,7 +244,7 @@ fn type_operation(
             search_input(type_def),
             page(view),
         ),
-        "commands" => (
+        TypeOperation::Commands => (
             Effect::Read,
             format!("List {name} commands"),
             format!(
@@ -203,7 +254,7 @@ fn type_operation(
             object(&[("record_id", record_id)], &["record_id"]),
             command_list(),
         ),
-        "create" => {
+        TypeOperation::Create => {
             let mut fields = vec![
                 (
                     "collection_id",
@@ -233,7 +284,7 @@ fn type_operation(
                 view,
             )
         }
-        "update" => {
+        TypeOperation::Update => {
             let mut fields = vec![
                 ("record_id", record_id),
                 ("expected_revision", revision),
@@ -266,7 +317,7 @@ fn type_operation(
                 view,
             )
         }
-        "archive" => (
+        TypeOperation::Archive => (
             Effect::Write,
             format!("Archive {name}"),
             format!(
@@ -283,7 +334,6 @@ fn type_operation(
             ),
             view,
         ),
-        _ => return None,
     };
     Some(
         CapabilityDefinition::new(id, effect)

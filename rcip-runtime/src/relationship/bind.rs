@@ -4,13 +4,12 @@
 use std::sync::Arc;
 
 use rcip_core::relationship::{
-    FEED_OPERATION, TYPE_OPERATIONS, command_capability_id, operation_capability_id,
+    FEED_OPERATION, TypeOperation, command_capability_id, operation_capability_id,
     view_capability_id,
 };
-use serde::Deserialize;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use uuid::Uuid;
 
 use super::args::{
@@ -23,16 +22,6 @@ use super::store::ChangeEvent;
 use super::store::RecordStore;
 use crate::binding::{Binding, HandlerError, InvocationContext};
 use crate::host::{BindingGuard, Host};
-
-/// The command capabilities' input (see `rcip_core::relationship::command_capabilities`).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Envelope {
-    record_id: String,
-    expected_revision: u64,
-    idempotency_key: String,
-    input: Map<String, Value>,
-}
 
 impl<S: RecordStore + 'static> Engine<S> {
     /// Binds every capability of the program `namespace` (version `version`, or the only one
@@ -78,7 +67,7 @@ impl<S: RecordStore + 'static> Engine<S> {
                 let target = Target::Command(type_def.name.to_string(), command.name.to_string());
                 guards.push(host.bind(&id, self.binding(&context, target))?);
             }
-            for operation in TYPE_OPERATIONS {
+            for operation in TypeOperation::ALL {
                 let Some(id) = operation_capability_id(namespace, &type_def.name, operation) else {
                     continue;
                 };
@@ -112,25 +101,12 @@ impl<S: RecordStore + 'static> Engine<S> {
         let ws = ("workspace_id", Value::from(context.workspace_id.clone()));
         match target {
             Target::Command(type_name, command) => {
-                let envelope: Envelope = args(input, &[])?;
-                let record_id = Uuid::parse_str(&envelope.record_id).map_err(|_| {
-                    public(&RecordError::InvalidArguments(format!(
-                        "record_id {:?} is not a record id",
-                        envelope.record_id
-                    )))
-                })?;
-                self.of_type(context, type_name, record_id)?;
-                reply(self.execute(
-                    actor,
-                    ExecuteCommand {
-                        workspace_id: context.workspace_id.clone(),
-                        record_id,
-                        command: command.clone(),
-                        expected_revision: envelope.expected_revision,
-                        idempotency_key: envelope.idempotency_key,
-                        input: envelope.input,
-                    },
-                ))
+                // The command capabilities' input is `ExecuteCommand` without the workspace
+                // and the command, which the binding fixes.
+                let fixed = [ws, ("command", Value::from(command.clone()))];
+                let args: ExecuteCommand = args(input, &fixed)?;
+                self.of_type(context, type_name, args.record_id)?;
+                reply(self.execute(actor, args))
             }
             Target::Operation(operation, type_name) => {
                 let of_type = [
@@ -139,7 +115,8 @@ impl<S: RecordStore + 'static> Engine<S> {
                     ("type", Value::from(type_name.clone())),
                     ("version", Value::from(context.version)),
                 ];
-                if matches!(*operation, "get" | "commands" | "update" | "archive") {
+                use TypeOperation as Op;
+                if matches!(operation, Op::Get | Op::Commands | Op::Update | Op::Archive) {
                     let record_id = input
                         .get("record_id")
                         .and_then(Value::as_str)
@@ -149,19 +126,18 @@ impl<S: RecordStore + 'static> Engine<S> {
                     }
                     // Without a valid id, the operation's own argument check answers.
                 }
-                match *operation {
-                    "get" => reply(self.get(actor, args(input, &[ws])?)),
-                    "search" => reply(self.search(actor, args::<SearchRecords>(input, &of_type)?)),
-                    "commands" => reply(
+                match operation {
+                    Op::Get => reply(self.get(actor, args(input, &[ws])?)),
+                    Op::Search => {
+                        reply(self.search(actor, args::<SearchRecords>(input, &of_type)?))
+                    }
+                    Op::Commands => reply(
                         self.list_commands(actor, args(input, &[ws])?)
                             .map(|commands| serde_json::json!({"commands": commands})),
                     ),
-                    "create" => reply(self.create(actor, args::<CreateRecord>(input, &of_type)?)),
-                    "update" => reply(self.update(actor, args::<UpdateRecord>(input, &[ws])?)),
-                    "archive" => reply(self.archive(actor, args::<ArchiveRecord>(input, &[ws])?)),
-                    _ => Err(HandlerError::failed(format!(
-                        "unknown operation {operation}"
-                    ))),
+                    Op::Create => reply(self.create(actor, args::<CreateRecord>(input, &of_type)?)),
+                    Op::Update => reply(self.update(actor, args::<UpdateRecord>(input, &[ws])?)),
+                    Op::Archive => reply(self.archive(actor, args::<ArchiveRecord>(input, &[ws])?)),
                 }
             }
             Target::Feed => {
@@ -222,7 +198,8 @@ struct Context {
 enum Target {
     /// A command of a type.
     Command(String, String),
-    Operation(&'static str, String),
+    /// A record operation of a type.
+    Operation(TypeOperation, String),
     View(String),
     Feed,
 }

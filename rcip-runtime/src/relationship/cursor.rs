@@ -5,6 +5,7 @@
 //! (`INVALID_CURSOR`); clients must neither build nor edit cursors.
 
 use super::error::RecordError;
+use crate::support::fnv1a;
 
 /// Items per page when no limit is given.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -21,6 +22,11 @@ impl Cursor {
         format!("c1{:016x}{:016x}", self.position, fnv1a(binding))
     }
 
+    /// The position a page starts after: the cursor's, or 0 without one.
+    pub(crate) fn after(cursor: Option<&str>, binding: &str) -> Result<u64, RecordError> {
+        cursor.map_or(Ok(0), |c| Ok(Self::decode(c, binding)?.position))
+    }
+
     pub(crate) fn decode(text: &str, binding: &str) -> Result<Self, RecordError> {
         let digits = text
             .strip_prefix("c1")
@@ -35,10 +41,4 @@ impl Cursor {
         }
         Ok(Self { position })
     }
-}
-
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

@@ -186,7 +186,7 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
     pub fn create(&self, actor: &Actor, args: CreateRecord) -> Result<RecordView, RecordError> {
-        let mutation = match self.begin(actor, "record.create", &args)? {
+        let mutation = match self.begin(actor, Operation::RecordCreate, &args)? {
             Begun::Replay(result) => return Ok(result),
             Begun::Fresh(mutation) => mutation,
         };
@@ -194,7 +194,7 @@ impl<S: RecordStore> Engine<S> {
         let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
         let type_def = entry.def();
         let now = self.clock.now_ms();
-        let record = Record {
+        let mut record = Record {
             id: Uuid::new_v4(),
             workspace_id: args.workspace_id.clone(),
             collection_id: args.collection_id.clone(),
@@ -210,15 +210,8 @@ impl<S: RecordStore> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        if !self
-            .authority
-            .allows(actor, Operation::RecordCreate, &record)
-        {
-            return Err(RecordError::Forbidden {
-                operation: Operation::RecordCreate.as_str(),
-            });
-        }
-        check_data(entry, &record.data)?;
+        self.permit(actor, Operation::RecordCreate, &record)?;
+        check_data(entry, &mut record.data)?;
         self.check_roles(actor, entry, &record)?;
         self.commit_record(actor, record, None, EventKind::RecordCreated, mutation)
     }
@@ -239,17 +232,11 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
     pub fn update(&self, actor: &Actor, args: UpdateRecord) -> Result<RecordView, RecordError> {
-        let mutation = match self.begin(actor, "record.update", &args)? {
-            Begun::Replay(result) => return Ok(result),
-            Begun::Fresh(mutation) => mutation,
-        };
-        let mut record = self.writable(
-            actor,
-            &args.workspace_id,
-            args.record_id,
-            Operation::RecordUpdate,
-            args.expected_revision,
-        )?;
+        let (mutation, mut record) =
+            match self.begin_change(actor, Operation::RecordUpdate, &args)? {
+                Changing::Replay(result) => return Ok(result),
+                Changing::Fresh(mutation, record) => (mutation, record),
+            };
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         for (field, value) in &args.patch.set {
             record.data.insert(field.clone(), value.clone());
@@ -270,7 +257,7 @@ impl<S: RecordStore> Engine<S> {
                 list.retain(|id| !ids.contains(id));
             }
         }
-        check_data(entry, &record.data)?;
+        check_data(entry, &mut record.data)?;
         self.check_roles(actor, entry, &record)?;
         self.bump(&mut record);
         self.commit_record(
@@ -288,17 +275,11 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 403, 404, 409.
     pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
-        let mutation = match self.begin(actor, "record.archive", &args)? {
-            Begun::Replay(result) => return Ok(result),
-            Begun::Fresh(mutation) => mutation,
-        };
-        let mut record = self.writable(
-            actor,
-            &args.workspace_id,
-            args.record_id,
-            Operation::RecordArchive,
-            args.expected_revision,
-        )?;
+        let (mutation, mut record) =
+            match self.begin_change(actor, Operation::RecordArchive, &args)? {
+                Changing::Replay(result) => return Ok(result),
+                Changing::Fresh(mutation, record) => (mutation, record),
+            };
         record.archived = true;
         self.bump(&mut record);
         self.commit_record(
@@ -323,17 +304,11 @@ impl<S: RecordStore> Engine<S> {
         actor: &Actor,
         args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
-        let mutation = match self.begin(actor, "command.execute", &args)? {
-            Begun::Replay(result) => return Ok(result),
-            Begun::Fresh(mutation) => mutation,
-        };
-        let mut record = self.writable(
-            actor,
-            &args.workspace_id,
-            args.record_id,
-            Operation::CommandExecute,
-            args.expected_revision,
-        )?;
+        let (mutation, mut record) =
+            match self.begin_change(actor, Operation::CommandExecute, &args)? {
+                Changing::Replay(result) => return Ok(result),
+                Changing::Fresh(mutation, record) => (mutation, record),
+            };
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let (index, command) = find_command(entry.def(), &args.command)?;
         let input = Value::Object(args.input.clone());
@@ -362,18 +337,17 @@ impl<S: RecordStore> Engine<S> {
                 command: command.name.to_string(),
             });
         }
-        let mut new_data = record.data.clone();
+        // Expressions read the data as it was (`data`), writes go to the record.
         for (field, expr) in command.set_data.iter() {
             match expr.evaluate(&scope) {
-                Some(value) => new_data.insert(field.to_string(), value),
-                None => new_data.remove(field.as_ref()),
+                Some(value) => record.data.insert(field.to_string(), value),
+                None => record.data.remove(field.as_ref()),
             };
         }
-        record.data = new_data;
         if let Some(to) = &command.to {
             record.state = Some(to.to_string());
         }
-        check_data(entry, &record.data)?;
+        check_data(entry, &mut record.data)?;
         self.bump(&mut record);
         let mut events = vec![self.event(
             actor,
@@ -401,16 +375,8 @@ impl<S: RecordStore> Engine<S> {
             state: record.state.clone(),
             work_requested: command.emit.iter().map(|e| e.task.to_string()).collect(),
         };
-        self.commit_and_remember(
-            Commit {
-                record,
-                expected_revision: Some(args.expected_revision),
-                events,
-                idempotency: None,
-            },
-            mutation,
-            result,
-        )
+        let expected = Some(args.expected_revision);
+        self.commit_and_remember(record, expected, events, mutation, result)
     }
 
     /// `command.list`: the record's commands and which of their requirements pass.
@@ -424,14 +390,7 @@ impl<S: RecordStore> Engine<S> {
         args: ListCommands,
     ) -> Result<Vec<CommandStatus>, RecordError> {
         let record = self.readable(actor, &args.workspace_id, args.record_id)?;
-        if !self
-            .authority
-            .allows(actor, Operation::CommandList, &record)
-        {
-            return Err(RecordError::Forbidden {
-                operation: Operation::CommandList.as_str(),
-            });
-        }
+        self.permit(actor, Operation::CommandList, &record)?;
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let data = Value::Object(record.data.clone());
         // `runnable` also asks the authority whether this actor may execute commands here.
@@ -462,19 +421,14 @@ impl<S: RecordStore> Engine<S> {
                     },
                 });
                 if let Some(guard) = &command.guard {
-                    let passed = match &input {
-                        Some(input) => Some(guard.passes(&Scope {
+                    // Without input, a guard that reads it cannot be judged yet.
+                    let passed = (input.is_some() || !uses_input(guard)).then(|| {
+                        guard.passes(&Scope {
                             data: Some(&data),
-                            input: Some(input),
+                            input: input.as_ref(),
                             state: record.state.as_deref(),
-                        })),
-                        None if uses_input(guard) => None,
-                        None => Some(guard.passes(&Scope {
-                            data: Some(&data),
-                            input: None,
-                            state: record.state.as_deref(),
-                        })),
-                    };
+                        })
+                    });
                     requirements.push(Requirement {
                         kind: "guard".to_owned(),
                         passed,
@@ -558,19 +512,13 @@ impl<S: RecordStore> Engine<S> {
                 serde_json::to_string(&bound).unwrap_or_default()
             )
         };
-        let mut after = match &args.cursor {
-            Some(cursor) => Cursor::decode(cursor, &binding)?.position,
-            None => 0,
-        };
+        let mut after = Cursor::after(args.cursor.as_deref(), &binding)?;
         let query = args.query.as_ref().map(|q| q.to_lowercase());
         let mut items = Vec::new();
         let mut scanned = 0;
         let mut exhausted = false;
         while items.len() < limit && scanned < SCAN_BUDGET {
-            let batch = self
-                .store
-                .scan(&args.workspace_id, &filter, after, limit)
-                .map_err(store)?;
+            let batch = self.store.scan(&args.workspace_id, &filter, after, limit)?;
             let batch_len = batch.len();
             let mut consumed = 0;
             for (position, record) in batch {
@@ -612,14 +560,10 @@ impl<S: RecordStore> Engine<S> {
         let limit = page_limit(args.limit)?;
         self.readable(actor, &args.workspace_id, args.record_id)?;
         let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
-        let after = match &args.cursor {
-            Some(cursor) => Cursor::decode(cursor, &binding)?.position,
-            None => 0,
-        };
-        let mut items = self
-            .store
-            .events(&args.workspace_id, Some(args.record_id), after, limit)
-            .map_err(store)?;
+        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let mut items =
+            self.store
+                .events(&args.workspace_id, Some(args.record_id), after, limit)?;
         for event in &mut items {
             self.redact(actor, &args.workspace_id, &mut event.payload)?;
         }
@@ -650,14 +594,8 @@ impl<S: RecordStore> Engine<S> {
             args.workspace_id,
             args.namespace.as_deref().unwrap_or_default()
         );
-        let after = match &args.cursor {
-            Some(cursor) => Cursor::decode(cursor, &binding)?.position,
-            None => 0,
-        };
-        let events = self
-            .store
-            .events(&args.workspace_id, None, after, limit)
-            .map_err(store)?;
+        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let events = self.store.events(&args.workspace_id, None, after, limit)?;
         let full = events.len() == limit;
         let last = events.last().map_or(after, |e| e.id);
         let mut visible: BTreeMap<Uuid, bool> = BTreeMap::new();
@@ -667,12 +605,9 @@ impl<S: RecordStore> Engine<S> {
                 Some(readable) => *readable,
                 None => {
                     let readable = self
-                        .store
-                        .get(&args.workspace_id, event.record_id)
-                        .map_err(store)?
+                        .visible(actor, &args.workspace_id, event.record_id)?
                         .is_some_and(|r| {
                             args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
-                                && self.authority.allows(actor, Operation::RecordRead, &r)
                         });
                     visible.insert(event.record_id, readable);
                     readable
@@ -718,11 +653,7 @@ impl<S: RecordStore> Engine<S> {
                     .and_then(Value::as_str)
                     .and_then(|id| Uuid::parse_str(id).ok());
                 let visible = match id {
-                    Some(id) => self
-                        .store
-                        .get(workspace_id, id)
-                        .map_err(store)?
-                        .is_some_and(|p| self.authority.allows(actor, Operation::RecordRead, &p)),
+                    Some(id) => self.visible(actor, workspace_id, id)?.is_some(),
                     None => false,
                 };
                 if !visible {
@@ -797,13 +728,13 @@ impl<S: RecordStore> Engine<S> {
     fn begin<T: DeserializeOwned>(
         &self,
         actor: &Actor,
-        operation: &str,
+        operation: Operation,
         args: &(impl Serialize + Keyed),
     ) -> Result<Begun<T>, RecordError> {
         let (workspace_id, key) = args.idempotency();
         check_key(key)?;
-        let fingerprint = fingerprint(actor, operation, args)?;
-        match self.store.idempotency(workspace_id, key).map_err(store)? {
+        let fingerprint = fingerprint(actor, operation.as_str(), args)?;
+        match self.store.idempotency(workspace_id, key)? {
             Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
             None => Ok(Begun::Fresh(Mutation {
                 workspace_id: workspace_id.to_owned(),
@@ -811,6 +742,29 @@ impl<S: RecordStore> Engine<S> {
                 fingerprint,
             })),
         }
+    }
+
+    /// Starts a change of an existing record: [`begin`](Self::begin), then the record as
+    /// [`writable`](Self::writable) for `operation`.
+    fn begin_change<T: DeserializeOwned>(
+        &self,
+        actor: &Actor,
+        operation: Operation,
+        args: &(impl Serialize + Change),
+    ) -> Result<Changing<T>, RecordError> {
+        let mutation = match self.begin(actor, operation, args)? {
+            Begun::Replay(result) => return Ok(Changing::Replay(result)),
+            Begun::Fresh(mutation) => mutation,
+        };
+        let (record_id, expected) = args.target();
+        let record = self.writable(
+            actor,
+            &mutation.workspace_id,
+            record_id,
+            operation,
+            expected,
+        )?;
+        Ok(Changing::Fresh(mutation, record))
     }
 
     /// Commits a record change with its one event, remembering the reader's view.
@@ -824,56 +778,84 @@ impl<S: RecordStore> Engine<S> {
     ) -> Result<RecordView, RecordError> {
         let view = self.view(actor, &record, None)?;
         let event = self.event(actor, &record, kind, snapshot(&record));
-        self.commit_and_remember(
-            Commit {
-                record,
-                expected_revision,
-                events: vec![event],
-                idempotency: None,
-            },
-            mutation,
-            view,
-        )
+        self.commit_and_remember(record, expected_revision, vec![event], mutation, view)
     }
 
+    /// Commits a change with its events and its idempotency entry (which remembers
+    /// `result` for replays); a concurrent call that took the key first is replayed.
     fn commit_and_remember<T: Serialize + DeserializeOwned>(
         &self,
-        mut commit: Commit,
+        record: Record,
+        expected_revision: Option<u64>,
+        events: Vec<ChangeEvent>,
         mutation: Mutation,
         result: T,
     ) -> Result<T, RecordError> {
-        let expected = commit.expected_revision;
         let Mutation {
             workspace_id,
             key,
             fingerprint,
         } = mutation;
-        commit.idempotency = Some(IdempotencyEntry {
+        let idempotency = IdempotencyEntry {
             workspace_id,
             key,
             fingerprint: fingerprint.clone(),
             result: serde_json::to_string(&result)
                 .map_err(|e| RecordError::Store(e.to_string()))?,
-        });
+        };
+        let commit = Commit {
+            record,
+            expected_revision,
+            events,
+            idempotency,
+        };
         match self.store.commit(commit) {
             Ok(_) => Ok(result),
             Err(CommitError::Stale { actual }) => Err(RecordError::StaleRevision {
-                expected: expected.unwrap_or(0),
+                expected: expected_revision.unwrap_or(0),
                 actual,
             }),
             // A concurrent call with the same key won the race.
             Err(CommitError::DuplicateKey(entry)) => replayed(&entry, &fingerprint),
-            Err(CommitError::Store(e)) => Err(store(e)),
+            Err(CommitError::Store(e)) => Err(e.into()),
         }
+    }
+
+    /// The record, if it exists and the actor may read it. Every read of a record goes
+    /// through here: one that may not be read is reported exactly like a missing one, so
+    /// nothing about it leaks.
+    fn visible(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        id: Uuid,
+    ) -> Result<Option<Record>, RecordError> {
+        Ok(self
+            .store
+            .get(workspace_id, id)?
+            .filter(|r| self.authority.allows(actor, Operation::RecordRead, r)))
     }
 
     /// The record, if it exists and the actor may read it (else 404).
     fn readable(&self, actor: &Actor, workspace_id: &str, id: Uuid) -> Result<Record, RecordError> {
-        self.store
-            .get(workspace_id, id)
-            .map_err(store)?
-            .filter(|r| self.authority.allows(actor, Operation::RecordRead, r))
+        self.visible(actor, workspace_id, id)?
             .ok_or(RecordError::NotFound)
+    }
+
+    /// 403 unless the authority allows `operation` on `record`.
+    fn permit(
+        &self,
+        actor: &Actor,
+        operation: Operation,
+        record: &Record,
+    ) -> Result<(), RecordError> {
+        if self.authority.allows(actor, operation, record) {
+            Ok(())
+        } else {
+            Err(RecordError::Forbidden {
+                operation: operation.as_str(),
+            })
+        }
     }
 
     /// The record for a change: readable (404), permitted (403), not archived and at the
@@ -887,11 +869,7 @@ impl<S: RecordStore> Engine<S> {
         expected: u64,
     ) -> Result<Record, RecordError> {
         let record = self.readable(actor, workspace_id, id)?;
-        if !self.authority.allows(actor, operation, &record) {
-            return Err(RecordError::Forbidden {
-                operation: operation.as_str(),
-            });
-        }
+        self.permit(actor, operation, &record)?;
         if record.archived {
             return Err(RecordError::Archived);
         }
@@ -916,27 +894,18 @@ impl<S: RecordStore> Engine<S> {
         if !self.authority.allows(actor, Operation::RecordRead, record) {
             return false;
         }
-        let data = Value::Object(record.data.clone());
         // Through a view, the text query sees only the fields the view shows.
-        let searchable = match view {
-            Some(view) => Value::Object(
-                record
-                    .data
-                    .iter()
-                    .filter(|(k, _)| view.fields.iter().any(|f| f == k.as_str()))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-            ),
-            None => data.clone(),
-        };
         if let Some(query) = query
-            && !contains_text(&searchable, query)
+            && !record
+                .data
+                .iter()
+                .any(|(field, value)| shows(view, field) && contains_text(value, query))
         {
             return false;
         }
         view.and_then(|v| v.filter.as_ref()).is_none_or(|filter| {
             filter.passes(&Scope {
-                data: Some(&data),
+                data: Some(&Value::Object(record.data.clone())),
                 input: None,
                 state: record.state.as_deref(),
             })
@@ -1028,14 +997,9 @@ impl<S: RecordStore> Engine<S> {
                         ));
                         continue;
                     }
-                    // A record the actor may not read is reported exactly like a missing
-                    // one: linking to it is refused, and nothing about it leaks.
-                    let participant = self
-                        .store
-                        .get(&record.workspace_id, *id)
-                        .map_err(store)?
-                        .filter(|p| self.authority.allows(actor, Operation::RecordRead, p));
-                    match participant {
+                    // Linking to a record the actor may not read is refused like linking
+                    // to a missing one.
+                    match self.visible(actor, &record.workspace_id, *id)? {
                         None => issues.push(issue(
                             path,
                             "participant",
@@ -1089,11 +1053,7 @@ impl<S: RecordStore> Engine<S> {
         for (role, ids) in &record.participants {
             let mut refs = Vec::with_capacity(ids.len());
             for id in ids {
-                let visible = self
-                    .store
-                    .get(&record.workspace_id, *id)
-                    .map_err(store)?
-                    .is_some_and(|p| self.authority.allows(actor, Operation::RecordRead, &p));
+                let visible = self.visible(actor, &record.workspace_id, *id)?.is_some();
                 refs.push(if visible {
                     ParticipantRef::Visible { id: *id }
                 } else {
@@ -1102,36 +1062,43 @@ impl<S: RecordStore> Engine<S> {
             }
             participants.insert(role.clone(), refs);
         }
-        let data = match view {
-            Some(view) => record
-                .data
-                .iter()
-                .filter(|(k, _)| view.fields.iter().any(|f| f == k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            None => record.data.clone(),
-        };
-        Ok(RecordView {
-            id: record.id,
-            workspace_id: record.workspace_id.clone(),
-            collection_id: record.collection_id.clone(),
-            namespace: record.namespace.clone(),
-            version: record.version,
-            type_name: record.type_name.clone(),
-            kind: record.kind.as_str().to_owned(),
-            revision: record.revision,
-            data,
-            participants,
-            state: record.state.clone(),
-            archived: record.archived,
-            created_at: timestamp(record.created_at),
-            updated_at: timestamp(record.updated_at),
-        })
+        let data = record
+            .data
+            .iter()
+            .filter(|(field, _)| shows(view, field))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(record_view(record, participants, data))
     }
 }
 
-fn store(error: super::store::StoreError) -> RecordError {
-    RecordError::Store(error.0)
+/// Whether `field` is shown through `view` (every field without one).
+fn shows(view: Option<&View>, field: &str) -> bool {
+    view.is_none_or(|view| view.fields.iter().any(|f| f.as_ref() == field))
+}
+
+/// `record` as readers see it, with their participants and data.
+fn record_view(
+    record: &Record,
+    participants: BTreeMap<String, Vec<ParticipantRef>>,
+    data: Map<String, Value>,
+) -> RecordView {
+    RecordView {
+        id: record.id,
+        workspace_id: record.workspace_id.clone(),
+        collection_id: record.collection_id.clone(),
+        namespace: record.namespace.clone(),
+        version: record.version,
+        type_name: record.type_name.clone(),
+        kind: record.kind.as_str().to_owned(),
+        revision: record.revision,
+        data,
+        participants,
+        state: record.state.clone(),
+        archived: record.archived,
+        created_at: timestamp(record.created_at),
+        updated_at: timestamp(record.updated_at),
+    }
 }
 
 fn check_key(key: &str) -> Result<(), RecordError> {
@@ -1149,6 +1116,17 @@ struct Mutation {
     workspace_id: String,
     key: String,
     fingerprint: String,
+}
+
+/// How [`Engine::begin_change`] starts a change of an existing record.
+// Returned once per change and destructured at once: boxing the record would only add an
+// allocation.
+#[allow(clippy::large_enum_variant)]
+enum Changing<T> {
+    /// The key was used before with the same arguments: its first result.
+    Replay(T),
+    /// A new change of this record (readable, permitted, current, not archived).
+    Fresh(Mutation, Record),
 }
 
 /// How [`Engine::begin`] starts a mutation.
@@ -1175,6 +1153,23 @@ macro_rules! keyed {
 }
 keyed!(CreateRecord, UpdateRecord, ArchiveRecord, ExecuteCommand);
 
+/// The arguments of a change of an existing record.
+trait Change: Keyed {
+    /// The record and the revision the change expects.
+    fn target(&self) -> (Uuid, u64);
+}
+
+macro_rules! change {
+    ($($args:ty),*) => {$(
+        impl Change for $args {
+            fn target(&self) -> (Uuid, u64) {
+                (self.record_id, self.expected_revision)
+            }
+        }
+    )*};
+}
+change!(UpdateRecord, ArchiveRecord, ExecuteCommand);
+
 /// What a replay must match: the actor, the operation and its arguments. The actor is part of
 /// it so that another actor reusing a key gets a conflict, never the first actor's result.
 fn fingerprint(
@@ -1200,19 +1195,22 @@ fn replayed<T: DeserializeOwned>(
         .map_err(|e| RecordError::Store(format!("stored result unreadable: {e}")))
 }
 
-fn check_data(entry: &TypeEntry, data: &Map<String, Value>) -> Result<(), RecordError> {
-    entry
-        .data
-        .check(&Value::Object(data.clone()))
-        .map_err(|issues| {
-            RecordError::schema(
-                format!(
-                    "the data does not match the schema of type {:?}",
-                    entry.def().name
-                ),
-                issues,
-            )
-        })
+fn check_data(entry: &TypeEntry, data: &mut Map<String, Value>) -> Result<(), RecordError> {
+    // The validator reads a `Value`: the map is moved in and back out, not copied.
+    let value = Value::Object(std::mem::take(data));
+    let checked = entry.data.check(&value);
+    if let Value::Object(map) = value {
+        *data = map;
+    }
+    checked.map_err(|issues| {
+        RecordError::schema(
+            format!(
+                "the data does not match the schema of type {:?}",
+                entry.def().name
+            ),
+            issues,
+        )
+    })
 }
 
 fn find_command<'t>(
@@ -1286,34 +1284,17 @@ fn page_limit(limit: Option<u32>) -> Result<usize, RecordError> {
 /// A record as an event stores it: every participant by id. Readers get it through
 /// [`Engine::redact`], which restricts the participants they may not read, at read time.
 fn snapshot(record: &Record) -> Value {
-    let participants: BTreeMap<&String, Vec<ParticipantRef>> = record
+    let participants = record
         .participants
         .iter()
         .map(|(role, ids)| {
-            (
-                role,
-                ids.iter()
-                    .map(|id| ParticipantRef::Visible { id: *id })
-                    .collect(),
-            )
+            let refs = ids.iter().map(|&id| ParticipantRef::Visible { id });
+            (role.clone(), refs.collect())
         })
         .collect();
-    serde_json::json!({
-        "id": record.id,
-        "workspace_id": record.workspace_id,
-        "collection_id": record.collection_id,
-        "namespace": record.namespace,
-        "version": record.version,
-        "type": record.type_name,
-        "kind": record.kind.as_str(),
-        "revision": record.revision,
-        "data": record.data,
-        "participants": participants,
-        "state": record.state,
-        "archived": record.archived,
-        "created_at": timestamp(record.created_at),
-        "updated_at": timestamp(record.updated_at),
-    })
+    let view = record_view(record, participants, record.data.clone());
+    // A struct of strings, numbers and string-keyed maps always serializes.
+    serde_json::to_value(view).unwrap_or_default()
 }
 
 /// Whether any string (or number, as text) in `value` contains `query` (lowercase).

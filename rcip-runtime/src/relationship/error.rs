@@ -114,3 +114,9 @@ impl RecordError {
         }
     }
 }
+
+impl From<super::store::StoreError> for RecordError {
+    fn from(error: super::store::StoreError) -> Self {
+        RecordError::Store(error.0)
+    }
+}

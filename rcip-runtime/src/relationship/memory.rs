@@ -85,10 +85,6 @@ impl RecordStore for MemoryStore {
             .collect())
     }
 
-    fn head(&self) -> Result<u64, StoreError> {
-        Ok(lock(&self.inner).events.len() as u64)
-    }
-
     fn idempotency(
         &self,
         workspace_id: &str,
@@ -108,22 +104,13 @@ impl RecordStore for MemoryStore {
             events,
             idempotency,
         } = &mut *inner;
-        if let Some(entry) = &commit.idempotency
-            && let Some(existing) =
-                idempotency.get(&(entry.workspace_id.clone(), entry.key.clone()))
-        {
-            return Err(CommitError::DuplicateKey(existing.clone()));
-        }
-        let current = records.get(&commit.record.id).map(|(_, r)| r.revision);
-        match (commit.expected_revision, current) {
-            (None, None) => {}
-            (Some(expected), Some(actual)) if expected == actual => {}
-            (_, actual) => {
-                return Err(CommitError::Stale {
-                    actual: actual.unwrap_or(0),
-                });
-            }
-        }
+        let entry = &commit.idempotency;
+        commit.check(
+            idempotency
+                .get(&(entry.workspace_id.clone(), entry.key.clone()))
+                .cloned(),
+            records.get(&commit.record.id).map(|(_, r)| r.revision),
+        )?;
         let position = match records.get(&commit.record.id) {
             Some((position, _)) => *position,
             None => {
@@ -139,9 +126,8 @@ impl RecordStore for MemoryStore {
             ids.push(event.id);
             events.push(event);
         }
-        if let Some(entry) = commit.idempotency {
-            idempotency.insert((entry.workspace_id.clone(), entry.key.clone()), entry);
-        }
+        let entry = commit.idempotency;
+        idempotency.insert((entry.workspace_id.clone(), entry.key.clone()), entry);
         Ok(ids)
     }
 }

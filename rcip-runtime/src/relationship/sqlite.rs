@@ -109,7 +109,7 @@ fn sql(error: rusqlite::Error) -> StoreError {
 }
 
 fn json_error(error: serde_json::Error) -> StoreError {
-    StoreError(format!("stored JSON unreadable: {error}"))
+    StoreError(format!("JSON: {error}"))
 }
 
 /// A row of `records` (columns in `RECORD_COLUMNS` order) as a record and its position.
@@ -131,10 +131,10 @@ fn record_row(row: &Row<'_>) -> rusqlite::Result<(u64, Result<Record, StoreError
             namespace: row.get(4).map_err(sql)?,
             version: version.unsigned_abs(),
             type_name: row.get(6).map_err(sql)?,
-            kind: if kind == "relationship" {
-                Kind::Relationship
-            } else {
-                Kind::Entity
+            kind: match kind.as_str() {
+                "entity" => Kind::Entity,
+                "relationship" => Kind::Relationship,
+                other => return Err(StoreError(format!("bad record kind {other:?}"))),
             },
             revision: revision.unsigned_abs(),
             data: serde_json::from_str(&data).map_err(json_error)?,
@@ -166,8 +166,8 @@ fn event_row(row: &Row<'_>) -> rusqlite::Result<Result<ChangeEvent, StoreError>>
             actor: serde_json::from_str::<Actor>(&actor).map_err(json_error)?,
             record_id: Uuid::parse_str(&record_id).map_err(|e| StoreError(e.to_string()))?,
             revision: revision.unsigned_abs(),
-            kind: serde_json::from_value::<EventKind>(serde_json::Value::String(kind))
-                .map_err(json_error)?,
+            kind: EventKind::parse(&kind)
+                .ok_or_else(|| StoreError(format!("bad event kind {kind:?}")))?,
             at,
             payload: serde_json::from_str(&payload).map_err(json_error)?,
         })
@@ -292,14 +292,6 @@ impl RecordStore for SqliteStore {
         Ok(events)
     }
 
-    fn head(&self) -> Result<u64, StoreError> {
-        let connection = lock(&self.connection);
-        let head: Option<i64> = connection
-            .query_row("SELECT MAX(id) FROM events", [], |row| row.get(0))
-            .map_err(sql)?;
-        Ok(head.unwrap_or(0).unsigned_abs())
-    }
-
     fn idempotency(
         &self,
         workspace_id: &str,
@@ -313,11 +305,8 @@ impl RecordStore for SqliteStore {
         let transaction = connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
-        if let Some(entry) = &commit.idempotency
-            && let Some(existing) = read_idempotency(&transaction, &entry.workspace_id, &entry.key)?
-        {
-            return Err(CommitError::DuplicateKey(existing));
-        }
+        let entry = &commit.idempotency;
+        let existing = read_idempotency(&transaction, &entry.workspace_id, &entry.key)?;
         let record = &commit.record;
         let id = record.id.to_string();
         let current: Option<i64> = transaction
@@ -328,18 +317,9 @@ impl RecordStore for SqliteStore {
             )
             .optional()
             .map_err(sql)?;
-        match (commit.expected_revision, current) {
-            (None, None) => {}
-            (Some(expected), Some(actual)) if int(expected)? == actual => {}
-            (_, actual) => {
-                return Err(CommitError::Stale {
-                    actual: actual.unwrap_or(0).unsigned_abs(),
-                });
-            }
-        }
-        let data = serde_json::to_string(&record.data).map_err(|e| StoreError(e.to_string()))?;
-        let participants =
-            serde_json::to_string(&record.participants).map_err(|e| StoreError(e.to_string()))?;
+        commit.check(existing, current.map(i64::unsigned_abs))?;
+        let data = serde_json::to_string(&record.data).map_err(json_error)?;
+        let participants = serde_json::to_string(&record.participants).map_err(json_error)?;
         transaction
             .prepare_cached(
                 "INSERT INTO records (id, workspace_id, collection_id, namespace, version, type_name, \
@@ -369,7 +349,6 @@ impl RecordStore for SqliteStore {
             .map_err(sql)?;
         let mut ids = Vec::with_capacity(commit.events.len());
         for event in &commit.events {
-            let kind = serde_json::to_value(event.kind).map_err(|e| StoreError(e.to_string()))?;
             transaction
                 .prepare_cached(
                     "INSERT INTO events (event_id, workspace_id, actor, record_id, revision, kind, at, payload) \
@@ -379,25 +358,24 @@ impl RecordStore for SqliteStore {
                 .execute(params![
                         event.event_id.to_string(),
                         event.workspace_id,
-                        serde_json::to_string(&event.actor).map_err(|e| StoreError(e.to_string()))?,
+                        serde_json::to_string(&event.actor).map_err(json_error)?,
                         event.record_id.to_string(),
                         int(event.revision)?,
-                        kind.as_str().unwrap_or_default(),
+                        event.kind.as_str(),
                         event.at,
                     event.payload.to_string(),
                 ])
                 .map_err(sql)?;
             ids.push(transaction.last_insert_rowid().unsigned_abs());
         }
-        if let Some(entry) = &commit.idempotency {
-            transaction
-                .prepare_cached(
-                    "INSERT INTO idempotency (workspace_id, key, fingerprint, result) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(sql)?
-                .execute(params![entry.workspace_id, entry.key, entry.fingerprint, entry.result])
-                .map_err(sql)?;
-        }
+        let entry = &commit.idempotency;
+        transaction
+            .prepare_cached(
+                "INSERT INTO idempotency (workspace_id, key, fingerprint, result) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(sql)?
+            .execute(params![entry.workspace_id, entry.key, entry.fingerprint, entry.result])
+            .map_err(sql)?;
         transaction.commit().map_err(sql)?;
         Ok(ids)
     }

@@ -31,6 +31,40 @@ pub enum EventKind {
     WorkRequested,
 }
 
+impl EventKind {
+    /// Every kind.
+    pub const ALL: [EventKind; 5] = [
+        EventKind::RecordCreated,
+        EventKind::RecordUpdated,
+        EventKind::RecordArchived,
+        EventKind::CommandExecuted,
+        EventKind::WorkRequested,
+    ];
+
+    /// The wire spelling, such as `record.created`.
+    ///
+    /// ```
+    /// use rcip_runtime::relationship::EventKind;
+    /// assert_eq!(EventKind::parse(EventKind::WorkRequested.as_str()), Some(EventKind::WorkRequested));
+    /// ```
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EventKind::RecordCreated => "record.created",
+            EventKind::RecordUpdated => "record.updated",
+            EventKind::RecordArchived => "record.archived",
+            EventKind::CommandExecuted => "command.executed",
+            EventKind::WorkRequested => "work.requested",
+        }
+    }
+
+    /// The kind spelled `name`.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
 /// One entry of the change feed and of a record's history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChangeEvent {
@@ -76,8 +110,34 @@ pub struct Commit {
     pub expected_revision: Option<u64>,
     /// Events to append, in order.
     pub events: Vec<ChangeEvent>,
-    /// The idempotency entry to remember; its key must be new.
-    pub idempotency: Option<IdempotencyEntry>,
+    /// The idempotency entry to remember (every change has one); its key must be new.
+    pub idempotency: IdempotencyEntry,
+}
+
+impl Commit {
+    /// The checks every store makes before applying a commit, given the entry already
+    /// stored under its key and the stored record's revision: the key is new, and the
+    /// record is at the expected revision (or absent, for a create).
+    ///
+    /// # Errors
+    ///
+    /// [`CommitError::DuplicateKey`] or [`CommitError::Stale`].
+    pub fn check(
+        &self,
+        existing: Option<IdempotencyEntry>,
+        current_revision: Option<u64>,
+    ) -> Result<(), CommitError> {
+        if let Some(existing) = existing {
+            return Err(CommitError::DuplicateKey(existing));
+        }
+        match (self.expected_revision, current_revision) {
+            (None, None) => Ok(()),
+            (Some(expected), Some(actual)) if expected == actual => Ok(()),
+            (_, actual) => Err(CommitError::Stale {
+                actual: actual.unwrap_or(0),
+            }),
+        }
+    }
 }
 
 /// Why a commit was not applied (nothing of it was).
@@ -172,13 +232,6 @@ pub trait RecordStore: Send + Sync + std::fmt::Debug {
         after: u64,
         limit: usize,
     ) -> Result<Vec<ChangeEvent>, StoreError>;
-
-    /// The largest event id so far (0 when none).
-    ///
-    /// # Errors
-    ///
-    /// A store failure.
-    fn head(&self) -> Result<u64, StoreError>;
 
     /// The entry remembered for `key` in `workspace_id`.
     ///
