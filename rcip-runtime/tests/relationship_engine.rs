@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use rcip_runtime::rcip_core::relationship::{Package, parse_package};
 use rcip_runtime::relationship::{
-    Actor, Authority, ChangesFeed, Engine, EventKind, GetRecord, ListCommands, MAX_IDEMPOTENCY_KEY,
-    Operation, ParticipantRef, Record, RecordError, RecordHistory, RecordStore, RecordView,
-    SearchRecords, UpdateRecord,
+    Actor, Authority, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
+    MAX_IDEMPOTENCY_KEY, Operation, Page, ParticipantRef, Record, RecordError, RecordHistory,
+    RecordStore, RecordView, SearchRecords, UpdateRecord,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -99,6 +99,39 @@ fn execute<S: RecordStore>(
     )
 }
 
+/// `actor`'s `record.get` of `id` in workspace `W`.
+fn get<S: RecordStore>(
+    engine: &Engine<S>,
+    actor: &Actor,
+    id: Uuid,
+) -> Result<RecordView, RecordError> {
+    engine.get(
+        actor,
+        GetRecord {
+            workspace_id: W.into(),
+            record_id: id,
+        },
+    )
+}
+
+/// `actor`'s change feed of workspace `W` (every namespace) from `cursor`.
+fn changes<S: RecordStore>(
+    engine: &Engine<S>,
+    actor: &Actor,
+    cursor: Option<String>,
+    limit: Option<u32>,
+) -> Result<Page<ChangeEvent>, RecordError> {
+    engine.feed(
+        actor,
+        ChangesFeed {
+            workspace_id: W.into(),
+            cursor,
+            limit,
+            namespace: None,
+        },
+    )
+}
+
 fn code<T: std::fmt::Debug>(result: Result<T, RecordError>) -> (&'static str, u16) {
     let error = result.unwrap_err();
     (error.code(), error.status())
@@ -112,15 +145,7 @@ fn create_creates_at_revision_one_in_the_initial_state<S: RecordStore>(store: S)
         (1, Some("open"), "entity")
     );
     assert!(poll.created_at.ends_with('Z'));
-    let read = engine
-        .get(
-            &ada(),
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: poll.id,
-            },
-        )
-        .unwrap();
+    let read = get(&engine, &ada(), poll.id).unwrap();
     assert_eq!(read, poll);
     // Another workspace does not see it.
     assert_eq!(
@@ -475,15 +500,7 @@ fn commands_check_input_state_and_guard_then_transition<S: RecordStore>(store: S
         ),
         (2, Some("closed"), &["notify_voters".to_owned()][..])
     );
-    let read = engine
-        .get(
-            &ada(),
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: poll.id,
-            },
-        )
-        .unwrap();
+    let read = get(&engine, &ada(), poll.id).unwrap();
     assert_eq!(
         read.data["closed_reason"],
         json!("done"),
@@ -544,15 +561,7 @@ fn guards_fail_closed_on_missing_numbers<S: RecordStore>(store: S) {
         offered.work_requested,
         ["send_offer_letter", "notify_recruiter"]
     );
-    let read = engine
-        .get(
-            &ada(),
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: application.id,
-            },
-        )
-        .unwrap();
+    let read = get(&engine, &ada(), application.id).unwrap();
     assert_eq!(read.data["offer_salary"], json!(100));
 }
 
@@ -762,19 +771,7 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
 
 fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let feed = |cursor: Option<String>| {
-        engine
-            .feed(
-                &ada(),
-                ChangesFeed {
-                    workspace_id: W.into(),
-                    cursor,
-                    limit: Some(100),
-                    namespace: None,
-                },
-            )
-            .unwrap()
-    };
+    let feed = |cursor: Option<String>| changes(&engine, &ada(), cursor, Some(100)).unwrap();
     let a = create_poll(&engine, "A", 1);
     create_poll(&engine, "B", 1);
     let first = feed(None);
@@ -804,17 +801,7 @@ fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
     assert_eq!(later.items[0].actor, ada());
     assert_eq!(later.items[0].revision, 2);
     // Paging within the feed.
-    let small = engine
-        .feed(
-            &ada(),
-            ChangesFeed {
-                workspace_id: W.into(),
-                cursor: None,
-                limit: Some(3),
-                namespace: None,
-            },
-        )
-        .unwrap();
+    let small = changes(&engine, &ada(), None, Some(3)).unwrap();
     assert_eq!(small.items.len(), 3);
     let rest = feed(small.next_cursor);
     assert_eq!(rest.items.len(), 1);
@@ -841,15 +828,7 @@ fn concurrent_executes_on_one_revision_have_one_winner<S: RecordStore + 'static>
         );
         assert_eq!(error.status(), 409);
     }
-    let read = engine
-        .get(
-            &ada(),
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: poll.id,
-            },
-        )
-        .unwrap();
+    let read = get(&engine, &ada(), poll.id).unwrap();
     assert_eq!(read.revision, 2);
 }
 
@@ -887,13 +866,7 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
         .unwrap();
     let bob = Actor::new("bob").via("agent-7");
     assert_eq!(
-        code(engine.get(
-            &bob,
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: secret.id
-            }
-        )),
+        code(get(&engine, &bob, secret.id)),
         ("RECORD_NOT_FOUND", 404)
     );
     // Old snapshots in events follow current access: the secret poll is restricted there too.
@@ -916,15 +889,7 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
         history.items[0].payload["participants"]["voter"],
         json!([{"id": voter.id}])
     );
-    let seen = engine
-        .get(
-            &bob,
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: ballot.id,
-            },
-        )
-        .unwrap();
+    let seen = get(&engine, &bob, ballot.id).unwrap();
     assert_eq!(
         seen.participants["poll"],
         [ParticipantRef::Restricted { restricted: true }]
@@ -966,17 +931,7 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
         found.items.iter().map(|r| r.id).collect::<Vec<_>>(),
         [public.id]
     );
-    let feed = engine
-        .feed(
-            &bob,
-            ChangesFeed {
-                workspace_id: W.into(),
-                cursor: None,
-                limit: None,
-                namespace: None,
-            },
-        )
-        .unwrap();
+    let feed = changes(&engine, &bob, None, None).unwrap();
     assert!(feed.items.iter().all(|e| e.record_id != secret.id));
     assert_eq!(feed.items.len(), 3, "public poll, person, ballot");
 }
@@ -1042,18 +997,7 @@ fn archived_records_take_no_changes<S: RecordStore>(store: S) {
         default_search.items.is_empty(),
         "archived records are not searched"
     );
-    assert!(
-        engine
-            .get(
-                &ada(),
-                GetRecord {
-                    workspace_id: W.into(),
-                    record_id: poll.id
-                }
-            )
-            .unwrap()
-            .archived
-    );
+    assert!(get(&engine, &ada(), poll.id).unwrap().archived);
 }
 
 macro_rules! conformance {
@@ -1148,57 +1092,19 @@ fn sqlite_data_survives_a_reopen() {
         let engine = engine(SqliteStore::open(&path).unwrap());
         let poll = create_poll(&engine, "Persisted?", 2);
         execute(&engine, poll.id, "close", 1, json!({"reason": "kept"})).unwrap();
-        let events = engine
-            .feed(
-                &ada(),
-                ChangesFeed {
-                    workspace_id: W.into(),
-                    cursor: None,
-                    limit: None,
-                    namespace: None,
-                },
-            )
-            .unwrap();
+        let events = changes(&engine, &ada(), None, None).unwrap();
         (poll, events.items)
     };
     let engine = engine(SqliteStore::open(&path).unwrap());
-    let read = engine
-        .get(
-            &ada(),
-            GetRecord {
-                workspace_id: W.into(),
-                record_id: poll.id,
-            },
-        )
-        .unwrap();
+    let read = get(&engine, &ada(), poll.id).unwrap();
     assert_eq!((read.revision, read.state.as_deref()), (2, Some("closed")));
     assert_eq!(read.data["closed_reason"], json!("kept"));
-    let reopened = engine
-        .feed(
-            &ada(),
-            ChangesFeed {
-                workspace_id: W.into(),
-                cursor: None,
-                limit: None,
-                namespace: None,
-            },
-        )
-        .unwrap();
+    let reopened = changes(&engine, &ada(), None, None).unwrap();
     assert_eq!(reopened.items, events, "events, ids and all");
     // New events continue the order.
     let reopened_poll = execute(&engine, poll.id, "reopen", 2, json!({})).unwrap();
     assert_eq!(reopened_poll.revision, 3);
-    let last = engine
-        .feed(
-            &ada(),
-            ChangesFeed {
-                workspace_id: W.into(),
-                cursor: reopened.checkpoint,
-                limit: None,
-                namespace: None,
-            },
-        )
-        .unwrap();
+    let last = changes(&engine, &ada(), reopened.checkpoint, None).unwrap();
     assert_eq!(last.items.len(), 1);
     assert!(last.items[0].id > events.last().unwrap().id);
     std::fs::remove_dir_all(dir).unwrap();

@@ -45,8 +45,8 @@ pub use model::{
 };
 pub use naming::{command_capability_id, lower_camel, pascal_case};
 pub use operations::{
-    FEED_OPERATION, TYPE_OPERATIONS, TypeOperation, operation_capabilities,
-    operation_capability_id, package_capabilities, view_capability_id,
+    DEFAULT_PAGE_LIMIT, FEED_OPERATION, MAX_PAGE_LIMIT, TYPE_OPERATIONS, TypeOperation,
+    operation_capabilities, operation_capability_id, package_capabilities, view_capability_id,
 };
 pub use problem::{PackageError, Problem, ProblemCode};
 pub use rule::{Comparison, Constant, Expr, Path, Root, Scope};

@@ -81,6 +81,11 @@ pub const TYPE_OPERATIONS: [&str; 6] = {
 /// take this name (`RESERVED_NAME`).
 pub const FEED_OPERATION: &str = "changes";
 
+/// Items per page of a search or the change feed when no limit is given.
+pub const DEFAULT_PAGE_LIMIT: u64 = 20;
+/// The largest page of a search or the change feed.
+pub const MAX_PAGE_LIMIT: u64 = 100;
+
 /// The longest text search a search capability accepts.
 const MAX_QUERY_LENGTH: u64 = 200;
 
@@ -196,7 +201,7 @@ fn feed(package: &Package, scope: &str) -> Option<CapabilityDefinition> {
                 &[
                     ("cursor", json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
                         "description": "A next_cursor or a stored checkpoint; none reads from the start."})),
-                    ("limit", json!({"type": "integer", "minimum": 1, "maximum": 100})),
+                    ("limit", json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_LIMIT})),
                 ],
                 &[],
             ))
@@ -406,8 +411,8 @@ fn search_input(type_def: &TypeDef) -> Value {
         ),
         (
             "limit",
-            json!({"type": "integer", "minimum": 1, "maximum": 100,
-            "description": "Records per page (default 20)."}),
+            json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_LIMIT,
+            "description": format!("Records per page (default {DEFAULT_PAGE_LIMIT}).")}),
         ),
         (
             "cursor",

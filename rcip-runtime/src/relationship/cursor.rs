@@ -7,10 +7,13 @@
 use super::error::RecordError;
 use crate::support::fnv1a;
 
+// The capabilities' schemas declare the same bounds (`rcip_core::relationship`).
+#[allow(clippy::cast_possible_truncation)] // 20 and 100
 /// Items per page when no limit is given.
-pub const DEFAULT_LIMIT: usize = 20;
+pub const DEFAULT_LIMIT: usize = rcip_core::relationship::DEFAULT_PAGE_LIMIT as usize;
+#[allow(clippy::cast_possible_truncation)]
 /// The largest page.
-pub const MAX_LIMIT: usize = 100;
+pub const MAX_LIMIT: usize = rcip_core::relationship::MAX_PAGE_LIMIT as usize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cursor {

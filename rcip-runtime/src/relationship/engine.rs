@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rcip_core::ValidationIssue;
 use rcip_core::relationship::{
-    Command, Kind, Package, Scope, TypeDef, View, command_capability_id,
+    Command, Kind, Package, Role, Scope, TypeDef, View, command_capability_id,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -53,6 +53,13 @@ impl TypeEntry {
     }
 }
 
+/// A registered program version and its types (in the package's order).
+#[derive(Debug)]
+struct Registered {
+    package: Arc<Package>,
+    types: Vec<TypeEntry>,
+}
+
 /// The relationship engine over a store (in memory by default).
 ///
 /// ```
@@ -74,9 +81,8 @@ impl TypeEntry {
 #[derive(Debug)]
 pub struct Engine<S: RecordStore = MemoryStore> {
     store: S,
-    types: HashMap<(String, u64, String), TypeEntry>,
     /// namespace -> its registered versions.
-    packages: HashMap<String, Vec<Arc<Package>>>,
+    packages: HashMap<String, Vec<Registered>>,
     authority: Arc<dyn Authority>,
     clock: Arc<dyn Clock>,
 }
@@ -94,7 +100,6 @@ impl<S: RecordStore> Engine<S> {
     pub fn new(store: S) -> Self {
         Self {
             store,
-            types: HashMap::new(),
             packages: HashMap::new(),
             authority: Arc::new(AllowAll),
             clock: Arc::new(SystemClock),
@@ -110,14 +115,7 @@ impl<S: RecordStore> Engine<S> {
     pub fn with_program(mut self, package: Package) -> Result<Self, RecordError> {
         let package = Arc::new(package);
         let namespace = package.namespace.to_string();
-        let versions = self.packages.entry(namespace.clone()).or_default();
-        if versions.iter().any(|p| p.version == package.version) {
-            return Err(RecordError::InvalidArguments(format!(
-                "program {namespace} v{} is already registered",
-                package.version
-            )));
-        }
-        versions.push(Arc::clone(&package));
+        let mut types = Vec::with_capacity(package.types.len());
         for (type_index, type_def) in package.types.iter().enumerate() {
             let compile = |json: &str| {
                 serde_json::from_str::<Value>(json)
@@ -136,20 +134,24 @@ impl<S: RecordStore> Engine<S> {
                 .iter()
                 .map(|c| compile(&c.input.json))
                 .collect::<Result<_, _>>()?;
-            self.types.insert(
-                (
-                    namespace.clone(),
-                    package.version,
-                    type_def.name.to_string(),
-                ),
-                TypeEntry {
-                    package: Arc::clone(&package),
-                    type_index,
-                    data,
-                    inputs,
-                },
-            );
+            types.push(TypeEntry {
+                package: Arc::clone(&package),
+                type_index,
+                data,
+                inputs,
+            });
         }
+        let versions = self.packages.entry(namespace.clone()).or_default();
+        if versions
+            .iter()
+            .any(|r| r.package.version == package.version)
+        {
+            return Err(RecordError::InvalidArguments(format!(
+                "program {namespace} v{} is already registered",
+                package.version
+            )));
+        }
+        versions.push(Registered { package, types });
         Ok(self)
     }
 
@@ -175,7 +177,9 @@ impl<S: RecordStore> Engine<S> {
     /// The registered program `namespace` (version `version`, or the only one registered).
     #[must_use]
     pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<&Package> {
-        self.registered(namespace, version).ok().map(AsRef::as_ref)
+        self.registered(namespace, version)
+            .ok()
+            .map(|r| r.package.as_ref())
     }
 
     // ------------------------------------------------------------------ operations
@@ -473,7 +477,9 @@ impl<S: RecordStore> Engine<S> {
                         "give either a view or namespace/type filters".to_owned(),
                     ));
                 }
-                let package = self.registered(&view_ref.namespace, view_ref.version)?;
+                let package = &self
+                    .registered(&view_ref.namespace, view_ref.version)?
+                    .package;
                 let version = package.version;
                 let view = package.view(&view_ref.view).ok_or_else(|| {
                     RecordError::InvalidArguments(format!(
@@ -669,14 +675,19 @@ impl<S: RecordStore> Engine<S> {
         &self,
         namespace: &str,
         version: Option<u64>,
-    ) -> Result<&Arc<Package>, RecordError> {
+    ) -> Result<&Registered, RecordError> {
         let versions = self.packages.get(namespace).ok_or_else(|| {
             RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
         })?;
         match (version, versions.as_slice()) {
-            (Some(v), _) => versions.iter().find(|p| p.version == v).ok_or_else(|| {
-                RecordError::InvalidArguments(format!("program {namespace} v{v} is not registered"))
-            }),
+            (Some(v), _) => versions
+                .iter()
+                .find(|r| r.package.version == v)
+                .ok_or_else(|| {
+                    RecordError::InvalidArguments(format!(
+                        "program {namespace} v{v} is not registered"
+                    ))
+                }),
             (None, [only]) => Ok(only),
             (None, _) => Err(RecordError::InvalidArguments(format!(
                 "program {namespace} has several versions: give one"
@@ -685,7 +696,8 @@ impl<S: RecordStore> Engine<S> {
     }
 
     fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
-        self.registered(namespace, version).map(|p| p.version)
+        self.registered(namespace, version)
+            .map(|r| r.package.version)
     }
 
     fn type_entry(
@@ -694,8 +706,9 @@ impl<S: RecordStore> Engine<S> {
         version: u64,
         type_name: &str,
     ) -> Result<&TypeEntry, RecordError> {
-        self.types
-            .get(&(namespace.to_owned(), version, type_name.to_owned()))
+        self.registered(namespace, Some(version))
+            .ok()
+            .and_then(|r| r.types.iter().find(|t| t.def().name.as_ref() == type_name))
             .ok_or_else(|| {
                 RecordError::InvalidArguments(format!(
                     "unknown type {type_name:?} in {namespace} v{version}"
@@ -988,45 +1001,14 @@ impl<S: RecordStore> Engine<S> {
                     ));
                 }
                 for (i, id) in ids.iter().enumerate() {
-                    let path = format!("/roles/{}/{i}", role.name);
-                    if ids[..i].contains(id) {
-                        issues.push(issue(
-                            path,
-                            "participant",
-                            format!("participant {id} is listed twice"),
-                        ));
-                        continue;
-                    }
-                    // Linking to a record the actor may not read is refused like linking
-                    // to a missing one.
-                    match self.visible(actor, &record.workspace_id, *id)? {
-                        None => issues.push(issue(
-                            path,
-                            "participant",
-                            format!("participant {id} does not exist in this workspace"),
-                        )),
-                        Some(participant) => {
-                            if !role.types.iter().any(|t| {
-                                t.namespace == participant.namespace
-                                    && t.name == participant.type_name
-                            }) {
-                                issues.push(issue(
-                                    path,
-                                    "participant",
-                                    format!(
-                                        "participant {id} is a {}/{}; role {:?} allows {}",
-                                        participant.namespace,
-                                        participant.type_name,
-                                        role.name,
-                                        role.types
-                                            .iter()
-                                            .map(|t| format!("{}/{}", t.namespace, t.name))
-                                            .collect::<Vec<_>>()
-                                            .join(", ")
-                                    ),
-                                ));
-                            }
-                        }
+                    let problem = if ids[..i].contains(id) {
+                        Some(format!("participant {id} is listed twice"))
+                    } else {
+                        self.participant_problem(actor, record, role, *id)?
+                    };
+                    if let Some(message) = problem {
+                        let path = format!("/roles/{}/{i}", role.name);
+                        issues.push(issue(path, "participant", message));
                     }
                 }
             }
@@ -1039,6 +1021,41 @@ impl<S: RecordStore> Engine<S> {
                 issues,
             ))
         }
+    }
+
+    /// What is wrong with record `id` as a participant in `role` of `record`, if anything.
+    /// Linking to a record the actor may not read is refused like linking to a missing one.
+    fn participant_problem(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        role: &Role,
+        id: Uuid,
+    ) -> Result<Option<String>, RecordError> {
+        let Some(participant) = self.visible(actor, &record.workspace_id, id)? else {
+            return Ok(Some(format!(
+                "participant {id} does not exist in this workspace"
+            )));
+        };
+        let allowed = role
+            .types
+            .iter()
+            .any(|t| t.namespace == participant.namespace && t.name == participant.type_name);
+        if allowed {
+            return Ok(None);
+        }
+        let types: Vec<String> = role
+            .types
+            .iter()
+            .map(|t| format!("{}/{}", t.namespace, t.name))
+            .collect();
+        Ok(Some(format!(
+            "participant {id} is a {}/{}; role {:?} allows {}",
+            participant.namespace,
+            participant.type_name,
+            role.name,
+            types.join(", ")
+        )))
     }
 
     /// The reader's projection: participants the actor may not read are restricted; a view
