@@ -12,6 +12,7 @@ use rcip_core::relationship::{
 };
 
 use crate::rust_names::{constant, module, variant};
+use crate::string_enum::StringEnum;
 
 /// The whole generated file.
 pub(crate) fn generate(packages: &[&Package], krate: &str) -> String {
@@ -169,92 +170,32 @@ fn state_enum(
     initial: &str,
     states: &[rcip_core::relationship::Text],
 ) {
-    let _ = writeln!(out, "        /// The lifecycle states of `{type_name}`.");
-    let _ = writeln!(
-        out,
-        "        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]"
-    );
-    let _ = writeln!(out, "        pub enum State {{");
-    for state in states {
-        let note = if state == initial { " (initial)" } else { "" };
-        let _ = writeln!(out, "            /// `{state}`{note}.");
-        let _ = writeln!(out, "            {},", variant(state));
-    }
-    let _ = writeln!(out, "        }}\n");
-    let all: Vec<String> = states
+    let variants = states
         .iter()
-        .map(|s| format!("Self::{}", variant(s)))
+        .map(|state| {
+            let note = if state == initial { " (initial)" } else { "" };
+            (variant(state), state.as_ref(), format!("`{state}`{note}."))
+        })
         .collect();
-    let _ = writeln!(out, "        impl State {{");
-    let _ = writeln!(
-        out,
-        "            /// Every state, in the lifecycle's order."
-    );
-    let _ = writeln!(
-        out,
-        "            pub const ALL: [Self; {}] = [{}];",
-        states.len(),
-        all.join(", ")
-    );
-    let _ = writeln!(out, "            /// The state of a new record.");
-    let _ = writeln!(
-        out,
-        "            pub const INITIAL: Self = Self::{};\n",
-        variant(initial)
-    );
-    let _ = writeln!(out, "            /// The state's name in the package.");
-    let _ = writeln!(
-        out,
-        "            pub const fn as_str(self) -> &'static str {{"
-    );
-    let _ = writeln!(out, "                match self {{");
-    for state in states {
-        let _ = writeln!(
-            out,
-            "                    Self::{} => {state:?},",
-            variant(state)
-        );
+    StringEnum {
+        name: "State",
+        doc: format!("The lifecycle states of `{type_name}`."),
+        variants,
+        item_docs: [
+            "Every state, in the lifecycle's order.",
+            "The state's name in the package.",
+            "The state named `text`, if the lifecycle has one.",
+        ],
+        extra: vec![format!(
+            "/// The state of a new record.\n    pub const INITIAL: Self = Self::{};",
+            variant(initial)
+        )],
+        error: (
+            "__rel::UnknownState",
+            format!("__rel::UnknownState::new({type_name:?}, text)"),
+        ),
     }
-    let _ = writeln!(out, "                }}\n            }}\n");
-    let _ = writeln!(
-        out,
-        "            /// The state named `name`, if the lifecycle has one."
-    );
-    let _ = writeln!(
-        out,
-        "            pub fn parse(name: &str) -> ::core::option::Option<Self> {{"
-    );
-    let _ = writeln!(out, "                match name {{");
-    for state in states {
-        let _ = writeln!(
-            out,
-            "                    {state:?} => ::core::option::Option::Some(Self::{}),",
-            variant(state)
-        );
-    }
-    let _ = writeln!(
-        out,
-        "                    _ => ::core::option::Option::None,"
-    );
-    let _ = writeln!(out, "                }}\n            }}\n        }}\n");
-    let _ = writeln!(out, "        impl ::core::str::FromStr for State {{");
-    let _ = writeln!(out, "            type Err = __rel::UnknownState;\n");
-    let _ = writeln!(
-        out,
-        "            fn from_str(name: &str) -> ::core::result::Result<Self, Self::Err> {{"
-    );
-    let _ = writeln!(
-        out,
-        "                Self::parse(name).ok_or_else(|| __rel::UnknownState::new({type_name:?}, name))"
-    );
-    let _ = writeln!(out, "            }}\n        }}\n");
-    let _ = writeln!(out, "        impl ::core::fmt::Display for State {{");
-    let _ = writeln!(
-        out,
-        "            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {{"
-    );
-    let _ = writeln!(out, "                f.write_str(self.as_str())");
-    let _ = writeln!(out, "            }}\n        }}\n");
+    .write(out, "        ");
 }
 
 fn command_const(out: &mut String, package: &Package, type_def: &TypeDef, command: &Command) {
@@ -428,7 +369,7 @@ fn constant_value(value: &Constant) -> String {
 /// A doc comment from a heading and the package author's text: written as `#[doc = "..."]`
 /// with the text escaped, since the text may hold anything (a newline in a `///` comment
 /// would end it and let the rest of the text be read as code).
-fn doc(out: &mut String, indent: &str, heading: &str, text: Option<&str>) {
+pub(crate) fn doc(out: &mut String, indent: &str, heading: &str, text: Option<&str>) {
     // A code fence in author text would become a doctest of the including crate.
     let doc = match text {
         Some(text) => format!("{heading}: {}", text.replace("```", "\\`\\`\\`")),
@@ -514,10 +455,25 @@ mod tests {
     }
 
     #[test]
-    fn output_is_deterministic() {
-        let a = generate(&[&package("d")], "::rcip_runtime");
-        let b = generate(&[&package("d")], "::rcip_runtime");
-        assert_eq!(a, b);
+    fn output_depends_on_the_package_not_on_its_json_key_order() {
+        let ordered = r#"{"protocol": "relationship/v1", "namespace": "ns", "version": 1,
+            "types": {"alpha": {"kind": "entity", "schema": {"type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+                "required": ["a"], "additionalProperties": false}},
+              "beta": {"kind": "entity", "schema": EMPTY}}}"#
+            .replace("EMPTY", EMPTY);
+        let shuffled = r#"{"types": {"beta": {"schema": EMPTY, "kind": "entity"},
+              "alpha": {"schema": {"additionalProperties": false, "required": ["a"],
+                "properties": {"b": {"type": "integer"}, "a": {"type": "string"}},
+                "type": "object"}, "kind": "entity"}},
+            "version": 1, "namespace": "ns", "protocol": "relationship/v1"}"#
+            .replace("EMPTY", EMPTY);
+        let a = parse_package(&ordered).expect("valid package");
+        let b = parse_package(&shuffled).expect("valid package");
+        assert_eq!(
+            generate(&[&a], "::rcip_runtime"),
+            generate(&[&b], "::rcip_runtime")
+        );
         assert!(
             generate(&[&package("d")], "::other")
                 .contains("use ::other::rcip_core::relationship as __rel;")

@@ -43,6 +43,7 @@
 mod cargo;
 mod generate;
 mod rust_names;
+mod string_enum;
 mod vocabulary;
 
 pub use vocabulary::VocabularyFile;
