@@ -53,9 +53,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rcip_core::relationship::{
-    Package, PackageError, Problem, ProblemCode, lower_camel, parse_package,
-};
+use rcip_core::relationship::{Package, PackageError, duplicate_namespaces, parse_package};
 
 /// The file written into `$OUT_DIR`.
 pub const OUTPUT_FILE: &str = "rcip_programs.rs";
@@ -186,69 +184,4 @@ fn package_files(dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
     }
     files.sort();
     Ok(files)
-}
-
-/// One module per namespace: a second package with the same namespace is refused.
-fn duplicate_namespaces(packages: &[(PathBuf, Package)]) -> Vec<PackageError> {
-    let mut errors = Vec::new();
-    for (i, (file, package)) in packages.iter().enumerate() {
-        // Namespaces are module names and (in lower camel case) capability-id prefixes:
-        // `poll_2` and `poll2` would share the prefix.
-        let form =
-            |p: &Package| lower_camel(&p.namespace).unwrap_or_else(|| p.namespace.to_string());
-        if let Some((first, earlier)) = packages[..i]
-            .iter()
-            .find(|(_, p)| p.namespace == package.namespace || form(p) == form(package))
-        {
-            errors.push(
-                PackageError {
-                    file: None,
-                    problems: vec![Problem {
-                        pointer: "/namespace".to_owned(),
-                        code: ProblemCode::Duplicate,
-                        message: format!(
-                            "namespace {:?} is already declared by {} (as {:?}); one package per namespace",
-                            package.namespace,
-                            first.display(),
-                            earlier.namespace,
-                        ),
-                    }],
-                }
-                .in_file(file),
-            );
-        }
-    }
-    errors
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::PathBuf;
-
-    use rcip_core::relationship::parse_package;
-
-    use super::duplicate_namespaces;
-
-    #[test]
-    fn namespaces_with_one_capability_prefix_are_refused() {
-        let package = |namespace: &str| {
-            parse_package(&format!(
-                r#"{{"protocol": "relationship/v1", "namespace": "{namespace}", "version": 1,
-                    "types": {{"t": {{"kind": "entity", "schema": {{"type": "object",
-                    "properties": {{}}, "required": [], "additionalProperties": false}}}}}}}}"#
-            ))
-            .expect("valid package")
-        };
-        let packages = vec![
-            (PathBuf::from("a.json"), package("poll2")),
-            (PathBuf::from("b.json"), package("poll_2")),
-            (PathBuf::from("c.json"), package("other")),
-        ];
-        let errors = duplicate_namespaces(&packages);
-        assert_eq!(errors.len(), 1);
-        assert_eq!(
-            errors[0].to_string(),
-            "b.json: /namespace: namespace \"poll_2\" is already declared by a.json (as \"poll2\"); one package per namespace"
-        );
-    }
 }

@@ -1,8 +1,9 @@
 //! `rcip`: command-line tools for rcip projects.
 //!
 //! `rcip check FILE...` validates `relationship/v1` program packages and prints every problem
-//! as `file: pointer: message`. Exit status: 0 when every package is valid, 1 when one has
-//! problems, 2 when a file cannot be read or the command line is wrong.
+//! as `file: pointer: message`; the files are also checked together, as `rcip-build` takes a
+//! folder of them (one package per namespace). Exit status: 0 when every package is valid, 1
+//! when one has problems, 2 when a file cannot be read or the command line is wrong.
 //!
 //! `rcip digest FILE` prints the MCPL revision of a manifest (`-` reads standard input);
 //! `--canonical` prints its canonical JSON instead. Exit status: 0, 1 with the error code
@@ -15,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rcip_core::mcpl::{digest_of_canonical, manifest_canonical_json};
-use rcip_core::relationship::parse_package;
+use rcip_core::relationship::{duplicate_namespaces, parse_package};
 
 /// Command-line tools for rcip projects.
 #[derive(Debug, Parser)]
@@ -95,6 +96,7 @@ fn digest(file: &str, canonical: bool) -> ExitCode {
 
 fn check(files: &[PathBuf], quiet: bool) -> ExitCode {
     let mut status = 0;
+    let mut valid = Vec::new();
     for file in files {
         let text = match fs::read_to_string(file) {
             Ok(text) => text,
@@ -118,12 +120,18 @@ fn check(files: &[PathBuf], quiet: bool) -> ExitCode {
                         package.views.len()
                     );
                 }
+                valid.push((file.clone(), package));
             }
             Err(error) => {
                 println!("{}", error.in_file(file));
                 status = status.max(INVALID);
             }
         }
+    }
+    // The files together, as `rcip-build` takes a folder of them.
+    for error in duplicate_namespaces(&valid) {
+        println!("{error}");
+        status = status.max(INVALID);
     }
     ExitCode::from(status)
 }

@@ -106,3 +106,24 @@ fn unreadable_files_and_bad_usage_exit_two() {
     assert_eq!(rcip(&[]).status.code(), Some(2));
     assert_eq!(rcip(&["frobnicate"]).status.code(), Some(2));
 }
+
+#[test]
+fn packages_checked_together_may_not_share_a_namespace() {
+    let polls = fs::read_to_string(example("polls.json")).unwrap();
+    // A second `polls` package (another version), and one whose capability prefix is the
+    // same: `rcip-build` would refuse the folder, so `rcip check` refuses the files.
+    let again = write(
+        "polls-again.json",
+        &polls.replace("\"version\": 1", "\"version\": 2"),
+    );
+    let output = rcip(&["check", &example("polls.json"), again.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains("polls-again.json: /namespace: namespace \"polls\" is already declared by"),
+        "{text}"
+    );
+    // Each alone is fine.
+    let alone = rcip(&["check", "--quiet", again.to_str().unwrap()]);
+    assert_eq!(alone.status.code(), Some(0));
+}

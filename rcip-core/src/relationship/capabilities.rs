@@ -12,10 +12,13 @@
 //! recorded. Both schemas pass the runtime's strict checker: the package subset's only format,
 //! `date-time`, becomes an RFC 3339 `pattern`, since strict RCIP schemas carry no formats.
 
+use std::path::PathBuf;
+
 use serde_json::{Map, Value, json};
 
 use super::model::{Command, Package, TypeDef};
 use super::naming::{command_capability_id, lower_camel};
+use super::problem::{PackageError, Problem, ProblemCode};
 use crate::{CapabilityDefinition, Effect};
 
 /// RFC 3339 `date-time` (section 5.6), as an ECMAScript pattern.
@@ -28,6 +31,58 @@ pub const MAX_KEY_LENGTH: u64 = 200;
 #[must_use]
 pub fn package_scope_id(package: &Package) -> String {
     lower_camel(&package.namespace).unwrap_or_else(|| package.namespace.to_string())
+}
+
+/// Packages that cannot be used side by side: for each package whose namespace an earlier
+/// one already takes, a `DUPLICATE` problem at `/namespace`. Namespaces are module names and,
+/// in lower camel case, capability-id prefixes, so `poll_2` and `poll2` clash too. What
+/// `rcip-build` refuses and `rcip check` reports for a set of files.
+///
+/// ```
+/// use std::path::PathBuf;
+/// use rcip_core::relationship::{duplicate_namespaces, parse_package};
+/// let package = |ns: &str| parse_package(&format!(r#"{{"protocol": "relationship/v1",
+///   "namespace": "{ns}", "version": 1, "types": {{"t": {{"kind": "entity", "schema":
+///   {{"type": "object", "properties": {{}}, "required": [], "additionalProperties": false}}}}}}}}"#)).unwrap();
+/// let errors = duplicate_namespaces(&[
+///     (PathBuf::from("a.json"), package("poll2")),
+///     (PathBuf::from("b.json"), package("poll_2")),
+///     (PathBuf::from("c.json"), package("other")),
+/// ]);
+/// assert_eq!(errors.len(), 1);
+/// assert_eq!(
+///     errors[0].to_string(),
+///     "b.json: /namespace: namespace \"poll_2\" is already declared by a.json (as \"poll2\"); one package per namespace"
+/// );
+/// ```
+#[must_use]
+pub fn duplicate_namespaces(packages: &[(PathBuf, Package)]) -> Vec<PackageError> {
+    let mut errors = Vec::new();
+    for (i, (file, package)) in packages.iter().enumerate() {
+        let form = package_scope_id(package);
+        if let Some((first, earlier)) = packages[..i]
+            .iter()
+            .find(|(_, p)| package_scope_id(p) == form)
+        {
+            errors.push(
+                PackageError {
+                    file: None,
+                    problems: vec![Problem {
+                        pointer: "/namespace".to_owned(),
+                        code: ProblemCode::Duplicate,
+                        message: format!(
+                            "namespace {:?} is already declared by {} (as {:?}); one package per namespace",
+                            package.namespace,
+                            first.display(),
+                            earlier.namespace,
+                        ),
+                    }],
+                }
+                .in_file(file),
+            );
+        }
+    }
+    errors
 }
 
 /// Every command of `package` as a capability definition, types and commands in name order.

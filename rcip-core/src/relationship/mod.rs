@@ -38,7 +38,9 @@ mod rule;
 mod schema;
 mod validate;
 
-pub use capabilities::{DATE_TIME_PATTERN, MAX_KEY_LENGTH, command_capabilities, package_scope_id};
+pub use capabilities::{
+    DATE_TIME_PATTERN, MAX_KEY_LENGTH, command_capabilities, duplicate_namespaces, package_scope_id,
+};
 pub use model::{
     Command, DataSchema, Emit, Kind, Lifecycle, List, Package, RELATIONSHIP_PROTOCOL, Role, Text,
     TypeDef, TypeRef, UnknownState, View, WORK_REQUESTED,
