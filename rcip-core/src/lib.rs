@@ -25,6 +25,7 @@ mod export;
 mod id;
 pub mod mcpl;
 mod outcome;
+mod pointer;
 mod preflight;
 pub mod rcp;
 pub mod relationship;

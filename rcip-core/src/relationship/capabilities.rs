@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use super::model::{Command, Package, TypeDef};
+use super::model::{Command, DataSchema, Package, TypeDef};
 use super::naming::{command_capability_id, lower_camel};
 use super::problem::{PackageError, Problem, ProblemCode};
 use crate::{CapabilityDefinition, Effect};
@@ -138,9 +138,7 @@ fn command_capability(
     if let Some(to) = &command.to {
         description.push_str(&format!(" Moves the record to state `{to}`."));
     }
-    let input = serde_json::from_str::<Value>(&command.input.json)
-        .map(strict_form)
-        .unwrap_or(Value::Null);
+    let input = strict_schema(&command.input);
     Some(
         CapabilityDefinition::new(id, Effect::Write)
             .title(title)
@@ -197,7 +195,14 @@ fn output_schema(type_def: &TypeDef) -> Value {
 }
 
 /// A package schema in the strict RCIP form: `format: date-time` becomes a `pattern`.
-pub(super) fn strict_form(mut schema: Value) -> Value {
+/// A package schema (validated, so it parses) in its strict form.
+pub(super) fn strict_schema(schema: &DataSchema) -> Value {
+    serde_json::from_str::<Value>(&schema.json)
+        .map(strict_form)
+        .unwrap_or(Value::Null)
+}
+
+fn strict_form(mut schema: Value) -> Value {
     fn walk(schema: &mut Value) {
         let Value::Object(map) = schema else { return };
         if map.remove("format").is_some() {

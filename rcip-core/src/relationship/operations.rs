@@ -18,8 +18,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::capabilities::{MAX_KEY_LENGTH, package_scope_id, strict_form};
-use super::model::{DataSchema, Package, TypeDef, View};
+use super::capabilities::{MAX_KEY_LENGTH, package_scope_id, strict_schema};
+use super::model::{Package, TypeDef, View};
 use super::naming::lower_camel;
 use crate::{CapabilityDefinition, Effect};
 
@@ -122,10 +122,10 @@ pub fn operation_capabilities(package: &Package) -> Vec<CapabilityDefinition> {
     let mut definitions = Vec::new();
     for type_def in package.types.iter() {
         // The type's schema and record view, built once for its six operations.
-        let data = parse(&type_def.schema);
+        let data = strict_schema(&type_def.schema);
         let view = record_view(package, type_def, data.clone());
         for operation in TypeOperation::ALL {
-            let schemas = (data.clone(), view.clone());
+            let schemas = (&data, &view);
             if let Some(definition) = type_operation(package, &scope, type_def, schemas, operation)
             {
                 definitions.push(definition);
@@ -220,7 +220,7 @@ fn type_operation(
     package: &Package,
     scope: &str,
     type_def: &TypeDef,
-    (data, view): (Value, Value),
+    (data, view): (&Value, &Value),
     operation: TypeOperation,
 ) -> Option<CapabilityDefinition> {
     let id = operation_capability_id(&package.namespace, &type_def.name, operation)?;
@@ -237,7 +237,7 @@ fn type_operation(
             format!("Get {name}"),
             format!("Reads one `{}` record.", type_def.name),
             object(&[("record_id", record_id)], &["record_id"]),
-            view,
+            view.clone(),
         ),
         TypeOperation::Search => (
             Effect::Read,
@@ -247,7 +247,7 @@ fn type_operation(
                 type_def.name
             ),
             search_input(type_def),
-            page(view),
+            page(view.clone()),
         ),
         TypeOperation::Commands => (
             Effect::Read,
@@ -266,7 +266,7 @@ fn type_operation(
                     json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH}),
                 ),
                 ("idempotency_key", key),
-                ("data", data),
+                ("data", data.clone()),
             ];
             let mut required = vec!["collection_id", "idempotency_key", "data"];
             if !type_def.roles.is_empty() {
@@ -286,7 +286,7 @@ fn type_operation(
                         .unwrap_or_default()
                 ),
                 object(&fields, &required),
-                view,
+                view.clone(),
             )
         }
         TypeOperation::Update => {
@@ -294,7 +294,7 @@ fn type_operation(
                 ("record_id", record_id),
                 ("expected_revision", revision),
                 ("idempotency_key", key),
-                ("patch", patch_schema(&data)),
+                ("patch", patch_schema(data)),
             ];
             if !type_def.roles.is_empty() {
                 let roles = roles_schema(type_def, false);
@@ -319,7 +319,7 @@ fn type_operation(
                     &fields,
                     &["record_id", "expected_revision", "idempotency_key"],
                 ),
-                view,
+                view.clone(),
             )
         }
         TypeOperation::Archive => (
@@ -337,7 +337,7 @@ fn type_operation(
                 ],
                 &["record_id", "expected_revision", "idempotency_key"],
             ),
-            view,
+            view.clone(),
         ),
     };
     Some(
@@ -354,7 +354,7 @@ fn type_operation(
 fn view_search(package: &Package, scope: &str, view: &View) -> Option<CapabilityDefinition> {
     let id = view_capability_id(&package.namespace, &view.name)?;
     let type_def = package.type_def(&view.type_name)?;
-    let mut data = parse(&type_def.schema);
+    let mut data = strict_schema(&type_def.schema);
     if let Value::Object(schema) = &mut data {
         if let Some(Value::Object(properties)) = schema.get_mut("properties") {
             properties.retain(|name, _| view.fields.iter().any(|f| f == name));
@@ -381,12 +381,6 @@ fn view_search(package: &Package, scope: &str, view: &View) -> Option<Capability
             .input_schema(search_input(type_def))
             .output_schema(page(record_view(package, type_def, data))),
     )
-}
-
-fn parse(schema: &DataSchema) -> Value {
-    serde_json::from_str::<Value>(&schema.json)
-        .map(strict_form)
-        .unwrap_or(Value::Null)
 }
 
 /// A closed object schema.

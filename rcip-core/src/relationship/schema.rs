@@ -137,18 +137,20 @@ impl<'c> SchemaChecker<'c> {
                 );
             }
         }
+        // Every problem is reported as it is found; `check` refuses the result if any was,
+        // so the parts below build what they can without tracking completeness.
         let mut normalized = map.clone();
-        let complete = match schema_type {
+        match schema_type {
             "object" => self.object(map, at, depth, &mut normalized),
             "array" => self.array(map, at, depth, &mut normalized),
             "string" => self.string(map, at, &mut normalized),
             "integer" | "number" => self.number(map, at),
-            _ => true,
-        };
-        let enum_ok = map
-            .get("enum")
-            .is_none_or(|values| self.enumeration(values, &child(at, "enum"), schema_type));
-        (complete && enum_ok).then_some(Value::Object(normalized))
+            _ => {}
+        }
+        if let Some(values) = map.get("enum") {
+            self.enumeration(values, &child(at, "enum"), schema_type);
+        }
+        Some(Value::Object(normalized))
     }
 
     fn object(
@@ -157,8 +159,7 @@ impl<'c> SchemaChecker<'c> {
         at: &str,
         depth: usize,
         normalized: &mut Map<String, Value>,
-    ) -> bool {
-        let mut complete = true;
+    ) {
         let properties = match map.get("properties") {
             None => {
                 self.checker.report(
@@ -166,7 +167,6 @@ impl<'c> SchemaChecker<'c> {
                     Code::SchemaIncomplete,
                     "an object schema declares \"properties\"",
                 );
-                complete = false;
                 None
             }
             Some(value) => {
@@ -175,16 +175,13 @@ impl<'c> SchemaChecker<'c> {
                 if let Some(properties) = properties {
                     let mut out = Map::new();
                     for (name, schema) in properties {
-                        match self.node(schema, &child(&properties_at, name), depth + 1) {
-                            Some(schema) => {
-                                out.insert(name.clone(), schema);
-                            }
-                            None => complete = false,
+                        if let Some(schema) =
+                            self.node(schema, &child(&properties_at, name), depth + 1)
+                        {
+                            out.insert(name.clone(), schema);
                         }
                     }
                     normalized.insert("properties".to_owned(), Value::Object(out));
-                } else {
-                    complete = false;
                 }
                 properties
             }
@@ -196,7 +193,6 @@ impl<'c> SchemaChecker<'c> {
                     Code::SchemaIncomplete,
                     "an object schema declares \"required\" (possibly empty)",
                 );
-                complete = false;
             }
             Some(value) => {
                 let required_at = child(at, "required");
@@ -209,7 +205,7 @@ impl<'c> SchemaChecker<'c> {
                             json_type(value)
                         ),
                     );
-                    return false;
+                    return;
                 };
                 let mut seen = std::collections::BTreeSet::new();
                 for (i, name) in names.iter().enumerate() {
@@ -223,7 +219,6 @@ impl<'c> SchemaChecker<'c> {
                                 json_type(name)
                             ),
                         );
-                        complete = false;
                         continue;
                     };
                     if !seen.insert(name) {
@@ -232,14 +227,12 @@ impl<'c> SchemaChecker<'c> {
                             Code::Duplicate,
                             format!("{name:?} is required twice"),
                         );
-                        complete = false;
                     } else if properties.is_some_and(|p| !p.contains_key(name)) {
                         self.checker.report(
                             &name_at,
                             Code::SchemaRequiredUndeclared,
                             format!("required property {name:?} is not in \"properties\""),
                         );
-                        complete = false;
                     }
                 }
             }
@@ -252,7 +245,6 @@ impl<'c> SchemaChecker<'c> {
                     Code::SchemaIncomplete,
                     "an object schema declares \"additionalProperties\": false",
                 );
-                complete = false;
             }
             Some(other) => {
                 self.checker.report(
@@ -260,10 +252,8 @@ impl<'c> SchemaChecker<'c> {
                     Code::SchemaIncomplete,
                     format!("\"additionalProperties\" must be false, found {other}"),
                 );
-                complete = false;
             }
         }
-        complete
     }
 
     fn array(
@@ -272,25 +262,20 @@ impl<'c> SchemaChecker<'c> {
         at: &str,
         depth: usize,
         normalized: &mut Map<String, Value>,
-    ) -> bool {
-        let mut complete = match map.get("items") {
-            None => {
-                self.checker.report(
-                    at,
-                    Code::SchemaIncomplete,
-                    "an array schema declares \"items\"",
-                );
-                false
-            }
-            Some(items) => match self.node(items, &child(at, "items"), depth + 1) {
-                Some(items) => {
+    ) {
+        match map.get("items") {
+            None => self.checker.report(
+                at,
+                Code::SchemaIncomplete,
+                "an array schema declares \"items\"",
+            ),
+            Some(items) => {
+                if let Some(items) = self.node(items, &child(at, "items"), depth + 1) {
                     normalized.insert("items".to_owned(), items);
-                    true
                 }
-                None => false,
-            },
-        };
-        complete &= self.length_bounds(
+            }
+        }
+        self.length_bounds(
             map,
             at,
             "minItems",
@@ -298,16 +283,9 @@ impl<'c> SchemaChecker<'c> {
             DEFAULT_MAX_ITEMS,
             normalized,
         );
-        complete
     }
 
-    fn string(
-        &mut self,
-        map: &Map<String, Value>,
-        at: &str,
-        normalized: &mut Map<String, Value>,
-    ) -> bool {
-        let mut complete = true;
+    fn string(&mut self, map: &Map<String, Value>, at: &str, normalized: &mut Map<String, Value>) {
         if let Some(format) = map.get("format")
             && format.as_str() != Some("date-time")
         {
@@ -316,9 +294,8 @@ impl<'c> SchemaChecker<'c> {
                 Code::SchemaFormat,
                 format!("the only format is \"date-time\", found {format}"),
             );
-            complete = false;
         }
-        complete &= self.length_bounds(
+        self.length_bounds(
             map,
             at,
             "minLength",
@@ -326,7 +303,6 @@ impl<'c> SchemaChecker<'c> {
             DEFAULT_MAX_LENGTH,
             normalized,
         );
-        complete
     }
 
     /// Non-negative integer bounds, `min <= max`, and the default `max` written out.
@@ -338,7 +314,7 @@ impl<'c> SchemaChecker<'c> {
         max_key: &str,
         default_max: u64,
         normalized: &mut Map<String, Value>,
-    ) -> bool {
+    ) {
         let bound = |checker: &mut Checker, key: &str| -> Result<Option<u64>, ()> {
             match map.get(key) {
                 None => Ok(None),
@@ -353,7 +329,7 @@ impl<'c> SchemaChecker<'c> {
         };
         let (Ok(min), Ok(max)) = (bound(self.checker, min_key), bound(self.checker, max_key))
         else {
-            return false;
+            return;
         };
         let max = max.unwrap_or_else(|| {
             normalized.insert(max_key.to_owned(), Value::from(default_max));
@@ -374,12 +350,10 @@ impl<'c> SchemaChecker<'c> {
                     }
                 ),
             );
-            return false;
         }
-        true
     }
 
-    fn number(&mut self, map: &Map<String, Value>, at: &str) -> bool {
+    fn number(&mut self, map: &Map<String, Value>, at: &str) {
         let bound = |checker: &mut Checker, key: &str| -> Result<Option<f64>, ()> {
             match map.get(key) {
                 None => Ok(None),
@@ -396,7 +370,7 @@ impl<'c> SchemaChecker<'c> {
             bound(self.checker, "minimum"),
             bound(self.checker, "maximum"),
         ) else {
-            return false;
+            return;
         };
         if let (Some(min), Some(max)) = (min, max)
             && min > max
@@ -406,26 +380,23 @@ impl<'c> SchemaChecker<'c> {
                 Code::SchemaBound,
                 format!("\"minimum\" {min} is above \"maximum\" {max}"),
             );
-            return false;
         }
-        true
     }
 
-    fn enumeration(&mut self, values: &Value, at: &str, schema_type: &str) -> bool {
+    fn enumeration(&mut self, values: &Value, at: &str, schema_type: &str) {
         let Value::Array(items) = values else {
             self.checker.report(
                 at,
                 Code::SchemaEnum,
                 format!("\"enum\" is a non-empty array, found {}", json_type(values)),
             );
-            return false;
+            return;
         };
         if items.is_empty() {
             self.checker
                 .report(at, Code::SchemaEnum, "\"enum\" lists at least one value");
-            return false;
+            return;
         }
-        let mut complete = true;
         for (i, item) in items.iter().enumerate() {
             let fits = match schema_type {
                 "string" => item.is_string(),
@@ -440,9 +411,7 @@ impl<'c> SchemaChecker<'c> {
                     Code::SchemaEnum,
                     format!("enum value {item} is not of type {schema_type:?}"),
                 );
-                complete = false;
             }
         }
-        complete
     }
 }

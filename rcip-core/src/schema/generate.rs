@@ -11,6 +11,7 @@ use serde_json::{Map, Number, Value};
 use super::strict::check_strict;
 use super::violation::SchemaViolation;
 use crate::SchemaRole;
+use crate::pointer::push_token;
 
 /// Why no strict schema could be generated for a type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -417,18 +418,6 @@ fn composition_declares_properties(object: &Map<String, Value>) -> bool {
         .flatten()
         .filter_map(Value::as_object)
         .any(|branch| branch.contains_key("properties") || composition_declares_properties(branch))
-}
-
-/// Appends one RFC 6901 reference token to `pointer`.
-fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
 }
 
 /// An upper bound of an integer format.

@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use super::keywords::{self, Location, Shape, TypeSet};
 use super::violation::{SchemaViolation, StrictRule};
+use crate::pointer::push_token;
 
 /// How deep subschemas may nest: the root schema is at depth 0, and a
 /// subschema at depth `MAX_SCHEMA_DEPTH` (or deeper) is a
@@ -489,14 +490,7 @@ impl Walker {
     ) -> Result<(), SchemaViolation> {
         let length = self.pointer.len();
         for segment in segments {
-            self.pointer.push('/');
-            for c in segment.chars() {
-                match c {
-                    '~' => self.pointer.push_str("~0"),
-                    '/' => self.pointer.push_str("~1"),
-                    c => self.pointer.push(c),
-                }
-            }
+            push_token(&mut self.pointer, segment);
         }
         let result = self.visit(schema, depth, parent);
         self.pointer.truncate(length);

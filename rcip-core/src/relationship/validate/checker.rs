@@ -8,6 +8,7 @@ use super::super::model::{DataSchema, Text};
 use super::super::naming::lower_camel;
 use super::super::problem::{Problem, ProblemCode as Code};
 use super::{MAX_NAME_BYTES, is_valid_name};
+use crate::pointer::push_token;
 
 fn list(names: &[&str]) -> String {
     names.join(", ")
@@ -144,14 +145,7 @@ impl Checker {
 pub(in crate::relationship) fn child(parent: &str, key: &str) -> String {
     let mut pointer = String::with_capacity(parent.len() + key.len() + 1);
     pointer.push_str(parent);
-    pointer.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
+    push_token(&mut pointer, key);
     pointer
 }
 
