@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 
 use rcip_core::relationship::{
-    Command, Comparison, Constant, DataSchema, Expr, Kind, Package, Path, Root, TypeDef, View,
-    command_capability_id, package_capabilities, package_scope_id,
+    Command, Constant, DataSchema, Expr, Package, Path, TypeDef, View, command_capability_id,
+    package_capabilities, package_scope_id,
 };
 
 use crate::rust_names::{constant, module, variant};
@@ -79,10 +79,8 @@ fn package_module(out: &mut String, package: &Package, krate: &str) {
 
 fn type_module(out: &mut String, package: &Package, type_def: &TypeDef) {
     let name = &type_def.name;
-    let kind = match type_def.kind {
-        Kind::Entity => "Entity",
-        Kind::Relationship => "Relationship",
-    };
+    // A fieldless variant's `Debug` is its Rust name, as the generated path needs it.
+    let kind = format!("{:?}", type_def.kind);
     doc(
         out,
         "    ",
@@ -313,16 +311,8 @@ fn expr(expr: &Expr) -> String {
         Expr::Any(list) => format!("__rel::Expr::Any({})", exprs(list)),
         Expr::Not(list) => format!("__rel::Expr::Not({})", exprs(list)),
         Expr::Compare(op, list) => {
-            let op = match op {
-                Comparison::Eq => "Eq",
-                Comparison::Ne => "Ne",
-                Comparison::Gt => "Gt",
-                Comparison::Gte => "Gte",
-                Comparison::Lt => "Lt",
-                Comparison::Lte => "Lte",
-            };
             format!(
-                "__rel::Expr::Compare(__rel::Comparison::{op}, {})",
+                "__rel::Expr::Compare(__rel::Comparison::{op:?}, {})",
                 exprs(list)
             )
         }
@@ -336,13 +326,9 @@ fn exprs(list: &[Expr]) -> String {
 }
 
 fn path_expr(path: &Path) -> String {
-    let root = match path.root {
-        Root::Data => "Data",
-        Root::Input => "Input",
-        Root::State => "State",
-    };
     format!(
-        "__rel::Path {{ root: __rel::Root::{root}, segments: {} }}",
+        "__rel::Path {{ root: __rel::Root::{:?}, segments: {} }}",
+        path.root,
         texts(&path.segments)
     )
 }

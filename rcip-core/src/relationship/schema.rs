@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::problem::ProblemCode as Code;
-use super::validate::{Checker, child, json_type};
+use super::validate::{COUNT, Checker, child, json_type};
 
 /// A string without `maxLength` is limited to this many characters.
 pub const DEFAULT_MAX_LENGTH: u64 = 4_000;
@@ -315,20 +315,12 @@ impl<'c> SchemaChecker<'c> {
         default_max: u64,
         normalized: &mut Map<String, Value>,
     ) {
-        let bound = |checker: &mut Checker, key: &str| -> Result<Option<u64>, ()> {
-            match map.get(key) {
-                None => Ok(None),
-                Some(value) => value.as_u64().map(Some).ok_or_else(|| {
-                    checker.report(
-                        &child(at, key),
-                        Code::SchemaBound,
-                        format!("{key:?} is a non-negative integer, found {value}"),
-                    );
-                }),
-            }
-        };
-        let (Ok(min), Ok(max)) = (bound(self.checker, min_key), bound(self.checker, max_key))
-        else {
+        let (Ok(min), Ok(max)) = (
+            self.checker
+                .bound(map, at, min_key, COUNT, Code::SchemaBound),
+            self.checker
+                .bound(map, at, max_key, COUNT, Code::SchemaBound),
+        ) else {
             return;
         };
         let max = max.unwrap_or_else(|| {
@@ -354,21 +346,12 @@ impl<'c> SchemaChecker<'c> {
     }
 
     fn number(&mut self, map: &Map<String, Value>, at: &str) {
-        let bound = |checker: &mut Checker, key: &str| -> Result<Option<f64>, ()> {
-            match map.get(key) {
-                None => Ok(None),
-                Some(value) => value.as_f64().map(Some).ok_or_else(|| {
-                    checker.report(
-                        &child(at, key),
-                        Code::SchemaBound,
-                        format!("{key:?} is a number, found {value}"),
-                    );
-                }),
-            }
-        };
+        let number: (fn(&Value) -> Option<f64>, &str) = (Value::as_f64, "a number");
         let (Ok(min), Ok(max)) = (
-            bound(self.checker, "minimum"),
-            bound(self.checker, "maximum"),
+            self.checker
+                .bound(map, at, "minimum", number, Code::SchemaBound),
+            self.checker
+                .bound(map, at, "maximum", number, Code::SchemaBound),
         ) else {
             return;
         };

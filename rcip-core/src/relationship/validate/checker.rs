@@ -134,6 +134,32 @@ impl Checker {
         false
     }
 
+    /// A numeric bound: `Ok(None)` when `key` is absent, `Ok(Some(_))` when `read` accepts
+    /// its value, else a `code` problem saying it should be `expected`.
+    pub(in crate::relationship) fn bound<T>(
+        &mut self,
+        map: &Map<String, Value>,
+        at: &str,
+        key: &str,
+        (read, expected): (fn(&Value) -> Option<T>, &str),
+        code: Code,
+    ) -> Result<Option<T>, ()> {
+        let Some(value) = map.get(key) else {
+            return Ok(None);
+        };
+        match read(value) {
+            Some(bound) => Ok(Some(bound)),
+            None => {
+                self.report(
+                    &child(at, key),
+                    code,
+                    format!("{key:?} is {expected}, found {value}"),
+                );
+                Err(())
+            }
+        }
+    }
+
     pub(super) fn description(&mut self, map: &Map<String, Value>, at: &str) -> Option<Text> {
         let value = map.get("description")?;
         self.string(value, &child(at, "description"), "a description")
@@ -176,3 +202,7 @@ pub(super) fn declared_list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -
     }
     text
 }
+
+/// Reads a bound that is a non-negative integer.
+pub(in crate::relationship) const COUNT: (fn(&Value) -> Option<u64>, &str) =
+    (Value::as_u64, "a non-negative integer");

@@ -166,5 +166,5 @@ mod checker;
 mod package;
 mod rules;
 
-pub(super) use checker::{Checker, child, json_type};
+pub(super) use checker::{COUNT, Checker, child, json_type};
 use rules::RuleFields;

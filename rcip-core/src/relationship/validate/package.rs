@@ -13,7 +13,7 @@ use super::super::naming::{lower_camel, pascal_case};
 use super::super::operations::{FEED_OPERATION, TYPE_OPERATIONS};
 use super::super::problem::ProblemCode as Code;
 use super::super::schema::SchemaChecker;
-use super::checker::{Checker, child, declared_list, index, unknown_field};
+use super::checker::{COUNT, Checker, child, declared_list, index, unknown_field};
 use super::{MAX_EMITS, MAX_ROLE_PARTICIPANTS, MAX_STATES, RuleFields, RuleRoots, is_valid_name};
 
 impl Checker {
@@ -80,8 +80,8 @@ impl Checker {
         let mut camel: BTreeMap<String, &str> = BTreeMap::new();
         for (name, value) in types.into_iter().flatten() {
             let at = child("/types", name);
-            if self.name(name, &at, "type name") && self.mappable(name, &at, "type name") {
-                self.collision(&mut camel, lower_camel(name), name, &at, "type");
+            if self.name(name, &at, "type name") {
+                self.id_form(&mut camel, name, &at, "type");
             }
             let type_def = self.type_def(name, value, &at, namespace, &declared, &mut schemas);
             parsed.insert(name, type_def);
@@ -105,8 +105,9 @@ impl Checker {
                                      is `{FEED_OPERATION}`"
                                 ),
                             );
-                        } else if is_valid_name(name) && self.mappable(name, &at, "view name") {
-                            self.collision(&mut camel, lower_camel(name), name, &at, "view");
+                        } else if is_valid_name(name) {
+                            // (An invalid name is reported with the view.)
+                            self.id_form(&mut camel, name, &at, "view");
                         }
                         self.view(name, value, &at, &declared, &schemas)
                     })
@@ -123,6 +124,20 @@ impl Checker {
     }
 
     /// Reports `name` when its generated form is already taken by an earlier name.
+    /// A capability-id form for a valid name (its lower camel case), distinct from its
+    /// siblings' forms in `taken`.
+    fn id_form<'n>(
+        &mut self,
+        taken: &mut BTreeMap<String, &'n str>,
+        name: &'n str,
+        at: &str,
+        what: &str,
+    ) {
+        if self.mappable(name, at, &format!("{what} name")) {
+            self.collision(taken, lower_camel(name), name, at, what);
+        }
+    }
+
     pub(super) fn collision<'n>(
         &mut self,
         taken: &mut BTreeMap<String, &'n str>,
@@ -208,16 +223,8 @@ impl Checker {
                             TYPE_OPERATIONS.join(", ")
                         ),
                     );
-                } else if self.name(command, &command_at, "command name")
-                    && self.mappable(command, &command_at, "command name")
-                {
-                    self.collision(
-                        &mut camel,
-                        lower_camel(command),
-                        command,
-                        &command_at,
-                        "command",
-                    );
+                } else if self.name(command, &command_at, "command name") {
+                    self.id_form(&mut camel, command, &command_at, "command");
                 }
                 let lifecycle = map.get("lifecycle").map(|_| lifecycle.as_ref());
                 match self.command(command, value, &command_at, schema.as_ref(), lifecycle) {
@@ -311,20 +318,15 @@ impl Checker {
             &["min", "max", "types"],
             &["min", "max", "types"],
         );
-        let bound = |checker: &mut Self, key: &str| {
-            let value = map.get(key)?;
-            let bound = value.as_u64();
-            if bound.is_none() {
-                checker.report(
-                    &child(at, key),
-                    Code::RoleBounds,
-                    format!("expected a non-negative integer, found {value}"),
-                );
-            }
-            bound
-        };
-        let min = bound(self, "min");
-        let max = bound(self, "max");
+        // (Required keys: a missing one is reported with the role's keys.)
+        let min = self
+            .bound(map, at, "min", COUNT, Code::RoleBounds)
+            .ok()
+            .flatten();
+        let max = self
+            .bound(map, at, "max", COUNT, Code::RoleBounds)
+            .ok()
+            .flatten();
         if let (Some(min), Some(max)) = (min, max)
             && (max < min.max(1) || max > MAX_ROLE_PARTICIPANTS)
         {
