@@ -1,16 +1,12 @@
 //! `rcip check` as a process: output and exit codes.
 #![allow(clippy::unwrap_used)]
 
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn rcip(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rcip"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use std::fs;
+use std::path::Path;
+
+use common::{rcip, stdout, write};
 
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -21,22 +17,12 @@ fn example(name: &str) -> String {
         .to_owned()
 }
 
-/// A package file in the test's own temporary folder.
-fn write(name: &str, text: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rcip-check");
-    fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    fs::write(&path, text).unwrap();
-    path
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 #[test]
 fn valid_packages_exit_zero() {
-    let output = rcip(&["check", &example("polls.json"), &example("hiring.json")]);
+    let output = rcip(
+        &["check", &example("polls.json"), &example("hiring.json")],
+        None,
+    );
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(
@@ -47,7 +33,7 @@ fn valid_packages_exit_zero() {
         text.contains("hiring.json: ok (hiring v2: 3 types, 4 commands, 1 views)"),
         "{text}"
     );
-    let quiet = rcip(&["check", "--quiet", &example("polls.json")]);
+    let quiet = rcip(&["check", "--quiet", &example("polls.json")], None);
     assert_eq!(quiet.status.code(), Some(0));
     assert_eq!(stdout(&quiet), "");
 }
@@ -59,7 +45,10 @@ fn invalid_packages_exit_one_with_every_problem() {
         .replace("\"to\": \"closed\"", "\"to\": \"archived\"")
         .replace("\"version\": 1", "\"version\": 0");
     let file = write("broken.json", &broken);
-    let output = rcip(&["check", &example("hiring.json"), file.to_str().unwrap()]);
+    let output = rcip(
+        &["check", &example("hiring.json"), file.to_str().unwrap()],
+        None,
+    );
     assert_eq!(output.status.code(), Some(1));
     let file = file.display();
     assert_eq!(
@@ -81,30 +70,33 @@ fn invalid_packages_exit_one_with_every_problem() {
 #[test]
 fn malformed_json_is_a_problem_not_a_crash() {
     let file = write("malformed.json", "{\"protocol\": ");
-    let output = rcip(&["check", file.to_str().unwrap()]);
+    let output = rcip(&["check", file.to_str().unwrap()], None);
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).contains(": not JSON: EOF while parsing a value at line 1 column 13"));
     let deep = write("deep.json", &"[".repeat(100_000));
-    let output = rcip(&["check", deep.to_str().unwrap()]);
+    let output = rcip(&["check", deep.to_str().unwrap()], None);
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).contains("not JSON: recursion limit exceeded"));
 }
 
 #[test]
 fn unreadable_files_and_bad_usage_exit_two() {
-    let missing = rcip(&["check", "/nonexistent/polls.json"]);
+    let missing = rcip(&["check", "/nonexistent/polls.json"], None);
     assert_eq!(missing.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/polls.json: cannot read:")
     );
     // An unreadable file outranks an invalid one.
     let file = write("invalid.json", "[]");
-    let both = rcip(&["check", file.to_str().unwrap(), "/nonexistent/polls.json"]);
+    let both = rcip(
+        &["check", file.to_str().unwrap(), "/nonexistent/polls.json"],
+        None,
+    );
     assert_eq!(both.status.code(), Some(2));
     assert!(stdout(&both).contains("expected a package (an object), found an array"));
-    assert_eq!(rcip(&["check"]).status.code(), Some(2));
-    assert_eq!(rcip(&[]).status.code(), Some(2));
-    assert_eq!(rcip(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(rcip(&["check"], None).status.code(), Some(2));
+    assert_eq!(rcip(&[], None).status.code(), Some(2));
+    assert_eq!(rcip(&["frobnicate"], None).status.code(), Some(2));
 }
 
 #[test]
@@ -116,7 +108,10 @@ fn packages_checked_together_may_not_share_a_namespace() {
         "polls-again.json",
         &polls.replace("\"version\": 1", "\"version\": 2"),
     );
-    let output = rcip(&["check", &example("polls.json"), again.to_str().unwrap()]);
+    let output = rcip(
+        &["check", &example("polls.json"), again.to_str().unwrap()],
+        None,
+    );
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(
@@ -124,6 +119,6 @@ fn packages_checked_together_may_not_share_a_namespace() {
         "{text}"
     );
     // Each alone is fine.
-    let alone = rcip(&["check", "--quiet", again.to_str().unwrap()]);
+    let alone = rcip(&["check", "--quiet", again.to_str().unwrap()], None);
     assert_eq!(alone.status.code(), Some(0));
 }

@@ -1,39 +1,9 @@
 //! `rcip digest` as a process: revisions, canonical JSON, standard input, exit codes.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn rcip(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rcip"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input
-        .write_all(stdin.unwrap_or_default().as_bytes())
-        .unwrap();
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn write(name: &str, text: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rcip-digest");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout)
-        .trim_end()
-        .to_owned()
-}
+use common::{rcip, stdout, write};
 
 #[test]
 fn prints_the_revision_and_the_canonical_json() {

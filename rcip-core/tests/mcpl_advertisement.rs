@@ -3,13 +3,11 @@
 //! `tools` only from the outer capabilities; and the vocabulary file checks.
 #![allow(clippy::unwrap_used)]
 
-use rcip_core::mcpl::{Vocabulary, parse_vocabulary};
-use serde_json::{Value, json};
+mod common;
 
-fn mcpl() -> Vocabulary {
-    let text = include_str!("../../rcip-runtime/vocabularies/mcpl-0.5.json");
-    parse_vocabulary(&serde_json::from_str(text).unwrap()).unwrap()
-}
+use common::mcpl;
+use rcip_core::mcpl::parse_vocabulary;
+use serde_json::{Value, json};
 
 fn advertised(object: Value) -> Vec<String> {
     mcpl().advertised(&object, None).into_iter().collect()

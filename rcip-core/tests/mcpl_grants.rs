@@ -3,16 +3,14 @@
 //! missing capabilities), receipts and their required fields, error objects.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::mcpl;
 use rcip_core::mcpl::{
-    DisabledReason, FeatureSetsUpdate, GrantState, Receipt, UpdateForm, Vocabulary,
-    degradation_receipt, feature_set_states, parse_vocabulary, pattern_matches,
+    DisabledReason, FeatureSetsUpdate, GrantState, Receipt, UpdateForm, degradation_receipt,
+    feature_set_states, pattern_matches,
 };
 use serde_json::{Value, json};
-
-fn mcpl() -> Vocabulary {
-    let text = include_str!("../../rcip-runtime/vocabularies/mcpl-0.5.json");
-    parse_vocabulary(&serde_json::from_str(text).unwrap()).unwrap()
-}
 
 fn update(value: Value) -> FeatureSetsUpdate {
     serde_json::from_value(value).unwrap()

@@ -3,8 +3,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{at, pairs};
 use rcip_core::relationship::{
-    Comparison, Constant, Expr, PackageError, ProblemCode as Code, RuleRoots, Scope, parse_rule,
+    Comparison, Constant, Expr, ProblemCode as Code, RuleRoots, Scope, parse_rule,
 };
 use serde_json::{Value, json};
 
@@ -18,24 +21,12 @@ fn rule(value: Value) -> Expr {
     }
 }
 
-fn pairs(error: &PackageError) -> Vec<(String, Code)> {
-    error
-        .problems
-        .iter()
-        .map(|p| (p.pointer.clone(), p.code))
-        .collect()
-}
-
 #[track_caller]
 fn refused(value: Value, roots: RuleRoots) -> Vec<(String, Code)> {
     match parse_rule(&value, roots) {
         Ok(expr) => panic!("rule {value} was accepted as {expr:?}"),
         Err(error) => pairs(&error),
     }
-}
-
-fn at(pointer: &str, code: Code) -> (String, Code) {
-    (pointer.to_owned(), code)
 }
 
 /// The record, input and state most tests evaluate against.

@@ -5,11 +5,13 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{at, pairs};
 use rcip_core::relationship::{
     DEFAULT_MAX_ITEMS, DEFAULT_MAX_LENGTH, Kind, MAX_EMITS, MAX_NAME_BYTES, MAX_PACKAGE_BYTES,
     MAX_PATH_COMPONENTS, MAX_ROLE_PARTICIPANTS, MAX_RULE_DEPTH, MAX_RULE_OPERANDS,
-    MAX_SCHEMA_DEPTH, MAX_STATES, Package, PackageError, ProblemCode as Code, parse_package,
-    validate_package,
+    MAX_SCHEMA_DEPTH, MAX_STATES, Package, ProblemCode as Code, parse_package, validate_package,
 };
 use serde_json::{Value, json};
 
@@ -145,14 +147,6 @@ fn without(pointer: &str) -> Value {
     package
 }
 
-fn pairs(error: &PackageError) -> Vec<(String, Code)> {
-    error
-        .problems
-        .iter()
-        .map(|p| (p.pointer.clone(), p.code))
-        .collect()
-}
-
 fn problems(package: &Value) -> Vec<(String, Code)> {
     match validate_package(package) {
         Ok(_) => Vec::new(),
@@ -165,10 +159,6 @@ fn text_problems(text: &str) -> Vec<(String, Code)> {
         Ok(_) => Vec::new(),
         Err(error) => pairs(&error),
     }
-}
-
-fn at(pointer: &str, code: Code) -> (String, Code) {
-    (pointer.to_owned(), code)
 }
 
 /// Asserts that the package has exactly these problems, in this order.

@@ -1,0 +1,26 @@
+//! Helpers shared by rcip-core's integration tests (`mod common;`); not every file uses
+//! every item.
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
+
+use rcip_core::mcpl::{Vocabulary, parse_vocabulary};
+use rcip_core::relationship::{PackageError, ProblemCode};
+
+/// The problems of a package or rule error as `(pointer, code)` pairs, in order.
+pub fn pairs(error: &PackageError) -> Vec<(String, ProblemCode)> {
+    error
+        .problems
+        .iter()
+        .map(|p| (p.pointer.clone(), p.code))
+        .collect()
+}
+
+/// One expected problem.
+pub fn at(pointer: &str, code: ProblemCode) -> (String, ProblemCode) {
+    (pointer.to_owned(), code)
+}
+
+/// The MCPL 0.5 vocabulary file rcip ships.
+pub fn mcpl() -> Vocabulary {
+    let text = include_str!("../../../rcip-runtime/vocabularies/mcpl-0.5.json");
+    parse_vocabulary(&serde_json::from_str(text).unwrap()).unwrap()
+}
