@@ -22,18 +22,27 @@ use crate::mcpl::{canonical_json, digest_of_canonical};
 /// ```
 #[must_use]
 pub fn catalog_revision(definition: &ApplicationDefinition) -> String {
-    let value = serde_json::to_value(definition).unwrap_or(Value::Null);
-    digest_of_canonical(&canonical_json(&value))
+    revision_of(&definition_json(definition))
 }
 
 /// The export: the definition's JSON with a root `"revision"` member (the
 /// [`catalog_revision`]); the revision is the digest of the export without that member.
 #[must_use]
 pub fn catalog_export(definition: &ApplicationDefinition) -> Value {
-    let mut value = serde_json::to_value(definition).unwrap_or(Value::Null);
-    let revision = digest_of_canonical(&canonical_json(&value));
+    let mut value = definition_json(definition);
+    let revision = revision_of(&value);
     if let Value::Object(map) = &mut value {
         map.insert("revision".to_owned(), Value::String(revision));
     }
     value
+}
+
+/// The definition as JSON (a definition always serializes).
+fn definition_json(definition: &ApplicationDefinition) -> Value {
+    serde_json::to_value(definition).unwrap_or(Value::Null)
+}
+
+/// The content revision of an export's JSON without its `"revision"`.
+fn revision_of(value: &Value) -> String {
+    digest_of_canonical(&canonical_json(value))
 }

@@ -57,10 +57,17 @@ pub struct InvocationContext {
 /// except for a [`public`](Self::public) failure, whose code and message the handler wrote
 /// for the consumer.
 #[derive(Debug)]
-pub struct HandlerError {
-    kind: HandlerErrorKind,
-    source: Option<Box<dyn std::error::Error + Send + Sync>>,
-    public: Option<PublicFailure>,
+pub struct HandlerError(Failure);
+
+type Source = Box<dyn std::error::Error + Send + Sync>;
+
+/// A [`HandlerError`]'s kind with what each kind carries.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Failed(Source),
+    Aborted,
+    InvalidOutput(Source),
+    Public(PublicFailure),
 }
 
 /// What a [`HandlerError::public`] failure tells the consumer.
@@ -88,12 +95,8 @@ pub enum HandlerErrorKind {
 
 impl HandlerError {
     /// A failure with a host-side cause.
-    pub fn failed(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        HandlerError {
-            kind: HandlerErrorKind::Failed,
-            source: Some(source.into()),
-            public: None,
-        }
+    pub fn failed(source: impl Into<Source>) -> Self {
+        HandlerError(Failure::Failed(source.into()))
     }
 
     /// A failure the consumer may read: the outcome is still `failed` with the reference's
@@ -113,61 +116,61 @@ impl HandlerError {
         message: impl std::fmt::Display,
         issues: Vec<rcip_core::ValidationIssue>,
     ) -> Self {
-        HandlerError {
-            kind: HandlerErrorKind::Public,
-            source: None,
-            public: Some(PublicFailure {
-                message: format!("{code}: {message}"),
-                issues,
-            }),
-        }
+        HandlerError(Failure::Public(PublicFailure {
+            message: format!("{code}: {message}"),
+            issues,
+        }))
     }
 
     /// The handler gave up because its cancellation token fired.
     #[must_use]
     pub fn aborted() -> Self {
-        HandlerError {
-            kind: HandlerErrorKind::Aborted,
-            source: None,
-            public: None,
-        }
+        HandlerError(Failure::Aborted)
     }
 
     /// The output could not be turned into JSON.
-    pub fn invalid_output(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        HandlerError {
-            kind: HandlerErrorKind::InvalidOutput,
-            source: Some(source.into()),
-            public: None,
-        }
+    pub fn invalid_output(source: impl Into<Source>) -> Self {
+        HandlerError(Failure::InvalidOutput(source.into()))
     }
 
     /// The kind.
     #[must_use]
     pub fn kind(&self) -> HandlerErrorKind {
-        self.kind
+        match self.0 {
+            Failure::Failed(_) => HandlerErrorKind::Failed,
+            Failure::Aborted => HandlerErrorKind::Aborted,
+            Failure::InvalidOutput(_) => HandlerErrorKind::InvalidOutput,
+            Failure::Public(_) => HandlerErrorKind::Public,
+        }
     }
 
-    pub(crate) fn into_public(self) -> Option<PublicFailure> {
-        self.public
+    pub(crate) fn into_failure(self) -> Failure {
+        self.0
+    }
+
+    fn source_error(&self) -> Option<&Source> {
+        match &self.0 {
+            Failure::Failed(source) | Failure::InvalidOutput(source) => Some(source),
+            Failure::Aborted | Failure::Public(_) => None,
+        }
     }
 }
 
 impl std::fmt::Display for HandlerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (&self.kind, &self.source, &self.public) {
-            (_, _, Some(public)) => f.write_str(&public.message),
-            (kind, Some(source), None) => write!(f, "{kind:?}: {source}"),
-            (kind, None, None) => write!(f, "{kind:?}"),
+        let kind = self.kind();
+        match (&self.0, self.source_error()) {
+            (Failure::Public(public), _) => f.write_str(&public.message),
+            (_, Some(source)) => write!(f, "{kind:?}: {source}"),
+            (_, None) => write!(f, "{kind:?}"),
         }
     }
 }
 
 impl std::error::Error for HandlerError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|s| s as &(dyn std::error::Error + 'static))
+        self.source_error()
+            .map(|s| &**s as &(dyn std::error::Error + 'static))
     }
 }
 

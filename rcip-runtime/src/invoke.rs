@@ -8,7 +8,7 @@ use rcip_core::{ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticCon
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::binding::{CancellationSignal, HandlerError, HandlerErrorKind, InvocationContext};
+use crate::binding::{CancellationSignal, Failure, HandlerError, InvocationContext};
 use crate::client::InvocationRequest;
 use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
@@ -191,49 +191,20 @@ impl Inner {
         // Step 11: failures never carry the handler's own text across, except a failure the
         // handler made public (`HandlerError::public`). A panic counts as a failure of no
         // particular kind.
-        let failure = match result {
-            Some(Ok(output)) => Ok(output),
-            Some(Err(e)) => {
-                if tracing::enabled!(target: "rcip::handler", tracing::Level::DEBUG) {
+        let output = match result {
+            Some(Ok(output)) => output,
+            failure => {
+                let failure = failure.and_then(Result::err);
+                if let Some(e) = &failure
+                    && tracing::enabled!(target: "rcip::handler", tracing::Level::DEBUG)
+                {
                     // Host `Display` code: contained like any other host code.
                     if let Some(text) = contain(|| e.to_string()) {
                         tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %text, "handler failed");
                     }
                 }
-                Err(Some(e))
-            }
-            None => Err(None),
-        };
-        let output = match failure {
-            Ok(output) => output,
-            Err(failure) => {
-                let kind = failure.as_ref().map(HandlerError::kind);
-                // Output that is not JSON is the reference's step 12: the abort check of step
-                // 11 only applies to handlers that fail.
-                let e = match kind {
-                    Some(HandlerErrorKind::InvalidOutput) => {
-                        error(ErrorCode::OutputInvalid, m::OUTPUT_NOT_JSON)
-                    }
-                    _ if is_cancelled(token) => error(ErrorCode::ExecutionAborted, m::ABORTED),
-                    Some(HandlerErrorKind::Aborted) => {
-                        error(ErrorCode::ExecutionAborted, m::ABORTED)
-                    }
-                    Some(HandlerErrorKind::Public) => {
-                        match failure.and_then(HandlerError::into_public) {
-                            Some(public) if public.issues.is_empty() => {
-                                error(ErrorCode::ExecutionFailed, public.message)
-                            }
-                            Some(public) => RcipError::with_issues(
-                                ErrorCode::ExecutionFailed,
-                                public.message,
-                                public.issues,
-                            ),
-                            None => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
-                        }
-                    }
-                    _ => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
-                };
-                return self.fail(&attempt, e);
+                let failure = failure.map(HandlerError::into_failure);
+                return self.fail(&attempt, handler_failure(failure, token));
             }
         };
 
@@ -390,5 +361,22 @@ impl Inner {
             ));
         }
         Ok(())
+    }
+}
+
+/// What a failed handler reports (step 11; a non-JSON output is step 12's `OUTPUT_INVALID`,
+/// whether or not the invocation was cancelled). `None`: the handler panicked.
+fn handler_failure(failure: Option<Failure>, token: Option<&CancellationToken>) -> RcipError {
+    match failure {
+        Some(Failure::InvalidOutput(_)) => error(ErrorCode::OutputInvalid, m::OUTPUT_NOT_JSON),
+        _ if is_cancelled(token) => error(ErrorCode::ExecutionAborted, m::ABORTED),
+        Some(Failure::Aborted) => error(ErrorCode::ExecutionAborted, m::ABORTED),
+        Some(Failure::Public(public)) if public.issues.is_empty() => {
+            error(ErrorCode::ExecutionFailed, public.message)
+        }
+        Some(Failure::Public(public)) => {
+            RcipError::with_issues(ErrorCode::ExecutionFailed, public.message, public.issues)
+        }
+        Some(Failure::Failed(_)) | None => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
     }
 }

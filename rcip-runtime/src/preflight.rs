@@ -15,14 +15,21 @@ use crate::invoke::messages as m;
 use crate::policy::{PolicyDecision, PolicyPhase};
 use crate::runtime::Inner;
 
+/// The protocol's bounds on a preflight batch (1 to 16 proposals).
+pub(crate) fn check_batch_size(proposals: usize) -> Result<(), crate::Error> {
+    if (PREFLIGHT_MIN_PROPOSALS..=PREFLIGHT_MAX_PROPOSALS).contains(&proposals) {
+        Ok(())
+    } else {
+        Err(crate::Error::PreflightBatchSize(proposals))
+    }
+}
+
 impl Inner {
     pub(crate) async fn preflight(
         self: &Arc<Self>,
         batch: PreflightBatch,
     ) -> Result<PreflightReport, crate::Error> {
-        if !(PREFLIGHT_MIN_PROPOSALS..=PREFLIGHT_MAX_PROPOSALS).contains(&batch.requests.len()) {
-            return Err(crate::Error::PreflightBatchSize(batch.requests.len()));
-        }
+        check_batch_size(batch.requests.len())?;
         let start_revision = self.revision();
         let token = batch.cancellation;
         let checks = batch.requests.into_iter().map(|proposal| {

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::num::NonZeroUsize;
 
-use rcip_core::rcp::{Advertiser, KeyKind, PresenceMap, RcpError, is_vendor_key};
+use rcip_core::rcp::{Advertiser, KeyKind, PresenceMap, RcpError, is_vendor_key, read_integer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -79,7 +79,7 @@ impl PreflightSurface {
         let max_proposals = extra
             .remove("maxProposals")
             .as_ref()
-            .and_then(integer)
+            .and_then(read_integer)
             .and_then(|n| usize::try_from(n).ok())
             .and_then(NonZeroUsize::new);
         PreflightSurface {
@@ -98,17 +98,6 @@ impl PreflightSurface {
         }
         Value::Object(map)
     }
-}
-
-/// A JSON Schema integer ≥ 0, as RCP reads them: `16.0` is `16` (floats up to 2^53).
-fn integer(value: &Value) -> Option<u64> {
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    value.as_u64().or_else(|| {
-        value
-            .as_f64()
-            .filter(|f| f.fract() == 0.0 && (0.0..=EXACT).contains(f))
-            .map(|f| f as u64)
-    })
 }
 
 /// What optional surfaces an [`RcipClient`](crate::RcipClient) offers, as an RCP-style

@@ -2,10 +2,7 @@
 //! contract types of a capability, and preflight gated on the client's advertised surfaces.
 
 use rcip_core::rcp::{RcpError, RcpErrorCode};
-use rcip_core::{
-    ConfirmationInfo, ErrorCode, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS,
-    PREFLIGHT_MIN_PROPOSALS, PreflightReport, RcipError,
-};
+use rcip_core::{ConfirmationInfo, ErrorCode, InvocationOutcome, PreflightReport, RcipError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -221,9 +218,7 @@ pub trait RcipClientExt: RcipClient {
 fn check_preflight<C: RcipClient + ?Sized>(client: &C, proposals: usize) -> Result<(), Error> {
     let surfaces = client.surfaces();
     surfaces.gate(Surface::Preflight)?;
-    if !(PREFLIGHT_MIN_PROPOSALS..=PREFLIGHT_MAX_PROPOSALS).contains(&proposals) {
-        return Err(Error::PreflightBatchSize(proposals));
-    }
+    crate::preflight::check_batch_size(proposals)?;
     let advertised = surfaces.preflight().and_then(|p| p.max_proposals);
     if let Some(max) = advertised.filter(|max| proposals > max.get()) {
         return Err(Error::OptionUnsupported(

@@ -21,17 +21,18 @@ impl SchemaValidator {
     /// Compiles a schema (this also checks it against the 2020-12 meta-schema). Returns
     /// the validator's message on failure.
     pub(crate) fn compile(schema: &Value) -> Result<Arc<Self>, String> {
-        jsonschema::draft202012::options()
-            .build(schema)
-            .map(|validator| Arc::new(SchemaValidator { validator }))
-            .map_err(|e| e.to_string())
+        Self::build(schema, false)
     }
 
     /// Compiles a schema of a relationship package: the same, plus `format` validation (the
     /// package subset's one format, `date-time`, is enforced on records and command input).
     pub(crate) fn compile_with_formats(schema: &Value) -> Result<Arc<Self>, String> {
+        Self::build(schema, true)
+    }
+
+    fn build(schema: &Value, formats: bool) -> Result<Arc<Self>, String> {
         jsonschema::draft202012::options()
-            .should_validate_formats(true)
+            .should_validate_formats(formats)
             .build(schema)
             .map(|validator| Arc::new(SchemaValidator { validator }))
             .map_err(|e| e.to_string())

@@ -43,6 +43,13 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
+/// The canonical JSON of an object, given its members.
+pub(crate) fn canonical_object(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    write_object(&mut out, map);
+    out
+}
+
 fn write_object(out: &mut String, map: &Map<String, Value>) {
     write_members(out, map.iter().map(|(name, value)| (name.as_str(), value)));
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::digest::{DigestError, digest_of_canonical, normalize_manifest};
-use super::jcs::canonical_json;
+use super::jcs::{canonical_json, canonical_object};
 
 /// A part of a manifest a change can touch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -59,12 +59,9 @@ pub fn changed_domains(
 
 /// A manifest normalized, with its revision (computed from that same normal form).
 fn normalized(manifest: &Value) -> Result<(Map<String, Value>, String), DigestError> {
-    let normal = Value::Object(normalize_manifest(manifest)?);
-    let revision = digest_of_canonical(&canonical_json(&normal));
-    match normal {
-        Value::Object(map) => Ok((map, revision)),
-        _ => Err(DigestError::ManifestNotObject),
-    }
+    let normal = normalize_manifest(manifest)?;
+    let revision = digest_of_canonical(&canonical_object(&normal));
+    Ok((normal, revision))
 }
 
 /// The three projections of a normalized manifest, as canonical JSON (`None`: absent).
@@ -89,15 +86,15 @@ fn projections(manifest: &Map<String, Value>) -> [Option<String>; 3] {
                 without.insert(name.clone(), set);
             }
             (
-                Some(canonical_json(&Value::Object(without))),
-                Some(canonical_json(&Value::Object(ontologies))),
+                Some(canonical_object(&without)),
+                Some(canonical_object(&ontologies)),
             )
         }
         // A non-object `featureSets` is one opaque value carrying no ontology.
         Some(other) => (Some(canonical_json(other)), Some("null".to_owned())),
     };
     [
-        Some(canonical_json(&Value::Object(capabilities))),
+        Some(canonical_object(&capabilities)),
         feature_sets,
         ontologies,
     ]
@@ -107,7 +104,11 @@ fn domains_between(
     previous: &Map<String, Value>,
     next: &Map<String, Value>,
 ) -> BTreeSet<ChangeDomain> {
-    let (before, after) = (projections(previous), projections(next));
+    differing(&projections(previous), &projections(next))
+}
+
+/// The domains whose projections differ.
+fn differing(before: &[Option<String>; 3], after: &[Option<String>; 3]) -> BTreeSet<ChangeDomain> {
     ChangeDomain::ALL
         .into_iter()
         .zip(before.iter().zip(after.iter()))
@@ -381,15 +382,23 @@ impl ManifestTracker {
         let next = Arc::new(next);
         state.manifest = Arc::clone(&next);
         state.revision = revision.clone();
-        let domains: Vec<ChangeDomain> = domains_between(&previous, &next).into_iter().collect();
-        // Each connection hears what changed since what it was last told.
+        // The new manifest's projections, computed once for every comparison.
+        let after = projections(&next);
+        let domains: Vec<ChangeDomain> = differing(&projections(&previous), &after)
+            .into_iter()
+            .collect();
+        // Each connection hears what changed since what it was last told (most were told
+        // the previous manifest: its answer is `domains`).
         let mut sends: Vec<(Notifier, ManifestChanged)> = Vec::new();
         for connection in &mut state.connections {
             if connection.announced == revision {
                 continue;
             }
             let domains: Vec<ChangeDomain> = match &connection.baseline {
-                Some(baseline) => domains_between(baseline, &next).into_iter().collect(),
+                Some(baseline) if Arc::ptr_eq(baseline, &previous) => domains.clone(),
+                Some(baseline) => differing(&projections(baseline), &after)
+                    .into_iter()
+                    .collect(),
                 None => ChangeDomain::ALL.to_vec(),
             };
             connection.announced = revision.clone();

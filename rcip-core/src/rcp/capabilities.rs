@@ -2,7 +2,7 @@
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::{Advertiser, RcpError, RcpErrorCode};
 use super::key::{Capability, KeyKind, META_KEY, Method, is_vendor_key, vendor_method_key};
@@ -134,76 +134,83 @@ pub struct Capabilities {
     others: PresenceMap,
 }
 
-/// Runs `$body` with `$slot` bound to each core field, by capability.
+/// Runs `$body` with `$slot` bound to the core field of `$capability` (`&` the field, or
+/// `&mut` it with `mut`): the one table from capability to field.
 macro_rules! each_core_field {
+    (mut $caps:expr, $capability:expr, |$slot:ident| $body:expr) => {
+        each_core_field!(@ (&mut) $caps, $capability, |$slot| $body)
+    };
     ($caps:expr, $capability:expr, |$slot:ident| $body:expr) => {
+        each_core_field!(@ (&) $caps, $capability, |$slot| $body)
+    };
+    (@ ($($borrow:tt)*) $caps:expr, $capability:expr, |$slot:ident| $body:expr) => {
         match $capability {
             Capability::Embed => {
-                let $slot = &$caps.embed;
+                let $slot = $($borrow)* $caps.embed;
                 $body
             }
             Capability::SparseEmbed => {
-                let $slot = &$caps.sparse_embed;
+                let $slot = $($borrow)* $caps.sparse_embed;
                 $body
             }
             Capability::MultiVector => {
-                let $slot = &$caps.multi_vector;
+                let $slot = $($borrow)* $caps.multi_vector;
                 $body
             }
             Capability::Rerank => {
-                let $slot = &$caps.rerank;
+                let $slot = $($borrow)* $caps.rerank;
                 $body
             }
             Capability::Retrieve => {
-                let $slot = &$caps.retrieve;
+                let $slot = $($borrow)* $caps.retrieve;
                 $body
             }
             Capability::Transform => {
-                let $slot = &$caps.transform;
+                let $slot = $($borrow)* $caps.transform;
                 $body
             }
             Capability::Graph => {
-                let $slot = &$caps.graph;
+                let $slot = $($borrow)* $caps.graph;
                 $body
             }
             Capability::Index => {
-                let $slot = &$caps.index;
+                let $slot = $($borrow)* $caps.index;
                 $body
             }
             Capability::Session => {
-                let $slot = &$caps.session;
+                let $slot = $($borrow)* $caps.session;
                 $body
             }
             Capability::Feedback => {
-                let $slot = &$caps.feedback;
+                let $slot = $($borrow)* $caps.feedback;
                 $body
             }
             Capability::Memory => {
-                let $slot = &$caps.memory;
+                let $slot = $($borrow)* $caps.memory;
                 $body
             }
             Capability::Filter => {
-                let $slot = &$caps.filter;
+                let $slot = $($borrow)* $caps.filter;
                 $body
             }
             Capability::Streaming => {
-                let $slot = &$caps.streaming;
+                let $slot = $($borrow)* $caps.streaming;
                 $body
             }
             Capability::Pagination => {
-                let $slot = &$caps.pagination;
+                let $slot = $($borrow)* $caps.pagination;
                 $body
             }
             Capability::Citations => {
-                let $slot = &$caps.citations;
+                let $slot = $($borrow)* $caps.citations;
                 $body
             }
             Capability::Log => {
-                let $slot = &$caps.log;
+                let $slot = $($borrow)* $caps.log;
                 $body
             }
             Capability::Catalog => {
-                let $slot = &$caps.catalog;
+                let $slot = $($borrow)* $caps.catalog;
                 $body
             }
         }
@@ -253,38 +260,9 @@ impl Capabilities {
                 continue;
             };
             let pointer = format!("/{key}");
-            let p = &mut problems;
-            match capability {
-                Capability::Embed => caps.embed = Some(Decode::decode(value, &pointer, p)),
-                Capability::SparseEmbed => {
-                    caps.sparse_embed = Some(Decode::decode(value, &pointer, p));
-                }
-                Capability::MultiVector => {
-                    caps.multi_vector = Some(Decode::decode(value, &pointer, p));
-                }
-                Capability::Rerank => caps.rerank = Some(Decode::decode(value, &pointer, p)),
-                Capability::Retrieve => caps.retrieve = Some(Decode::decode(value, &pointer, p)),
-                Capability::Transform => {
-                    caps.transform = Some(Decode::decode(value, &pointer, p));
-                }
-                Capability::Graph => caps.graph = Some(Decode::decode(value, &pointer, p)),
-                Capability::Index => caps.index = Some(Decode::decode(value, &pointer, p)),
-                Capability::Session => caps.session = Some(Decode::decode(value, &pointer, p)),
-                Capability::Feedback => caps.feedback = Some(Decode::decode(value, &pointer, p)),
-                Capability::Memory => caps.memory = Some(Decode::decode(value, &pointer, p)),
-                Capability::Filter => caps.filter = Some(Decode::decode(value, &pointer, p)),
-                Capability::Streaming => {
-                    caps.streaming = Some(Decode::decode(value, &pointer, p));
-                }
-                Capability::Pagination => {
-                    caps.pagination = Some(Decode::decode(value, &pointer, p));
-                }
-                Capability::Citations => {
-                    caps.citations = Some(Decode::decode(value, &pointer, p));
-                }
-                Capability::Log => caps.log = Some(Decode::decode(value, &pointer, p)),
-                Capability::Catalog => caps.catalog = Some(Decode::decode(value, &pointer, p)),
-            }
+            each_core_field!(mut caps, capability, |slot| {
+                *slot = Some(Decode::decode(value, &pointer, &mut problems));
+            });
         }
         caps.others = others;
         Ok((caps, problems))
@@ -294,19 +272,9 @@ impl Capabilities {
     /// order, then vendor and unknown keys, then `_meta`).
     #[must_use]
     pub fn to_value(&self) -> Value {
-        let mut map = Map::new();
-        for capability in Capability::ALL {
-            let value = each_core_field!(self, capability, |slot| slot
-                .as_ref()
-                .map(serde_json::to_value));
-            // The metadata types serialize to JSON without fail: strings, integers, finite
-            // numbers, booleans, arrays and objects with string keys.
-            if let Some(Ok(value)) = value {
-                map.insert(capability.wire_key().to_owned(), value);
-            }
-        }
-        map.extend(self.others.to_map());
-        Value::Object(map)
+        // The metadata types serialize to JSON without fail: strings, integers, finite
+        // numbers, booleans, arrays and objects with string keys.
+        serde_json::to_value(self).unwrap_or_default()
     }
 
     /// Whether `capability` is advertised (its key is present).

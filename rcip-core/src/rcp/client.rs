@@ -261,10 +261,7 @@ impl<T: RcpTransport> RcpClient<T> {
         params: Map<String, Value>,
     ) -> Result<Value, RcpError> {
         let Some(key) = vendor_method_key(method) else {
-            return Err(RcpError::new(
-                RcpErrorCode::UnknownMethod,
-                format!("unknown method '{method}'"),
-            ));
+            return Err(RcpError::unknown_method(method));
         };
         self.session.capabilities.gate_vendor(key)?;
         self.transport.request(GatedRequest {

@@ -144,27 +144,15 @@ impl RcpErrorCode {
     /// generic failure).
     #[must_use]
     pub const fn from_code(code: i64) -> Option<RcpErrorCode> {
-        Some(match code {
-            -32700 => RcpErrorCode::ParseError,
-            -32600 => RcpErrorCode::InvalidRequest,
-            -32601 => RcpErrorCode::MethodNotFound,
-            -32602 => RcpErrorCode::InvalidParams,
-            -32603 => RcpErrorCode::InternalError,
-            -32001 => RcpErrorCode::NotInitialized,
-            -32002 => RcpErrorCode::VersionMismatch,
-            -32003 => RcpErrorCode::CapabilityMissing,
-            -32004 => RcpErrorCode::UnknownMethod,
-            -32005 => RcpErrorCode::OptionUnsupported,
-            -32006 => RcpErrorCode::Cancelled,
-            -32010 => RcpErrorCode::BackendUnavailable,
-            -32011 => RcpErrorCode::RateLimited,
-            -32012 => RcpErrorCode::Unauthorized,
-            -32013 => RcpErrorCode::PayloadTooLarge,
-            -32014 => RcpErrorCode::Timeout,
-            -32015 => RcpErrorCode::NotFound,
-            -32016 => RcpErrorCode::Conflict,
-            _ => return None,
-        })
+        // `code` read backwards, so the table is written once.
+        let mut i = 0;
+        while i < RcpErrorCode::ALL.len() {
+            if RcpErrorCode::ALL[i].code() == code {
+                return Some(RcpErrorCode::ALL[i]);
+            }
+            i += 1;
+        }
+        None
     }
 
     /// The code whose [`name`](Self::name) this is.
@@ -290,6 +278,15 @@ impl RcpError {
         RcpError::new(
             RcpErrorCode::CapabilityMissing,
             format!("{} does not advertise '{key}'", advertiser.as_str()),
+        )
+    }
+
+    /// `UnknownMethod` (-32004) for `method`: `unknown method '<method>'`.
+    #[must_use]
+    pub fn unknown_method(method: &str) -> Self {
+        RcpError::new(
+            RcpErrorCode::UnknownMethod,
+            format!("unknown method '{method}'"),
         )
     }
 

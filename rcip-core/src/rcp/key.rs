@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::error::{RcpError, RcpErrorCode};
+use super::error::RcpError;
 
 /// The key of side-band data (`_meta`): never a capability, never changes core meaning.
 pub const META_KEY: &str = "_meta";
@@ -326,9 +326,7 @@ impl FromStr for Method {
         Method::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                RcpError::new(RcpErrorCode::UnknownMethod, format!("unknown method '{s}'"))
-            })
+            .ok_or_else(|| RcpError::unknown_method(s))
     }
 }
 

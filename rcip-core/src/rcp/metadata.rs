@@ -98,9 +98,19 @@ fn read_serde<T: DeserializeOwned>(value: &Value) -> Option<T> {
     T::deserialize(value).ok()
 }
 
-/// A JSON Schema `integer` ≥ 0: any number with a zero fractional part (`200.0` is an
-/// integer to the schema), up to `u64::MAX`, or up to 2^53 when written as a float.
-fn read_integer(value: &Value) -> Option<u64> {
+/// A JSON Schema `integer` ≥ 0, as RCP reads metadata: any number with a zero fractional
+/// part (`200.0` is an integer to the schema), up to `u64::MAX`, or up to 2^53 when written
+/// as a float.
+///
+/// ```
+/// use rcip_core::rcp::read_integer;
+/// use serde_json::json;
+/// assert_eq!(read_integer(&json!(16.0)), Some(16));
+/// assert_eq!(read_integer(&json!(1.5)), None);
+/// assert_eq!(read_integer(&json!(-1)), None);
+/// ```
+#[must_use]
+pub fn read_integer(value: &Value) -> Option<u64> {
     let number = value.as_number()?;
     if let Some(n) = number.as_u64() {
         return Some(n);

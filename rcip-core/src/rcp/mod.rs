@@ -111,6 +111,6 @@ pub use metadata::{
     FilterFields, FusionMethod, GraphCapability, IndexCapability, LogCapability, MarkerCapability,
     MemoryCapability, MemoryScope, Modality, MultiVectorCapability, RerankCapability, RerankMethod,
     RetrievalMode, RetrievalUnit, RetrieveCapability, ScoreScale, SessionCapability, Similarity,
-    SparseEmbedCapability, TransformCapability, TransformMethod, VectorEncoding,
+    SparseEmbedCapability, TransformCapability, TransformMethod, VectorEncoding, read_integer,
 };
 pub use presence::PresenceMap;
