@@ -40,13 +40,17 @@ fn initialize_result(capabilities: Value) -> Value {
     json!({"protocolVersion": 1, "server": {"name": "fake", "version": "0"}, "capabilities": capabilities})
 }
 
-fn client(capabilities: Value) -> RcpClient<FakeTransport> {
+/// Connects to a server whose `initialize` answers `result`.
+fn connect(result: Value) -> Result<RcpClient<FakeTransport>, RcpError> {
     RcpClient::connect(
-        FakeTransport::answering(initialize_result(capabilities)),
+        FakeTransport::answering(result),
         PeerInfo::new("test", "1"),
         Capabilities::new(),
     )
-    .unwrap()
+}
+
+fn client(capabilities: Value) -> RcpClient<FakeTransport> {
+    connect(initialize_result(capabilities)).unwrap()
 }
 
 fn params() -> Map<String, Value> {
@@ -117,24 +121,13 @@ fn connect_sends_initialize() {
 /// comes back unchanged.
 #[test]
 fn connect_failures() {
-    let higher = RcpClient::connect(
-        FakeTransport::answering(
-            json!({"protocolVersion": 7, "server": {"name": "s"}, "capabilities": {}}),
-        ),
-        PeerInfo::new("c", "1"),
-        Capabilities::new(),
-    )
-    .unwrap();
+    let higher =
+        connect(json!({"protocolVersion": 7, "server": {"name": "s"}, "capabilities": {}}))
+            .unwrap();
     assert_eq!(higher.session().protocol_version, PROTOCOL_VERSION);
 
-    let error = RcpClient::connect(
-        FakeTransport::answering(
-            json!({"protocolVersion": 0, "server": {"name": "s"}, "capabilities": {}}),
-        ),
-        PeerInfo::new("c", "1"),
-        Capabilities::new(),
-    )
-    .unwrap_err();
+    let error = connect(json!({"protocolVersion": 0, "server": {"name": "s"}, "capabilities": {}}))
+        .unwrap_err();
     assert_eq!(error.kind(), Some(RcpErrorCode::VersionMismatch));
     assert_eq!(error.message, "server offered no usable protocol version");
 
@@ -146,12 +139,7 @@ fn connect_failures() {
         json!({"protocolVersion": -1, "server": {"name": "s"}, "capabilities": {}}),
         json!(null),
     ] {
-        let error = RcpClient::connect(
-            FakeTransport::answering(malformed.clone()),
-            PeerInfo::new("c", "1"),
-            Capabilities::new(),
-        )
-        .unwrap_err();
+        let error = connect(malformed.clone()).unwrap_err();
         assert_eq!(
             error.kind(),
             Some(RcpErrorCode::InvalidParams),

@@ -1080,8 +1080,6 @@ async fn execution_aborted_when_handler_fails_after_cancel() {
 
 // ----- 4.3 EXECUTION_FAILED -------------------------------------------------------------------
 
-/// 4.1 step 11 / 4.7: a failing handler is `EXECUTION_FAILED` "The application could not
-/// complete the capability."; its error text appears nowhere in the outcome or events.
 /// Beyond the reference: a handler may fail *publicly*; the code stays `EXECUTION_FAILED`,
 /// the message and issues are the handler's.
 #[tokio::test]
@@ -1122,6 +1120,8 @@ async fn a_public_handler_failure_keeps_its_message_and_issues() {
     );
 }
 
+/// 4.1 step 11 / 4.7: a failing handler is `EXECUTION_FAILED` "The application could not
+/// complete the capability."; its error text appears nowhere in the outcome or events.
 #[tokio::test]
 async fn execution_failed_masks_handler_error() {
     const SECRET: &str = "db-password=hunter2-at-10.0.0.5";
