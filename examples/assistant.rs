@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rcip_runtime::assist::*;
+use rcip_assist::*;
 use rcip_runtime::{BoxFuture, CancellationToken, Effect, Host, InvocationOutcome, RcipClient};
 use serde_json::{Value, json};
 

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 mod assistant;
 
-use rcip_runtime::relationship::{Actor, Engine};
+use rcip_relationship::{Actor, Engine};
 use rcip_runtime::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -247,7 +247,7 @@ fn close_poll(store: Store, input: PollRef) -> Result<PollRef, HandlerError> {
 
 /// The relationship programs of `programs/`, compiled by `build.rs`.
 mod programs {
-    rcip_runtime::include_programs!();
+    rcip_relationship::include_programs!();
 }
 
 catalog! {

@@ -149,10 +149,10 @@ fn polls_export_is_the_catalog_json_and_deterministic() {
     // The content revision is the digest of the export without it.
     let mut without = catalog.clone();
     let revision = without.as_object_mut().unwrap().remove("revision").unwrap();
-    let canonical = rcip_runtime::rcip_core::mcpl::canonical_json(&without);
+    let canonical = rcip_mcpl::canonical_json(&without);
     assert_eq!(
         revision.as_str().unwrap(),
-        rcip_runtime::rcip_core::mcpl::digest_of_canonical(&canonical)
+        rcip_mcpl::digest_of_canonical(&canonical)
     );
     let capabilities = catalog["capabilities"].as_array().unwrap();
     let ids: Vec<&str> = capabilities

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use rcip_core::relationship::{
+use rcip_relationship::{
     Command, Constant, DataSchema, Expr, Package, Path, TypeDef, View, command_capability_id,
     package_capabilities, package_scope_id,
 };
@@ -35,7 +35,7 @@ fn package_module(out: &mut String, package: &Package, krate: &str) {
     );
     let _ = writeln!(out, "#[allow(dead_code, unreachable_pub)]");
     let _ = writeln!(out, "pub mod {} {{", module(ns));
-    let _ = writeln!(out, "    use {krate}::rcip_core::relationship as __rel;");
+    let _ = writeln!(out, "    use {krate} as __rel;");
     let _ = writeln!(out, "    use ::std::borrow::Cow as __Cow;\n");
     let _ = writeln!(
         out,
@@ -166,7 +166,7 @@ fn state_enum(
     out: &mut String,
     type_name: &str,
     initial: &str,
-    states: &[rcip_core::relationship::Text],
+    states: &[rcip_relationship::Text],
 ) {
     let variants = states
         .iter()
@@ -264,7 +264,10 @@ fn capability_set(out: &mut String, package: &Package, krate: &str) {
     );
     let _ = writeln!(out, "    #[derive(Debug, Clone, Copy, Default)]");
     let _ = writeln!(out, "    pub struct Capabilities;\n");
-    let _ = writeln!(out, "    impl {krate}::CapabilitySet for Capabilities {{");
+    let _ = writeln!(
+        out,
+        "    impl {krate}::rcip_core::CapabilitySet for Capabilities {{"
+    );
     let _ = writeln!(
         out,
         "        const IDS: &'static [&'static str] = &[{}];",
@@ -276,7 +279,7 @@ fn capability_set(out: &mut String, package: &Package, krate: &str) {
     );
     let _ = writeln!(
         out,
-        "        fn definitions() -> ::std::vec::Vec<{krate}::CapabilityDefinition> {{"
+        "        fn definitions() -> ::std::vec::Vec<{krate}::rcip_core::CapabilityDefinition> {{"
     );
     let _ = writeln!(out, "            __rel::package_capabilities(&PACKAGE)");
     let _ = writeln!(out, "        }}\n    }}");
@@ -373,21 +376,21 @@ fn opt_text(value: Option<&str>) -> String {
     value.map_or_else(|| "None".to_owned(), |v| format!("Some({})", text(v)))
 }
 
-fn texts(values: &[rcip_core::relationship::Text]) -> String {
+fn texts(values: &[rcip_relationship::Text]) -> String {
     let items: Vec<String> = values.iter().map(|v| text(v)).collect();
     format!("__Cow::Borrowed(&[{}])", items.join(", "))
 }
 
 #[cfg(test)]
 mod tests {
-    use rcip_core::relationship::parse_package;
+    use rcip_relationship::parse_package;
 
     use super::generate;
 
     const EMPTY: &str =
         r#"{"type": "object", "properties": {}, "required": [], "additionalProperties": false}"#;
 
-    fn package(description: &str) -> rcip_core::relationship::Package {
+    fn package(description: &str) -> rcip_relationship::Package {
         let text = format!(
             r#"{{"protocol": "relationship/v1", "namespace": "type", "version": 1,
                 "description": {description},
@@ -406,7 +409,7 @@ mod tests {
     #[test]
     fn author_text_cannot_escape_its_doc_attribute() {
         let hostile = "x\n}\npub fn injected() {}\n/// ";
-        let code = generate(&[&package(hostile)], "::rcip_runtime");
+        let code = generate(&[&package(hostile)], "::rcip_relationship");
         assert!(
             !code
                 .lines()
@@ -421,7 +424,7 @@ mod tests {
 
     #[test]
     fn keywords_become_raw_or_suffixed_names() {
-        let code = generate(&[&package("d")], "::rcip_runtime");
+        let code = generate(&[&package("d")], "::rcip_relationship");
         assert!(code.contains("pub mod r#type {"));
         assert!(code.contains("pub mod r#match {"));
         assert!(code.contains("Self_,"));
@@ -431,7 +434,10 @@ mod tests {
 
     #[test]
     fn author_code_fences_are_escaped() {
-        let code = generate(&[&package("see ```rust\npanic!()\n```")], "::rcip_runtime");
+        let code = generate(
+            &[&package("see ```rust\npanic!()\n```")],
+            "::rcip_relationship",
+        );
         let docs: Vec<&str> = code
             .lines()
             .filter(|l| l.trim_start().starts_with("#[doc"))
@@ -457,12 +463,9 @@ mod tests {
         let a = parse_package(&ordered).expect("valid package");
         let b = parse_package(&shuffled).expect("valid package");
         assert_eq!(
-            generate(&[&a], "::rcip_runtime"),
-            generate(&[&b], "::rcip_runtime")
+            generate(&[&a], "::rcip_relationship"),
+            generate(&[&b], "::rcip_relationship")
         );
-        assert!(
-            generate(&[&package("d")], "::other")
-                .contains("use ::other::rcip_core::relationship as __rel;")
-        );
+        assert!(generate(&[&package("d")], "::other").contains("use ::other as __rel;"));
     }
 }

@@ -3,7 +3,7 @@
 //! Each `*.json` file of a folder is validated by `rcip-core`'s package validator; valid
 //! packages become one module each (named after the namespace) in
 //! `$OUT_DIR/rcip_programs.rs`, which the application includes with
-//! `rcip_runtime::include_programs!()`. An invalid package fails the build with the
+//! `rcip_relationship::include_programs!()`. An invalid package fails the build with the
 //! validator's messages, one `file: pointer: message` line per problem.
 //!
 //! ```no_run
@@ -14,7 +14,7 @@
 //! ```ignore
 //! // src/main.rs
 //! mod programs {
-//!     rcip_runtime::include_programs!();
+//!     rcip_relationship::include_programs!();
 //! }
 //! use programs::polls;
 //!
@@ -33,7 +33,7 @@
 //!
 //! | item | what |
 //! | --- | --- |
-//! | `PACKAGE` | the whole package as a `static` [`Package`](rcip_core::relationship::Package) |
+//! | `PACKAGE` | the whole package as a `static` [`Package`](rcip_relationship::Package) |
 //! | `<type>::TYPE` | the type's descriptor |
 //! | `<type>::State` | the lifecycle states (types with a lifecycle): `ALL`, `INITIAL`, `as_str`, `FromStr` |
 //! | `<type>::<COMMAND>` | a command's descriptor: input schema, guard, `from`/`to`, `set_data`, `emit` |
@@ -53,7 +53,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rcip_core::relationship::{Package, PackageError, duplicate_namespaces, parse_package};
+use rcip_relationship::{Package, PackageError, duplicate_namespaces, parse_package};
 
 /// The file written into `$OUT_DIR`.
 pub const OUTPUT_FILE: &str = "rcip_programs.rs";
@@ -109,12 +109,12 @@ impl Programs {
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self {
             dir: dir.into(),
-            crate_path: "::rcip_runtime".to_owned(),
+            crate_path: "::rcip_relationship".to_owned(),
             output: None,
         }
     }
 
-    /// The path the generated code reaches the runtime by (default `::rcip_runtime`), for
+    /// The path the generated code reaches `rcip-relationship` by (default `::rcip_relationship`), for
     /// crates that rename or re-export it.
     #[must_use]
     pub fn crate_path(mut self, path: impl Into<String>) -> Self {

@@ -1,6 +1,6 @@
 //! Package names as Rust identifiers.
 
-use rcip_core::relationship::pascal_case;
+use rcip_relationship::pascal_case;
 
 /// Rust's keywords (strict and reserved, 2024 edition) that a package name could spell.
 const KEYWORDS: &[&str] = &[

@@ -4,14 +4,14 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use rcip_core::mcpl::{VocabNode, Vocabulary, parse_vocabulary};
+use rcip_mcpl::{VocabNode, Vocabulary, parse_vocabulary};
 
 use crate::string_enum::StringEnum;
 use crate::{BuildError, cargo};
 
 /// A vocabulary file to compile (`{"vocabulary": ..., "paths": [...], "advertisedOutside":
 /// [...]}`), written to `$OUT_DIR/rcip_vocabulary_<file stem>.rs` and included with
-/// `rcip_runtime::include_vocabulary!("<file stem>")`.
+/// `rcip_mcpl::include_vocabulary!("<file stem>")`.
 ///
 /// ```no_run
 /// // build.rs: `fn main() { ... }` around this line
@@ -34,13 +34,13 @@ impl VocabularyFile {
     pub fn new(file: impl Into<PathBuf>) -> Self {
         Self {
             file: file.into(),
-            crate_path: "::rcip_runtime".to_owned(),
+            crate_path: "::rcip_mcpl".to_owned(),
             output: None,
         }
     }
 
-    /// The path the generated code reaches `rcip_core` through, as `<path>::rcip_core`
-    /// (default `::rcip_runtime`; `crate` inside rcip-runtime itself).
+    /// The path the generated code reaches `rcip-mcpl` by (default `::rcip_mcpl`; `crate`
+    /// inside rcip-mcpl itself).
     #[must_use]
     pub fn crate_path(mut self, path: impl Into<String>) -> Self {
         self.crate_path = path.into();
@@ -172,7 +172,7 @@ pub(crate) fn generate(vocabulary: &Vocabulary, krate: &str) -> Result<String, V
     );
     let _ = writeln!(
         out,
-        "pub static VOCABULARY: {krate}::rcip_core::mcpl::Vocabulary = {krate}::rcip_core::mcpl::Vocabulary {{"
+        "pub static VOCABULARY: {krate}::Vocabulary = {krate}::Vocabulary {{"
     );
     let _ = writeln!(out, "    name: ::std::borrow::Cow::Borrowed({name:?}),");
     let _ = writeln!(out, "    roots: {},", nodes(&vocabulary.roots, krate));
@@ -195,7 +195,7 @@ fn nodes(nodes: &[VocabNode], krate: &str) -> String {
                 |p| format!("::core::option::Option::Some(::std::borrow::Cow::Borrowed({p:?}))"),
             );
             format!(
-                "{krate}::rcip_core::mcpl::VocabNode {{ segment: ::std::borrow::Cow::Borrowed({:?}), path: {path}, children: {} }}",
+                "{krate}::VocabNode {{ segment: ::std::borrow::Cow::Borrowed({:?}), path: {path}, children: {} }}",
                 node.segment,
                 self::nodes(&node.children, krate)
             )
@@ -206,7 +206,7 @@ fn nodes(nodes: &[VocabNode], krate: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use rcip_core::mcpl::parse_vocabulary;
+    use rcip_mcpl::parse_vocabulary;
     use serde_json::json;
 
     use super::{generate, variant};
@@ -226,14 +226,14 @@ mod tests {
         let odd = parse_vocabulary(&json!({"vocabulary": "x", "paths": ["_", "ok"]}))
             .expect("valid vocabulary");
         assert_eq!(
-            generate(&odd, "::rcip_runtime").expect_err("no name for `_`"),
+            generate(&odd, "::rcip_mcpl").expect_err("no name for `_`"),
             ["/paths/0: path \"_\" has no letters or digits to name it in Rust"]
         );
         assert!(parse_vocabulary(&json!({"vocabulary": "x\n}", "paths": ["a"]})).is_err());
         let vocabulary =
             parse_vocabulary(&json!({"vocabulary": "x", "paths": ["a.b", "a_b", "aB"]}))
                 .expect("valid vocabulary");
-        let problems = generate(&vocabulary, "::rcip_runtime").expect_err("names collide");
+        let problems = generate(&vocabulary, "::rcip_mcpl").expect_err("names collide");
         assert_eq!(
             problems,
             [

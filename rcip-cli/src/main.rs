@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use rcip_core::mcpl::{digest_of_canonical, manifest_canonical_json};
-use rcip_core::relationship::{duplicate_namespaces, parse_package};
+use rcip_mcpl::{digest_of_canonical, manifest_canonical_json};
+use rcip_relationship::{duplicate_namespaces, parse_package};
 
 /// Command-line tools for rcip projects.
 #[derive(Debug, Parser)]

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::ApplicationDefinition;
-use crate::mcpl::{canonical_json, digest_of_canonical};
+use crate::jcs::{canonical_json, digest_of_canonical};
 
 /// The content revision of `definition`.
 ///

@@ -18,21 +18,21 @@
 //! ```
 #![deny(missing_docs)]
 
+mod capability_set;
 mod definition;
 mod effect;
 mod event;
 mod export;
 mod id;
-pub mod mcpl;
+pub mod jcs;
 mod outcome;
-mod pointer;
+pub mod pointer;
 mod preflight;
-pub mod rcp;
-pub mod relationship;
 pub mod schema;
 mod snapshot;
 mod validate;
 
+pub use capability_set::CapabilitySet;
 pub use definition::{
     ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, RCIP_PROTOCOL_VERSION,
     ScopeDefinition, UsageExample, UsageGuidance,

@@ -2,7 +2,7 @@
 
 /// Appends one reference token to `pointer`: `/` then the token with `~` as `~0` and `/` as
 /// `~1`.
-pub(crate) fn push_token(pointer: &mut String, token: &str) {
+pub fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');
     for c in token.chars() {
         match c {

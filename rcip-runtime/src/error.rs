@@ -41,12 +41,12 @@ pub enum Error {
     /// ([`ClientSurfaces`](crate::ClientSurfaces)): RCP's `CapabilityMissing` (-32003),
     /// `client does not advertise '<key>'`. Nothing was done.
     #[error(transparent)]
-    CapabilityMissing(rcip_core::rcp::RcpError),
+    CapabilityMissing(rcip_rcp::RcpError),
     /// A consumer helper was asked for more than the client advertises (for example a
     /// preflight batch over the advertised `maxProposals`): RCP's `OptionUnsupported`
     /// (-32005), `data.option` naming the option. Nothing was done.
     #[error(transparent)]
-    OptionUnsupported(rcip_core::rcp::RcpError),
+    OptionUnsupported(rcip_rcp::RcpError),
 }
 
 impl Error {

@@ -14,38 +14,35 @@ use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
 use crate::support::{cancellable, contain, contain_async, next_invocation_id};
 
-pub(crate) mod messages {
+// Public only for rcip's sibling crates, through `__private::shared`; each constant is its text.
+#[allow(missing_docs)]
+pub mod messages {
     //! The reference's consumer-facing messages, verbatim.
-    pub(crate) const NOT_JSON: &str = "The capability input must be a JSON value.";
-    pub(crate) const ALREADY_ACTIVE: &str = "An invocation with this id is already active.";
-    pub(crate) const NOT_FOUND: &str = "The requested capability is not part of this application.";
-    pub(crate) const UNBOUND: &str = "The requested capability has no live application binding.";
-    pub(crate) const UNAVAILABLE: &str = "The requested capability is not available.";
-    pub(crate) const INPUT_SCHEMA: &str =
-        "The capability input does not match its declared schema.";
-    pub(crate) const ABORTED: &str = "The capability invocation was cancelled.";
-    pub(crate) const POLICY_FAILED: &str =
+    pub const NOT_JSON: &str = "The capability input must be a JSON value.";
+    pub const ALREADY_ACTIVE: &str = "An invocation with this id is already active.";
+    pub const NOT_FOUND: &str = "The requested capability is not part of this application.";
+    pub const UNBOUND: &str = "The requested capability has no live application binding.";
+    pub const UNAVAILABLE: &str = "The requested capability is not available.";
+    pub const INPUT_SCHEMA: &str = "The capability input does not match its declared schema.";
+    pub const ABORTED: &str = "The capability invocation was cancelled.";
+    pub const POLICY_FAILED: &str =
         "The host application could not evaluate this operation safely.";
-    pub(crate) const BINDING_CHANGED: &str =
-        "The capability binding changed during policy evaluation.";
-    pub(crate) const CONTEXT_CHANGED: &str =
-        "Application context changed. Request the operation again.";
-    pub(crate) const NO_LONGER_AVAILABLE: &str = "The capability is no longer available.";
-    pub(crate) const DENIED: &str = "The host application denied this operation.";
-    pub(crate) const CONFIRMED_NOT_ALLOWED: &str =
+    pub const BINDING_CHANGED: &str = "The capability binding changed during policy evaluation.";
+    pub const CONTEXT_CHANGED: &str = "Application context changed. Request the operation again.";
+    pub const NO_LONGER_AVAILABLE: &str = "The capability is no longer available.";
+    pub const DENIED: &str = "The host application denied this operation.";
+    pub const CONFIRMED_NOT_ALLOWED: &str =
         "The host policy did not allow the confirmed operation.";
-    pub(crate) const EXECUTION_FAILED: &str = "The application could not complete the capability.";
-    pub(crate) const OUTPUT_NOT_JSON: &str = "The capability output must be a JSON value.";
-    pub(crate) const OUTPUT_SCHEMA: &str =
-        "The capability output does not match its declared schema.";
-    pub(crate) const DECLINED: &str = "The user declined the requested operation.";
-    pub(crate) const EXPIRED: &str = "The confirmation request expired.";
-    pub(crate) const CONFIRMATION_NOT_FOUND: &str = "The confirmation request no longer exists.";
-    pub(crate) const CHANGED_WHILE_PENDING: &str =
+    pub const EXECUTION_FAILED: &str = "The application could not complete the capability.";
+    pub const OUTPUT_NOT_JSON: &str = "The capability output must be a JSON value.";
+    pub const OUTPUT_SCHEMA: &str = "The capability output does not match its declared schema.";
+    pub const DECLINED: &str = "The user declined the requested operation.";
+    pub const EXPIRED: &str = "The confirmation request expired.";
+    pub const CONFIRMATION_NOT_FOUND: &str = "The confirmation request no longer exists.";
+    pub const CHANGED_WHILE_PENDING: &str =
         "The application changed while confirmation was pending. Request the operation again.";
-    pub(crate) const PROPOSAL_NOT_JSON: &str =
-        "The proposed capability input must be a JSON value.";
-    pub(crate) const PREFLIGHT_STALE: &str =
+    pub const PROPOSAL_NOT_JSON: &str = "The proposed capability input must be a JSON value.";
+    pub const PREFLIGHT_STALE: &str =
         "Application discovery changed during preflight. Check the current state again.";
 }
 

@@ -52,7 +52,6 @@
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
-pub mod assist;
 mod binding;
 mod capability;
 mod catalog;
@@ -62,17 +61,18 @@ mod error;
 mod host;
 mod input;
 mod invoke;
-pub mod mcpl;
 mod policy;
 mod preflight;
-pub mod relationship;
 mod runtime;
 mod support;
 mod surfaces;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod typed;
 mod validation;
 
 pub use rcip_core;
+pub use rcip_core::CapabilitySet;
 pub use rcip_core::{
     ApplicationDefinition, ApplicationMetadata, ApplicationSnapshot, Availability,
     CapabilityDefinition, CapabilityFilter, CapabilitySnapshot, ConfirmationInfo, ContextFilter,
@@ -81,11 +81,12 @@ pub use rcip_core::{
     ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue, catalog_export,
     catalog_revision, is_valid_identifier,
 };
+pub use rcip_rcp;
 
 pub use binding::{
     Binding, CancellationSignal, Handler, HandlerError, HandlerErrorKind, InvocationContext,
 };
-pub use capability::{Capability, CapabilitySet, CapabilitySpec};
+pub use capability::{Capability, CapabilitySpec};
 pub use catalog::CompiledCatalog;
 pub use client::{
     InvocationRequest, Listener, PreflightBatch, PreflightProposal, RcipClient, Subscription,
@@ -110,43 +111,3 @@ pub use typed::{RcipClientExt, TypedOutcome};
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
-
-/// Includes the Rust that `rcip-build` generated from an MCPL vocabulary file
-/// (`$OUT_DIR/rcip_vocabulary_<file stem>.rs`): `CapabilityPath` and `VOCABULARY`.
-///
-/// ```ignore
-/// // build.rs: rcip_build::VocabularyFile::new("vocabularies/acme-1.json").compile_or_fail();
-/// mod acme {
-///     rcip_runtime::include_vocabulary!("acme-1");
-/// }
-/// ```
-#[macro_export]
-macro_rules! include_vocabulary {
-    ($stem:literal) => {
-        ::core::include!(::core::concat!(
-            ::core::env!("OUT_DIR"),
-            "/rcip_vocabulary_",
-            $stem,
-            ".rs"
-        ));
-    };
-}
-
-/// Includes the Rust that `rcip-build` generated from relationship program packages
-/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace.
-///
-/// ```ignore
-/// // build.rs: rcip_build::Programs::new("programs").compile_or_fail();
-/// mod programs {
-///     rcip_runtime::include_programs!();
-/// }
-/// ```
-#[macro_export]
-macro_rules! include_programs {
-    () => {
-        ::core::include!(::core::concat!(
-            ::core::env!("OUT_DIR"),
-            "/rcip_programs.rs"
-        ));
-    };
-}

@@ -207,3 +207,15 @@ mod tests {
         assert!(!all_declared(&["a", "d"], &["a", "b"]));
     }
 }
+
+/// What rcip's sibling crates (`rcip-assist`, `rcip-relationship`) share with the runtime, so
+/// each piece exists once: panic containment, cancellable host calls, timers that never panic,
+/// sequenced ids, the schema validator with its Ajv-style issues, and the consumer-facing
+/// messages.
+pub mod shared {
+    pub use crate::invoke::messages;
+    pub use crate::support::{
+        cancellable, contain, contain_async, fnv1a, lock, next_sequenced_id, try_sleep,
+    };
+    pub use crate::validation::SchemaValidator;
+}

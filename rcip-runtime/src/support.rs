@@ -38,14 +38,14 @@ impl Clock for SystemClock {
 /// Locks a mutex, ignoring poisoning: no host code ever runs while one of the runtime's
 /// locks is held, so a poisoned lock can only come from a panic in the runtime's own
 /// bookkeeping, whose state is still consistent.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Runs host code, turning a panic into `None` (its payload is dropped, never shown).
-pub(crate) fn contain<R>(f: impl FnOnce() -> R) -> Option<R> {
+pub fn contain<R>(f: impl FnOnce() -> R) -> Option<R> {
     catch_unwind(AssertUnwindSafe(f)).map_err(drop_payload).ok()
 }
 
@@ -53,12 +53,13 @@ pub(crate) fn contain<R>(f: impl FnOnce() -> R) -> Option<R> {
 /// while dropped (a future dropped early, say when a cancellation wins a `select!`, runs
 /// host destructors too).
 /// Host futures reach the runtime boxed ([`BoxFuture`]), hence `Unpin`: no pinning needed.
-pub(crate) fn contain_async<F: Future + Unpin>(future: F) -> Contained<F> {
+pub fn contain_async<F: Future + Unpin>(future: F) -> Contained<F> {
     Contained(Some(future))
 }
 
 /// See [`contain_async`].
-pub(crate) struct Contained<F>(Option<F>);
+#[derive(Debug)]
+pub struct Contained<F>(Option<F>);
 
 impl<F: Future + Unpin> Future for Contained<F> {
     type Output = Option<F::Output>;
@@ -106,7 +107,7 @@ fn drop_payload(payload: Box<dyn Any + Send>) {
 
 /// 64-bit FNV-1a: a fast, stable, non-cryptographic hash (`catalog!`'s duplicate check
 /// at compile time, cursor bindings at run time).
-pub(crate) const fn fnv1a(text: &str) -> u64 {
+pub const fn fnv1a(text: &str) -> u64 {
     let bytes = text.as_bytes();
     let mut hash = 0xcbf2_9ce4_8422_2325_u64;
     let mut i = 0;
@@ -120,14 +121,14 @@ pub(crate) const fn fnv1a(text: &str) -> u64 {
 
 /// A tokio timer, or `None` on a runtime built without timers (creating one there panics)
 /// or outside a runtime.
-pub(crate) fn try_sleep(duration: std::time::Duration) -> Option<tokio::time::Sleep> {
+pub fn try_sleep(duration: std::time::Duration) -> Option<tokio::time::Sleep> {
     contain(|| tokio::time::sleep(duration))
 }
 
 /// Calls host code that returns a future and awaits it until `token` is cancelled. `None`:
 /// cancelled (before the call, which is then not made, or while waiting); `Some(None)`: the
 /// call or its future panicked.
-pub(crate) async fn cancellable<T>(
+pub async fn cancellable<T>(
     token: &tokio_util::sync::CancellationToken,
     call: impl FnOnce() -> BoxFuture<T>,
 ) -> Option<Option<T>> {
@@ -155,11 +156,7 @@ pub(crate) fn next_invocation_id<T>(now_ms: u64, make: impl FnOnce(&str) -> T) -
 /// `<prefix><epoch ms base 36>_<sequence base 36>`, the reference's shape for invocation,
 /// Assist message, turn and action ids. `prefix` is at most 16 bytes of ASCII. One sequence
 /// serves every prefix: ids only need to be distinct.
-pub(crate) fn next_sequenced_id<T>(
-    prefix: &'static str,
-    now_ms: u64,
-    make: impl FnOnce(&str) -> T,
-) -> T {
+pub fn next_sequenced_id<T>(prefix: &'static str, now_ms: u64, make: impl FnOnce(&str) -> T) -> T {
     static SEQUENCE: AtomicU64 = AtomicU64::new(1);
     const MAX_PREFIX: usize = 16;
     let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::num::NonZeroUsize;
 
-use rcip_core::rcp::{Advertiser, KeyKind, PresenceMap, RcpError, is_vendor_key, read_integer};
+use rcip_rcp::{Advertiser, KeyKind, PresenceMap, RcpError, is_vendor_key, read_integer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -104,7 +104,7 @@ impl PreflightSurface {
 /// presence map: a surface is offered when its key is present (its value is metadata), absent
 /// or `null` means not offered, unknown keys are kept but never count, vendor surfaces live
 /// under `x-<vendor>` keys and `_meta` is side-band data. The rules are
-/// [`rcip_core::rcp::PresenceMap`]'s, the same as for RCP capabilities.
+/// [`rcip_rcp::PresenceMap`]'s, the same as for RCP capabilities.
 ///
 /// Consumer helpers that need a surface gate on it before doing anything, and fail with
 /// [`Error::CapabilityMissing`]: the RCP `CapabilityMissing` (-32003) error, message

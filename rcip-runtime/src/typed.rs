@@ -1,8 +1,8 @@
 //! Consumer helpers on any [`RcipClient`]: typed invocation, for consumers that share the
 //! contract types of a capability, and preflight gated on the client's advertised surfaces.
 
-use rcip_core::rcp::{RcpError, RcpErrorCode};
 use rcip_core::{ConfirmationInfo, ErrorCode, InvocationOutcome, PreflightReport, RcipError};
+use rcip_rcp::{RcpError, RcpErrorCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;

@@ -7,7 +7,7 @@ use rcip_core::ValidationIssue;
 use serde_json::Value;
 
 /// One compiled draft 2020-12 validator, shared by every capability with the same schema.
-pub(crate) struct SchemaValidator {
+pub struct SchemaValidator {
     validator: jsonschema::Validator,
 }
 
@@ -20,13 +20,13 @@ impl std::fmt::Debug for SchemaValidator {
 impl SchemaValidator {
     /// Compiles a schema (this also checks it against the 2020-12 meta-schema). Returns
     /// the validator's message on failure.
-    pub(crate) fn compile(schema: &Value) -> Result<Arc<Self>, String> {
+    pub fn compile(schema: &Value) -> Result<Arc<Self>, String> {
         Self::build(schema, false)
     }
 
     /// Compiles a schema of a relationship package: the same, plus `format` validation (the
     /// package subset's one format, `date-time`, is enforced on records and command input).
-    pub(crate) fn compile_with_formats(schema: &Value) -> Result<Arc<Self>, String> {
+    pub fn compile_with_formats(schema: &Value) -> Result<Arc<Self>, String> {
         Self::build(schema, true)
     }
 
@@ -39,7 +39,7 @@ impl SchemaValidator {
     }
 
     /// Validates an instance: the fast `is_valid` first, every issue only on failure.
-    pub(crate) fn check(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
+    pub fn check(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
         if self.validator.is_valid(instance) {
             return Ok(());
         }

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rcip_runtime::rcip_core::rcp::{PresenceMap, RcpErrorCode};
+use rcip_runtime::rcip_rcp::{PresenceMap, RcpErrorCode};
 use rcip_runtime::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

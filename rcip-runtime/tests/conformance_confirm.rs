@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{ManualClock, Recorder, confirm_writes, definition, note};
+use common::{EventRecorder, ManualClock, confirm_writes, definition, note};
 use rcip_runtime::*;
 use serde_json::{Value, json};
 
@@ -94,7 +94,7 @@ const NOTE_CAPABILITIES: [&str; 4] = ["notes.read", "notes.create", "notes.share
 struct Fx {
     host: Host,
     client: Arc<dyn RcipClient>,
-    events: Recorder,
+    events: EventRecorder,
     clock: Arc<ManualClock>,
     calls: Arc<Calls>,
     policy_log: PolicyLog,
@@ -105,7 +105,7 @@ impl Fx {
     /// A runtime over the common catalog, every note capability bound to a recording
     /// handler. `policy: None` keeps the runtime's default policy (no policy option).
     fn new(policy: Option<Arc<dyn Policy>>, ttl: Option<Duration>) -> Fx {
-        let events = Recorder::default();
+        let events = EventRecorder::default();
         let clock = ManualClock::at(T0);
         let policy_log = PolicyLog::default();
         let mut options = RuntimeOptions::default()
@@ -1065,7 +1065,7 @@ async fn confirmation_outcome_snapshot_and_events_never_contain_the_input() {
     );
     assert!(!snapshot_json.contains(MARKER));
 
-    let events = fx.events.0.lock().unwrap().clone();
+    let events = fx.events.events();
     let events_json = serde_json::to_string(&events).unwrap();
     assert!(events_json.contains("inv-secret"));
     assert!(!events_json.contains(MARKER));

@@ -47,7 +47,7 @@ async fn within<F: Future>(future: F) -> F::Output {
 struct Harness {
     host: Host,
     client: Arc<dyn RcipClient>,
-    events: Recorder,
+    events: EventRecorder,
     clock: Arc<ManualClock>,
 }
 
@@ -57,7 +57,7 @@ impl Harness {
     }
 
     fn with_options(options: RuntimeOptions) -> Self {
-        let events = Recorder::default();
+        let events = EventRecorder::default();
         let clock = ManualClock::at(1_000);
         let runtime = Runtime::new(
             definition(),
@@ -1147,7 +1147,7 @@ async fn execution_failed_masks_handler_error() {
     );
     assert!(!serde_json::to_string(&outcome).unwrap().contains(SECRET));
     assert!(!format!("{outcome:?}").contains(SECRET));
-    let events = serde_json::to_string(&*h.events.0.lock().unwrap()).unwrap();
+    let events = serde_json::to_string(&h.events.events()).unwrap();
     assert!(!events.contains(SECRET));
     assert_eq!(
         h.events.phases(Some("inv-1")),
@@ -1351,7 +1351,7 @@ async fn events_for_success() {
             "output": {"id": "n1", "title": "a"}
         })
     );
-    let events = h.events.0.lock().unwrap().clone();
+    let events = h.events.events();
     let expected: Vec<Value> = ["requested", "started", "succeeded"]
         .iter()
         .map(|phase| {
@@ -1441,7 +1441,7 @@ async fn succeeded_event_precedes_subscriber_notification() {
 
 /// A runtime whose observer runs `on_started` synchronously at every `started` event.
 fn runtime_with_started_hook(
-    recorder: &Recorder,
+    recorder: &EventRecorder,
     on_started: impl Fn() + Send + Sync + 'static,
 ) -> Runtime {
     let record = recorder.observer();
@@ -1463,7 +1463,7 @@ fn runtime_with_started_hook(
 /// fail with `CAPABILITY_UNBOUND` (binding changed); events `requested, started, failed`.
 #[tokio::test]
 async fn observer_unbinding_at_started_fails_invocation() {
-    let recorder = Recorder::default();
+    let recorder = EventRecorder::default();
     let slot: Arc<Mutex<Option<BindingGuard>>> = Arc::default();
     let taken = slot.clone();
     let runtime = runtime_with_started_hook(&recorder, move || {
@@ -1500,7 +1500,7 @@ async fn observer_unbinding_at_started_fails_invocation() {
 /// `denied / POLICY_DENIED` (context changed); events `requested, started, denied`.
 #[tokio::test]
 async fn observer_setting_context_at_started_denies_invocation() {
-    let recorder = Recorder::default();
+    let recorder = EventRecorder::default();
     let host_slot: Arc<Mutex<Option<Host>>> = Arc::default();
     let hook = host_slot.clone();
     let runtime = runtime_with_started_hook(&recorder, move || {
@@ -1541,7 +1541,7 @@ async fn observer_setting_context_at_started_denies_invocation() {
 /// the invocation with "The capability is no longer available."
 #[tokio::test]
 async fn observer_changing_availability_at_started_fails_invocation() {
-    let recorder = Recorder::default();
+    let recorder = EventRecorder::default();
     let available = Arc::new(AtomicBool::new(true));
     let flip = available.clone();
     let runtime = runtime_with_started_hook(&recorder, move || {
@@ -1921,14 +1921,7 @@ async fn handler_context_and_input_copy() {
     assert_eq!(*held, note("original"));
 
     // Event timestamps come from the same clock: requested before the policy, the rest after.
-    let stamps: Vec<u64> = h
-        .events
-        .0
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|e| e.timestamp)
-        .collect();
+    let stamps: Vec<u64> = h.events.events().iter().map(|e| e.timestamp).collect();
     assert_eq!(stamps, vec![1_000, 5_000, 5_000]);
 }
 
@@ -1937,7 +1930,7 @@ async fn handler_context_and_input_copy() {
 #[tokio::test]
 async fn invocation_ids_given_or_generated() {
     let h = Harness::new(allow_all());
-    h.clock.0.store(36, Ordering::SeqCst);
+    h.clock.set(36);
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
     let record = seen.clone();
     let _g = h

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{ManualClock, Recorder, definition, echo_binding, note};
+use common::{EventRecorder, ManualClock, definition, echo_binding, note};
 use rcip_runtime::*;
 use serde_json::{Value, json};
 
@@ -91,7 +91,7 @@ const NOTE_CAPABILITIES: [&str; 4] = ["notes.read", "notes.create", "notes.share
 struct Fx {
     host: Host,
     client: Arc<dyn RcipClient>,
-    events: Recorder,
+    events: EventRecorder,
     clock: Arc<ManualClock>,
     calls: Arc<AtomicU64>,
     policy_log: PolicyLog,
@@ -103,7 +103,7 @@ impl Fx {
     /// The common catalog, every note capability bound to a counting echo handler; the
     /// fixture policy, gated if `gated`; a manual clock; a recorder (cleared).
     fn new(gated: bool) -> Fx {
-        let events = Recorder::default();
+        let events = EventRecorder::default();
         let clock = ManualClock::at(T0);
         let policy_log = PolicyLog::default();
         let gate = CancellationToken::new();

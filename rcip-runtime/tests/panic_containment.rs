@@ -31,11 +31,11 @@ impl Once {
 
 struct Setup {
     runtime: Runtime,
-    events: Recorder,
+    events: EventRecorder,
 }
 
 fn setup(options: RuntimeOptions) -> Setup {
-    let events = Recorder::default();
+    let events = EventRecorder::default();
     let runtime = Runtime::new(definition(), options.on_event(events.observer())).unwrap();
     Setup { runtime, events }
 }

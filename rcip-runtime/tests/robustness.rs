@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use common::{ManualClock, Recorder, allow_all, confirm_writes, definition, echo_binding, note};
+use common::{
+    EventRecorder, ManualClock, allow_all, confirm_writes, definition, echo_binding, note,
+};
 use rcip_runtime::*;
 use serde_json::{Value, json};
 
@@ -100,7 +102,7 @@ async fn approval_keeps_its_id_against_a_racing_invoke() {
 /// ticket ends at once (a zero lifetime) while a slow observer is still running.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn confirmation_requested_precedes_the_tickets_end() {
-    let events = Recorder::default();
+    let events = EventRecorder::default();
     let record = events.observer();
     let runtime = Runtime::new(
         definition(),

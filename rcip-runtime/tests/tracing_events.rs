@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use common::{Recorder, allow_all, definition, echo_binding, note};
+use common::{EventRecorder, allow_all, definition, echo_binding, note};
 use rcip_runtime::*;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -57,7 +57,7 @@ impl Subscriber for Collector {
 #[test]
 fn lifecycle_events_are_tracing_events_too() {
     let collector = Collector::default();
-    let events = Recorder::default();
+    let events = EventRecorder::default();
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
@@ -98,9 +98,7 @@ fn lifecycle_events_are_tracing_events_too() {
         )
     };
     let expected: Vec<_> = events
-        .0
-        .lock()
-        .unwrap()
+        .events()
         .iter()
         .map(|e| {
             (

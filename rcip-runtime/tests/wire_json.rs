@@ -7,7 +7,7 @@ mod common;
 use std::fmt;
 use std::sync::Arc;
 
-use common::{ManualClock, Recorder};
+use common::{EventRecorder, ManualClock};
 use rcip_runtime::*;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -60,7 +60,7 @@ fn definition() -> ApplicationDefinition {
 struct Fixture {
     runtime: Runtime,
     clock: Arc<ManualClock>,
-    events: Recorder,
+    events: EventRecorder,
     _guards: Vec<BindingGuard>,
 }
 
@@ -68,7 +68,7 @@ struct Fixture {
 /// unbound; context `[tasks.done]` with primary `tasks.done`. Revision 3.
 fn fixture() -> Fixture {
     let clock = ManualClock::at(T0);
-    let events = Recorder::default();
+    let events = EventRecorder::default();
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
@@ -656,7 +656,7 @@ async fn runtime_event_json() {
         .await;
     assert_eq!(failed.error_code(), Some(ErrorCode::CapabilityUnavailable));
 
-    let events = fixture.events.0.lock().unwrap().clone();
+    let events = fixture.events.events();
     let expected = json!([
         {"timestamp": T0, "invocationId": "inv-1", "capabilityId": "tasks.list", "phase": "requested"},
         {"timestamp": T0, "invocationId": "inv-1", "capabilityId": "tasks.list", "phase": "started"},

@@ -19,6 +19,6 @@ mod strict;
 mod violation;
 
 pub use generate::{SchemaGenerationError, strict_schema_for};
-pub(crate) use strict::describe as json_type;
+pub use strict::describe as json_type;
 pub use strict::{MAX_SCHEMA_DEPTH, check_strict};
 pub use violation::{SchemaViolation, StrictRule};

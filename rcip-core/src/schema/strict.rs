@@ -499,7 +499,7 @@ impl Walker {
 }
 
 /// Names the JSON type of a value, for messages (the package validator's too).
-pub(crate) fn describe(value: &Value) -> &'static str {
+pub fn describe(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

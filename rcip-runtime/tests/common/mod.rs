@@ -2,54 +2,14 @@
 //! `mod common;`; not every file uses every item.
 #![allow(dead_code, unreachable_pub)]
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use rcip_runtime::*;
 use serde_json::{Value, json};
 
-/// A clock the test moves by hand.
-#[derive(Debug, Default)]
-pub struct ManualClock(pub AtomicU64);
-
-impl ManualClock {
-    pub fn at(ms: u64) -> Arc<Self> {
-        Arc::new(ManualClock(AtomicU64::new(ms)))
-    }
-    pub fn advance(&self, ms: u64) {
-        self.0.fetch_add(ms, Ordering::SeqCst);
-    }
-}
-
-impl Clock for ManualClock {
-    fn now_ms(&self) -> u64 {
-        self.0.load(Ordering::SeqCst)
-    }
-}
-
-/// Records every event an observer sees.
-#[derive(Debug, Clone, Default)]
-pub struct Recorder(pub Arc<Mutex<Vec<RuntimeEvent>>>);
-
-impl Recorder {
-    pub fn observer(&self) -> impl Fn(&RuntimeEvent) + Send + Sync + 'static {
-        let events = self.0.clone();
-        move |event| events.lock().unwrap().push(event.clone())
-    }
-    /// `(phase, error code)` of every event so far, for one invocation id or all (`None`).
-    pub fn phases(&self, invocation_id: Option<&str>) -> Vec<(EventPhase, Option<ErrorCode>)> {
-        self.0
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|e| invocation_id.is_none_or(|id| e.invocation_id == id))
-            .map(|e| (e.phase, e.error_code))
-            .collect()
-    }
-    pub fn clear(&self) {
-        self.0.lock().unwrap().clear();
-    }
-}
+#[allow(unused_imports)] // not every test file uses both
+pub use rcip_runtime::testing::{EventRecorder, ManualClock};
 
 /// `{"title": string (1..=80), "count": integer 0..=100, "tags": up to 10 strings}`.
 pub fn note_input_schema() -> Value {

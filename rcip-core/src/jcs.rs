@@ -1,0 +1,125 @@
+//! RFC 8785 JSON Canonicalization Scheme (JCS) over `serde_json::Value`.
+//!
+//! Written here rather than taken from a crate: the JCS crates on crates.io either format
+//! numbers with Rust's own rules or sort keys by UTF-8 rather than UTF-16 code units, and the
+//! MCPL vectors check both. Numbers use `ryu-js` (ECMAScript `Number::toString`, a maintained
+//! crate that is correct on every vector); string escaping is the five lines of RFC 8785 §3.2.2.2.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Map, Number, Value};
+use sha2::{Digest as _, Sha256};
+
+/// The canonical form of `value`.
+///
+/// ```
+/// use rcip_core::jcs::canonical_json;
+/// use serde_json::json;
+/// assert_eq!(canonical_json(&json!({"b": 1.0, "a": [1e21, -0.0, "\u{1f}"]})),
+///            r#"{"a":[1e+21,0,"\u001f"],"b":1}"#);
+/// ```
+#[must_use]
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value);
+    out
+}
+
+fn write_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => write_object(out, map),
+    }
+}
+
+/// The canonical JSON of an object, given its members.
+pub fn canonical_object(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    write_object(&mut out, map);
+    out
+}
+
+fn write_object(out: &mut String, map: &Map<String, Value>) {
+    write_members(out, map.iter().map(|(name, value)| (name.as_str(), value)));
+}
+
+/// An object from its members, in canonical order: names sort by UTF-16 code units
+/// (RFC 8785 §3.2.3), which differs from UTF-8 order only for names with characters above
+/// U+FFFF next to U+E000..U+FFFF.
+pub fn write_members<'a>(out: &mut String, members: impl Iterator<Item = (&'a str, &'a Value)>) {
+    let mut members: Vec<(&str, &Value)> = members.collect();
+    members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+    out.push('{');
+    for (i, (name, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, name);
+        out.push(':');
+        write_value(out, value);
+    }
+    out.push('}');
+}
+
+/// ECMAScript `Number::toString` of the number as an IEEE-754 double (integers beyond 2^53
+/// round as they would in JavaScript).
+fn write_number(out: &mut String, number: &Number) {
+    let value = number.as_f64().unwrap_or(f64::NAN);
+    if value.is_finite() {
+        let mut buffer = ryu_js::Buffer::new();
+        out.push_str(buffer.format_finite(value));
+    } else {
+        // serde_json never holds a non-finite number; `null` keeps the output JSON.
+        out.push_str("null");
+    }
+}
+
+/// RFC 8785 §3.2.2.2: escape `"`, `\` and the C0 controls (short forms where they exist,
+/// lowercase `\u00xx` otherwise); everything else is literal UTF-8.
+fn write_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if u32::from(c) < 0x20 => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let code = u32::from(c) as usize;
+                out.push_str("\\u00");
+                out.push(char::from(HEX[code >> 4]));
+                out.push(char::from(HEX[code & 15]));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `sha256:` + unpadded base64url of the SHA-256 of `canonical`.
+#[must_use]
+pub fn digest_of_canonical(canonical: &str) -> String {
+    let hash = Sha256::digest(canonical.as_bytes());
+    let mut digest = String::with_capacity(7 + 43);
+    digest.push_str("sha256:");
+    URL_SAFE_NO_PAD.encode_string(hash, &mut digest);
+    digest
+}

@@ -1,0 +1,1324 @@
+//! The engine: every operation of the seed over a [`RecordStore`], with the protocol's
+//! guarantees (revisions, idempotency, guards, lifecycle transitions, role constraints, work
+//! intents, change events).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::{Command, Kind, Package, Role, Scope, TypeDef, View, command_capability_id};
+use rcip_core::ValidationIssue;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use super::args::{
+    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
+    GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
+};
+use super::authority::{AllowAll, Authority, Operation};
+use super::cursor::{Cursor, DEFAULT_LIMIT, MAX_LIMIT};
+use super::error::RecordError;
+use super::memory::MemoryStore;
+use super::record::{Actor, ParticipantRef, Record, RecordView, timestamp};
+use super::store::{
+    ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
+};
+use rcip_runtime::__private::shared::SchemaValidator;
+use rcip_runtime::{Clock, SystemClock};
+
+/// The longest idempotency key, in characters: the `maxLength` of the capabilities' key
+/// schemas ([`MAX_KEY_LENGTH`](crate::MAX_KEY_LENGTH)), so that whatever
+/// passes the schema passes here.
+#[allow(clippy::cast_possible_truncation)] // 200
+pub const MAX_IDEMPOTENCY_KEY: usize = crate::MAX_KEY_LENGTH as usize;
+/// Candidates a search examines per call before it returns a (possibly sparse) page.
+const SCAN_BUDGET: usize = 1_000;
+
+/// A registered type: its program, definition and compiled schemas.
+#[derive(Debug)]
+struct TypeEntry {
+    package: Arc<Package>,
+    type_index: usize,
+    data: Arc<SchemaValidator>,
+    /// Per command (same order as the type's commands).
+    inputs: Vec<Arc<SchemaValidator>>,
+}
+
+impl TypeEntry {
+    fn def(&self) -> &TypeDef {
+        &self.package.types[self.type_index]
+    }
+}
+
+/// A registered program version and its types (in the package's order).
+#[derive(Debug)]
+struct Registered {
+    package: Arc<Package>,
+    types: Vec<TypeEntry>,
+}
+
+/// The relationship engine over a store (in memory by default).
+///
+/// ```
+/// use rcip_relationship::{Actor, CreateRecord, Engine};
+/// use rcip_relationship::parse_package;
+/// use serde_json::json;
+///
+/// let package = parse_package(r#"{"protocol": "relationship/v1", "namespace": "notes",
+///   "version": 1, "types": {"note": {"kind": "entity", "schema": {"type": "object",
+///   "properties": {"text": {"type": "string"}}, "required": ["text"],
+///   "additionalProperties": false}}}}"#).unwrap();
+/// let engine = Engine::in_memory().with_program(package).unwrap();
+/// let note = engine.create(&Actor::new("ada"), serde_json::from_value(json!({
+///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
+///     "data": {"text": "hello"}, "idempotency_key": "k1"
+/// })).unwrap()).unwrap();
+/// assert_eq!(note.revision, 1);
+/// ```
+#[derive(Debug)]
+pub struct Engine<S: RecordStore = MemoryStore> {
+    store: S,
+    /// namespace -> its registered versions.
+    packages: HashMap<String, Vec<Registered>>,
+    authority: Arc<dyn Authority>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Engine<MemoryStore> {
+    /// An engine over a fresh in-memory store.
+    #[must_use]
+    pub fn in_memory() -> Self {
+        Self::new(MemoryStore::new())
+    }
+}
+
+impl<S: RecordStore> Engine<S> {
+    /// An engine over `store`, allowing every operation, on the system clock.
+    pub fn new(store: S) -> Self {
+        Self {
+            store,
+            packages: HashMap::new(),
+            authority: Arc::new(AllowAll),
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// Registers a program package (e.g. `programs::polls::PACKAGE.clone()`).
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::InvalidArguments`] when the same namespace and version is registered
+    /// twice or a schema does not compile.
+    pub fn with_program(mut self, package: Package) -> Result<Self, RecordError> {
+        let package = Arc::new(package);
+        let namespace = package.namespace.to_string();
+        let mut types = Vec::with_capacity(package.types.len());
+        for (type_index, type_def) in package.types.iter().enumerate() {
+            let compile = |json: &str| {
+                serde_json::from_str::<Value>(json)
+                    .map_err(|e| e.to_string())
+                    .and_then(|schema| SchemaValidator::compile_with_formats(&schema))
+                    .map_err(|e| {
+                        RecordError::InvalidArguments(format!(
+                            "schema of {namespace}/{} does not compile: {e}",
+                            type_def.name
+                        ))
+                    })
+            };
+            let data = compile(&type_def.schema.json)?;
+            let inputs = type_def
+                .commands
+                .iter()
+                .map(|c| compile(&c.input.json))
+                .collect::<Result<_, _>>()?;
+            types.push(TypeEntry {
+                package: Arc::clone(&package),
+                type_index,
+                data,
+                inputs,
+            });
+        }
+        let versions = self.packages.entry(namespace.clone()).or_default();
+        if versions
+            .iter()
+            .any(|r| r.package.version == package.version)
+        {
+            return Err(RecordError::InvalidArguments(format!(
+                "program {namespace} v{} is already registered",
+                package.version
+            )));
+        }
+        versions.push(Registered { package, types });
+        Ok(self)
+    }
+
+    /// Replaces the authority (default: [`AllowAll`]).
+    #[must_use]
+    pub fn with_authority(mut self, authority: impl Authority + 'static) -> Self {
+        self.authority = Arc::new(authority);
+        self
+    }
+
+    /// Replaces the clock (tests use a fixed one).
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The registered program `namespace` (version `version`, or the only one registered).
+    #[must_use]
+    pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<&Package> {
+        self.registered(namespace, version)
+            .ok()
+            .map(|r| r.package.as_ref())
+    }
+
+    // ------------------------------------------------------------------ operations
+
+    /// `record.create`.
+    ///
+    /// # Errors
+    ///
+    /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
+    pub fn create(&self, actor: &Actor, args: CreateRecord) -> Result<RecordView, RecordError> {
+        let mutation = match self.begin(actor, Operation::RecordCreate, &args)? {
+            Begun::Replay(result) => return Ok(result),
+            Begun::Fresh(mutation) => mutation,
+        };
+        let version = self.version(&args.namespace, args.version)?;
+        let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
+        let type_def = entry.def();
+        let now = self.clock.now_ms();
+        let mut record = Record {
+            id: Uuid::new_v4(),
+            workspace_id: args.workspace_id.clone(),
+            collection_id: args.collection_id.clone(),
+            namespace: args.namespace.clone(),
+            version,
+            type_name: args.type_name.clone(),
+            kind: type_def.kind,
+            revision: 1,
+            data: args.data.clone(),
+            participants: args.roles.clone(),
+            state: type_def.lifecycle.as_ref().map(|l| l.initial.to_string()),
+            archived: false,
+            created_at: now,
+            updated_at: now,
+        };
+        self.permit(actor, Operation::RecordCreate, &record)?;
+        check_data(entry, &mut record.data)?;
+        self.check_roles(actor, entry, &record)?;
+        self.commit_record(actor, record, None, EventKind::RecordCreated, mutation)
+    }
+
+    /// `record.get`.
+    ///
+    /// # Errors
+    ///
+    /// 404 when missing or not readable by the actor.
+    pub fn get(&self, actor: &Actor, args: GetRecord) -> Result<RecordView, RecordError> {
+        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
+        self.view(actor, &record, None)
+    }
+
+    /// `record.update`: data (`patch.set`, `patch.remove`) and roles; never the state.
+    ///
+    /// # Errors
+    ///
+    /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
+    pub fn update(&self, actor: &Actor, args: UpdateRecord) -> Result<RecordView, RecordError> {
+        let (mutation, mut record) =
+            match self.begin_change(actor, Operation::RecordUpdate, &args)? {
+                Changing::Replay(result) => return Ok(result),
+                Changing::Fresh(mutation, record) => (mutation, record),
+            };
+        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        for (field, value) in &args.patch.set {
+            record.data.insert(field.clone(), value.clone());
+        }
+        for field in &args.patch.remove {
+            record.data.remove(field);
+        }
+        for (role, ids) in &args.roles.add {
+            let list = record.participants.entry(role.clone()).or_default();
+            for id in ids {
+                if !list.contains(id) {
+                    list.push(*id);
+                }
+            }
+        }
+        for (role, ids) in &args.roles.remove {
+            if let Some(list) = record.participants.get_mut(role) {
+                list.retain(|id| !ids.contains(id));
+            }
+        }
+        check_data(entry, &mut record.data)?;
+        self.check_roles(actor, entry, &record)?;
+        self.bump(&mut record);
+        self.commit_record(
+            actor,
+            record,
+            Some(args.expected_revision),
+            EventKind::RecordUpdated,
+            mutation,
+        )
+    }
+
+    /// `record.archive`.
+    ///
+    /// # Errors
+    ///
+    /// 403, 404, 409.
+    pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
+        let (mutation, mut record) =
+            match self.begin_change(actor, Operation::RecordArchive, &args)? {
+                Changing::Replay(result) => return Ok(result),
+                Changing::Fresh(mutation, record) => (mutation, record),
+            };
+        record.archived = true;
+        self.bump(&mut record);
+        self.commit_record(
+            actor,
+            record,
+            Some(args.expected_revision),
+            EventKind::RecordArchived,
+            mutation,
+        )
+    }
+
+    /// `command.execute`: input, state (`from`), guard, expected revision and idempotency
+    /// key must all permit it; then `to`, `set_data`, a schema re-check, the revision bump and
+    /// the `work.requested` intents, committed together.
+    ///
+    /// # Errors
+    ///
+    /// 400 unknown command, 403, 404, 409 (stale, state, guard, archived, idempotency),
+    /// 422 input or resulting data.
+    pub fn execute(
+        &self,
+        actor: &Actor,
+        args: ExecuteCommand,
+    ) -> Result<CommandResult, RecordError> {
+        let (mutation, mut record) =
+            match self.begin_change(actor, Operation::CommandExecute, &args)? {
+                Changing::Replay(result) => return Ok(result),
+                Changing::Fresh(mutation, record) => (mutation, record),
+            };
+        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let (index, command) = find_command(entry.def(), &args.command)?;
+        let input = Value::Object(args.input.clone());
+        entry.inputs[index].check(&input).map_err(|issues| {
+            RecordError::schema(
+                format!(
+                    "the input of command {:?} does not match its schema",
+                    command.name
+                ),
+                issues,
+            )
+        })?;
+        if let Some(reason) = state_blocks(command, record.state.as_deref()) {
+            return Err(reason);
+        }
+        let data = Value::Object(record.data.clone());
+        let scope = Scope {
+            data: Some(&data),
+            input: Some(&input),
+            state: record.state.as_deref(),
+        };
+        if let Some(guard) = &command.guard
+            && !guard.passes(&scope)
+        {
+            return Err(RecordError::GuardFailed {
+                command: command.name.to_string(),
+            });
+        }
+        // Expressions read the data as it was (`data`), writes go to the record.
+        for (field, expr) in command.set_data.iter() {
+            match expr.evaluate(&scope) {
+                Some(value) => record.data.insert(field.to_string(), value),
+                None => record.data.remove(field.as_ref()),
+            };
+        }
+        if let Some(to) = &command.to {
+            record.state = Some(to.to_string());
+        }
+        check_data(entry, &mut record.data)?;
+        self.bump(&mut record);
+        let mut events = vec![self.event(
+            actor,
+            &record,
+            EventKind::CommandExecuted,
+            serde_json::json!({"command": command.name, "input": input, "record": snapshot(&record)}),
+        )];
+        for emit in command.emit.iter() {
+            events.push(self.event(
+                actor,
+                &record,
+                EventKind::WorkRequested,
+                serde_json::json!({
+                    "task": emit.task,
+                    "command": command.name,
+                    "namespace": record.namespace,
+                    "version": record.version,
+                    "type": record.type_name,
+                }),
+            ));
+        }
+        let result = CommandResult {
+            record_id: record.id,
+            revision: record.revision,
+            state: record.state.clone(),
+            work_requested: command.emit.iter().map(|e| e.task.to_string()).collect(),
+        };
+        let expected = Some(args.expected_revision);
+        self.commit_and_remember(record, expected, events, mutation, result)
+    }
+
+    /// `command.list`: the record's commands and which of their requirements pass.
+    ///
+    /// # Errors
+    ///
+    /// 403, 404.
+    pub fn list_commands(
+        &self,
+        actor: &Actor,
+        args: ListCommands,
+    ) -> Result<Vec<CommandStatus>, RecordError> {
+        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
+        self.permit(actor, Operation::CommandList, &record)?;
+        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let data = Value::Object(record.data.clone());
+        // `runnable` also asks the authority whether this actor may execute commands here.
+        let may_execute = self
+            .authority
+            .allows(actor, Operation::CommandExecute, &record);
+        let input = args.input.clone().map(Value::Object);
+        Ok(entry
+            .def()
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(index, command)| {
+                let mut requirements = Vec::new();
+                let state = state_blocks(command, record.state.as_deref());
+                requirements.push(Requirement {
+                    kind: "state".to_owned(),
+                    passed: Some(state.is_none()),
+                    reason: state.map(|e| e.to_string()),
+                });
+                let input_check = input.as_ref().map(|input| entry.inputs[index].check(input));
+                requirements.push(Requirement {
+                    kind: "input".to_owned(),
+                    passed: input_check.as_ref().map(Result::is_ok),
+                    reason: match &input_check {
+                        Some(Err(issues)) => Some(issue_summary(issues)),
+                        _ => None,
+                    },
+                });
+                if let Some(guard) = &command.guard {
+                    // Without input, a guard that reads it cannot be judged yet.
+                    let passed = (input.is_some() || !uses_input(guard)).then(|| {
+                        guard.passes(&Scope {
+                            data: Some(&data),
+                            input: input.as_ref(),
+                            state: record.state.as_deref(),
+                        })
+                    });
+                    requirements.push(Requirement {
+                        kind: "guard".to_owned(),
+                        passed,
+                        reason: (passed == Some(false))
+                            .then(|| "the guard does not pass".to_owned()),
+                    });
+                }
+                let runnable = !record.archived
+                    && may_execute
+                    && requirements.iter().all(|r| r.passed != Some(false));
+                CommandStatus {
+                    command: command.name.to_string(),
+                    capability_id: command_capability_id(
+                        &record.namespace,
+                        &record.type_name,
+                        &command.name,
+                    )
+                    .unwrap_or_default(),
+                    description: command.description.as_ref().map(ToString::to_string),
+                    requirements,
+                    runnable,
+                }
+            })
+            .collect())
+    }
+
+    /// `record.search`: by filters, or through a view; only records the actor may read.
+    ///
+    /// # Errors
+    ///
+    /// 400 bad limit, cursor or view.
+    pub fn search(
+        &self,
+        actor: &Actor,
+        args: SearchRecords,
+    ) -> Result<Page<RecordView>, RecordError> {
+        let limit = page_limit(args.limit)?;
+        let (filter, view) = match &args.view {
+            Some(view_ref) => {
+                if args.namespace.is_some() || args.type_name.is_some() {
+                    return Err(RecordError::InvalidArguments(
+                        "give either a view or namespace/type filters".to_owned(),
+                    ));
+                }
+                let package = &self
+                    .registered(&view_ref.namespace, view_ref.version)?
+                    .package;
+                let version = package.version;
+                let view = package.view(&view_ref.view).ok_or_else(|| {
+                    RecordError::InvalidArguments(format!(
+                        "unknown view {:?} in {} v{version}",
+                        view_ref.view, view_ref.namespace
+                    ))
+                })?;
+                let filter = ScanFilter {
+                    namespace: Some(view_ref.namespace.clone()),
+                    type_name: Some(view.type_name.to_string()),
+                    version: Some(version),
+                    state: args.state.clone(),
+                    collection_id: args.collection_id.clone(),
+                    include_archived: false,
+                };
+                (filter, Some(view.clone()))
+            }
+            None => (
+                ScanFilter {
+                    namespace: args.namespace.clone(),
+                    type_name: args.type_name.clone(),
+                    version: args.version,
+                    state: args.state.clone(),
+                    collection_id: args.collection_id.clone(),
+                    include_archived: false,
+                },
+                None,
+            ),
+        };
+        let binding = {
+            let mut bound = args.clone();
+            bound.limit = None;
+            bound.cursor = None;
+            format!(
+                "search|{}",
+                serde_json::to_string(&bound).unwrap_or_default()
+            )
+        };
+        let mut after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let query = args.query.as_ref().map(|q| q.to_lowercase());
+        let mut items = Vec::new();
+        let mut scanned = 0;
+        let mut exhausted = false;
+        while items.len() < limit && scanned < SCAN_BUDGET {
+            let batch = self.store.scan(&args.workspace_id, &filter, after, limit)?;
+            let batch_len = batch.len();
+            let mut consumed = 0;
+            for (position, record) in batch {
+                after = position;
+                scanned += 1;
+                consumed += 1;
+                if self.shown(actor, &record, query.as_deref(), view.as_ref()) {
+                    items.push(self.view(actor, &record, view.as_ref())?);
+                    if items.len() == limit {
+                        break;
+                    }
+                }
+            }
+            if batch_len < limit && consumed == batch_len {
+                exhausted = true;
+                break;
+            }
+        }
+        // More may remain unless the store ran out: a page cut by the scan budget may be
+        // sparse (even empty) and still carry a cursor.
+        let next_cursor = (!exhausted).then(|| Cursor { position: after }.encode(&binding));
+        Ok(Page {
+            items,
+            next_cursor,
+            checkpoint: None,
+        })
+    }
+
+    /// `record.history`: the record's events, oldest first.
+    ///
+    /// # Errors
+    ///
+    /// 400 bad limit or cursor, 404.
+    pub fn history(
+        &self,
+        actor: &Actor,
+        args: RecordHistory,
+    ) -> Result<Page<ChangeEvent>, RecordError> {
+        let limit = page_limit(args.limit)?;
+        self.readable(actor, &args.workspace_id, args.record_id)?;
+        let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
+        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let mut items =
+            self.store
+                .events(&args.workspace_id, Some(args.record_id), after, limit)?;
+        for event in &mut items {
+            self.redact(actor, &args.workspace_id, &mut event.payload)?;
+        }
+        let next_cursor = (items.len() == limit).then(|| {
+            Cursor {
+                position: items.last().map_or(after, |e| e.id),
+            }
+            .encode(&binding)
+        });
+        Ok(Page {
+            items,
+            next_cursor,
+            checkpoint: None,
+        })
+    }
+
+    /// `changes.feed`: the workspace's events after a cursor or checkpoint, oldest first,
+    /// without events of records the actor may not read. `checkpoint` is where to poll from
+    /// later; consumers deduplicate on `event_id`.
+    ///
+    /// # Errors
+    ///
+    /// 400 bad limit or cursor.
+    pub fn feed(&self, actor: &Actor, args: ChangesFeed) -> Result<Page<ChangeEvent>, RecordError> {
+        let limit = page_limit(args.limit)?;
+        let binding = format!(
+            "feed|{}|{}",
+            args.workspace_id,
+            args.namespace.as_deref().unwrap_or_default()
+        );
+        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let events = self.store.events(&args.workspace_id, None, after, limit)?;
+        let full = events.len() == limit;
+        let last = events.last().map_or(after, |e| e.id);
+        let mut visible: BTreeMap<Uuid, bool> = BTreeMap::new();
+        let mut items = Vec::with_capacity(events.len());
+        for event in events {
+            let readable = match visible.get(&event.record_id) {
+                Some(readable) => *readable,
+                None => {
+                    let readable = self
+                        .visible(actor, &args.workspace_id, event.record_id)?
+                        .is_some_and(|r| {
+                            args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
+                        });
+                    visible.insert(event.record_id, readable);
+                    readable
+                }
+            };
+            if readable {
+                let mut event = event;
+                self.redact(actor, &args.workspace_id, &mut event.payload)?;
+                items.push(event);
+            }
+        }
+        let cursor = Cursor { position: last }.encode(&binding);
+        Ok(Page {
+            items,
+            next_cursor: full.then(|| cursor.clone()),
+            checkpoint: Some(cursor),
+        })
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /// Current access applies to old snapshots: in an event's record snapshot, participants
+    /// the reader may not read (now) become `{"restricted": true}`.
+    fn redact(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        payload: &mut Value,
+    ) -> Result<(), RecordError> {
+        let snapshot = if payload.get("participants").is_some() {
+            Some(payload)
+        } else {
+            payload.get_mut("record")
+        };
+        let Some(Value::Object(roles)) = snapshot.and_then(|s| s.get_mut("participants")) else {
+            return Ok(());
+        };
+        for refs in roles.values_mut() {
+            let Value::Array(refs) = refs else { continue };
+            for reference in refs.iter_mut() {
+                let id = reference
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| Uuid::parse_str(id).ok());
+                let visible = match id {
+                    Some(id) => self.visible(actor, workspace_id, id)?.is_some(),
+                    None => false,
+                };
+                if !visible {
+                    *reference = serde_json::json!({"restricted": true});
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The program `namespace` at `version`, or its only registered version.
+    fn registered(
+        &self,
+        namespace: &str,
+        version: Option<u64>,
+    ) -> Result<&Registered, RecordError> {
+        let versions = self.packages.get(namespace).ok_or_else(|| {
+            RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
+        })?;
+        match (version, versions.as_slice()) {
+            (Some(v), _) => versions
+                .iter()
+                .find(|r| r.package.version == v)
+                .ok_or_else(|| {
+                    RecordError::InvalidArguments(format!(
+                        "program {namespace} v{v} is not registered"
+                    ))
+                }),
+            (None, [only]) => Ok(only),
+            (None, _) => Err(RecordError::InvalidArguments(format!(
+                "program {namespace} has several versions: give one"
+            ))),
+        }
+    }
+
+    fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
+        self.registered(namespace, version)
+            .map(|r| r.package.version)
+    }
+
+    fn type_entry(
+        &self,
+        namespace: &str,
+        version: u64,
+        type_name: &str,
+    ) -> Result<&TypeEntry, RecordError> {
+        self.registered(namespace, Some(version))
+            .ok()
+            .and_then(|r| r.types.iter().find(|t| t.def().name.as_ref() == type_name))
+            .ok_or_else(|| {
+                RecordError::InvalidArguments(format!(
+                    "unknown type {type_name:?} in {namespace} v{version}"
+                ))
+            })
+    }
+
+    /// Whether record `id` (readable by `actor`) is of `type_name` in program `namespace`
+    /// `version`: 404 otherwise. What a capability bound to one type checks first.
+    pub(crate) fn check_type(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        id: Uuid,
+        (namespace, version, type_name): (&str, u64, &str),
+    ) -> Result<(), RecordError> {
+        let record = self.readable(actor, workspace_id, id)?;
+        if record.namespace == namespace
+            && record.version == version
+            && record.type_name == type_name
+        {
+            Ok(())
+        } else {
+            Err(RecordError::NotFound)
+        }
+    }
+
+    /// Starts a mutation: checks the idempotency key, and answers a replay of it from the
+    /// stored result (or refuses other arguments under the same key).
+    fn begin<T: DeserializeOwned>(
+        &self,
+        actor: &Actor,
+        operation: Operation,
+        args: &(impl Serialize + Keyed),
+    ) -> Result<Begun<T>, RecordError> {
+        let (workspace_id, key) = args.idempotency();
+        check_key(key)?;
+        let fingerprint = fingerprint(actor, operation.as_str(), args)?;
+        match self.store.idempotency(workspace_id, key)? {
+            Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
+            None => Ok(Begun::Fresh(Mutation {
+                workspace_id: workspace_id.to_owned(),
+                key: key.to_owned(),
+                fingerprint,
+            })),
+        }
+    }
+
+    /// Starts a change of an existing record: [`begin`](Self::begin), then the record as
+    /// [`writable`](Self::writable) for `operation`.
+    fn begin_change<T: DeserializeOwned>(
+        &self,
+        actor: &Actor,
+        operation: Operation,
+        args: &(impl Serialize + Change),
+    ) -> Result<Changing<T>, RecordError> {
+        let mutation = match self.begin(actor, operation, args)? {
+            Begun::Replay(result) => return Ok(Changing::Replay(result)),
+            Begun::Fresh(mutation) => mutation,
+        };
+        let (record_id, expected) = args.target();
+        let record = self.writable(
+            actor,
+            &mutation.workspace_id,
+            record_id,
+            operation,
+            expected,
+        )?;
+        Ok(Changing::Fresh(mutation, record))
+    }
+
+    /// Commits a record change with its one event, remembering the reader's view.
+    fn commit_record(
+        &self,
+        actor: &Actor,
+        record: Record,
+        expected_revision: Option<u64>,
+        kind: EventKind,
+        mutation: Mutation,
+    ) -> Result<RecordView, RecordError> {
+        let view = self.view(actor, &record, None)?;
+        let event = self.event(actor, &record, kind, snapshot(&record));
+        self.commit_and_remember(record, expected_revision, vec![event], mutation, view)
+    }
+
+    /// Commits a change with its events and its idempotency entry (which remembers
+    /// `result` for replays); a concurrent call that took the key first is replayed.
+    fn commit_and_remember<T: Serialize + DeserializeOwned>(
+        &self,
+        record: Record,
+        expected_revision: Option<u64>,
+        events: Vec<ChangeEvent>,
+        mutation: Mutation,
+        result: T,
+    ) -> Result<T, RecordError> {
+        let Mutation {
+            workspace_id,
+            key,
+            fingerprint,
+        } = mutation;
+        let idempotency = IdempotencyEntry {
+            workspace_id,
+            key,
+            fingerprint: fingerprint.clone(),
+            result: serde_json::to_string(&result)
+                .map_err(|e| RecordError::Store(e.to_string()))?,
+        };
+        let commit = Commit {
+            record,
+            expected_revision,
+            events,
+            idempotency,
+        };
+        match self.store.commit(commit) {
+            Ok(_) => Ok(result),
+            Err(CommitError::Stale { actual }) => Err(RecordError::StaleRevision {
+                expected: expected_revision.unwrap_or(0),
+                actual,
+            }),
+            // A concurrent call with the same key won the race.
+            Err(CommitError::DuplicateKey(entry)) => replayed(&entry, &fingerprint),
+            Err(CommitError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// The record, if it exists and the actor may read it. Every read of a record goes
+    /// through here: one that may not be read is reported exactly like a missing one, so
+    /// nothing about it leaks.
+    fn visible(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        id: Uuid,
+    ) -> Result<Option<Record>, RecordError> {
+        Ok(self
+            .store
+            .get(workspace_id, id)?
+            .filter(|r| self.authority.allows(actor, Operation::RecordRead, r)))
+    }
+
+    /// The record, if it exists and the actor may read it (else 404).
+    fn readable(&self, actor: &Actor, workspace_id: &str, id: Uuid) -> Result<Record, RecordError> {
+        self.visible(actor, workspace_id, id)?
+            .ok_or(RecordError::NotFound)
+    }
+
+    /// 403 unless the authority allows `operation` on `record`.
+    fn permit(
+        &self,
+        actor: &Actor,
+        operation: Operation,
+        record: &Record,
+    ) -> Result<(), RecordError> {
+        if self.authority.allows(actor, operation, record) {
+            Ok(())
+        } else {
+            Err(RecordError::Forbidden {
+                operation: operation.as_str(),
+            })
+        }
+    }
+
+    /// The record for a change: readable (404), permitted (403), not archived and at the
+    /// expected revision (409).
+    fn writable(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        id: Uuid,
+        operation: Operation,
+        expected: u64,
+    ) -> Result<Record, RecordError> {
+        let record = self.readable(actor, workspace_id, id)?;
+        self.permit(actor, operation, &record)?;
+        if record.archived {
+            return Err(RecordError::Archived);
+        }
+        if record.revision != expected {
+            return Err(RecordError::StaleRevision {
+                expected,
+                actual: record.revision,
+            });
+        }
+        Ok(record)
+    }
+
+    /// Whether a scanned record belongs on a search page: readable, matching the query and
+    /// the view's `where`.
+    fn shown(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        query: Option<&str>,
+        view: Option<&View>,
+    ) -> bool {
+        if !self.authority.allows(actor, Operation::RecordRead, record) {
+            return false;
+        }
+        // Through a view, the text query sees only the fields the view shows.
+        if let Some(query) = query
+            && !record
+                .data
+                .iter()
+                .any(|(field, value)| shows(view, field) && contains_text(value, query))
+        {
+            return false;
+        }
+        view.and_then(|v| v.filter.as_ref()).is_none_or(|filter| {
+            filter.passes(&Scope {
+                data: Some(&Value::Object(record.data.clone())),
+                input: None,
+                state: record.state.as_deref(),
+            })
+        })
+    }
+
+    fn bump(&self, record: &mut Record) {
+        record.revision += 1;
+        record.updated_at = self.clock.now_ms().max(record.updated_at);
+    }
+
+    fn event(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        kind: EventKind,
+        payload: Value,
+    ) -> ChangeEvent {
+        ChangeEvent {
+            id: 0,
+            event_id: Uuid::new_v4(),
+            workspace_id: record.workspace_id.clone(),
+            actor: actor.clone(),
+            record_id: record.id,
+            revision: record.revision,
+            kind,
+            at: timestamp(record.updated_at),
+            payload,
+        }
+    }
+
+    /// Roles against the type: known roles, `min`/`max`, participants that exist in the
+    /// workspace with an allowed type.
+    fn check_roles(
+        &self,
+        actor: &Actor,
+        entry: &TypeEntry,
+        record: &Record,
+    ) -> Result<(), RecordError> {
+        let type_def = entry.def();
+        let mut issues = Vec::new();
+        let issue = |path: String, keyword: &str, message: String| ValidationIssue {
+            instance_path: path,
+            keyword: keyword.to_owned(),
+            message,
+        };
+        if type_def.kind == Kind::Entity {
+            // Any role key, even with no participants, is refused: an entity has none.
+            if !record.participants.is_empty() {
+                issues.push(issue(
+                    "/roles".to_owned(),
+                    "roles",
+                    "an entity has no roles".to_owned(),
+                ));
+            }
+        } else {
+            for name in record.participants.keys() {
+                if type_def.role(name).is_none() {
+                    issues.push(issue(
+                        format!("/roles/{name}"),
+                        "roles",
+                        format!("unknown role {name:?}"),
+                    ));
+                }
+            }
+            for role in type_def.roles.iter() {
+                let ids = record
+                    .participants
+                    .get(role.name.as_ref())
+                    .map_or(&[][..], Vec::as_slice);
+                let count = ids.len();
+                if count < role.min as usize || count > role.max as usize {
+                    issues.push(issue(
+                        format!("/roles/{}", role.name),
+                        "cardinality",
+                        format!(
+                            "role {:?} takes {} to {} participants, found {count}",
+                            role.name, role.min, role.max
+                        ),
+                    ));
+                }
+                for (i, id) in ids.iter().enumerate() {
+                    let problem = if ids[..i].contains(id) {
+                        Some(format!("participant {id} is listed twice"))
+                    } else {
+                        self.participant_problem(actor, record, role, *id)?
+                    };
+                    if let Some(message) = problem {
+                        let path = format!("/roles/{}/{i}", role.name);
+                        issues.push(issue(path, "participant", message));
+                    }
+                }
+            }
+        }
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(RecordError::schema(
+                "the roles do not satisfy the type",
+                issues,
+            ))
+        }
+    }
+
+    /// What is wrong with record `id` as a participant in `role` of `record`, if anything.
+    /// Linking to a record the actor may not read is refused like linking to a missing one.
+    fn participant_problem(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        role: &Role,
+        id: Uuid,
+    ) -> Result<Option<String>, RecordError> {
+        let Some(participant) = self.visible(actor, &record.workspace_id, id)? else {
+            return Ok(Some(format!(
+                "participant {id} does not exist in this workspace"
+            )));
+        };
+        let allowed = role
+            .types
+            .iter()
+            .any(|t| t.namespace == participant.namespace && t.name == participant.type_name);
+        if allowed {
+            return Ok(None);
+        }
+        let types: Vec<String> = role
+            .types
+            .iter()
+            .map(|t| format!("{}/{}", t.namespace, t.name))
+            .collect();
+        Ok(Some(format!(
+            "participant {id} is a {}/{}; role {:?} allows {}",
+            participant.namespace,
+            participant.type_name,
+            role.name,
+            types.join(", ")
+        )))
+    }
+
+    /// The reader's projection: participants the actor may not read are restricted; a view
+    /// keeps only its fields.
+    fn view(
+        &self,
+        actor: &Actor,
+        record: &Record,
+        view: Option<&View>,
+    ) -> Result<RecordView, RecordError> {
+        let mut participants = BTreeMap::new();
+        for (role, ids) in &record.participants {
+            let mut refs = Vec::with_capacity(ids.len());
+            for id in ids {
+                let visible = self.visible(actor, &record.workspace_id, *id)?.is_some();
+                refs.push(if visible {
+                    ParticipantRef::Visible { id: *id }
+                } else {
+                    ParticipantRef::Restricted { restricted: true }
+                });
+            }
+            participants.insert(role.clone(), refs);
+        }
+        let data = record
+            .data
+            .iter()
+            .filter(|(field, _)| shows(view, field))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(record_view(record, participants, data))
+    }
+}
+
+/// Whether `field` is shown through `view` (every field without one).
+fn shows(view: Option<&View>, field: &str) -> bool {
+    view.is_none_or(|view| view.fields.iter().any(|f| f.as_ref() == field))
+}
+
+/// `record` as readers see it, with their participants and data.
+fn record_view(
+    record: &Record,
+    participants: BTreeMap<String, Vec<ParticipantRef>>,
+    data: Map<String, Value>,
+) -> RecordView {
+    RecordView {
+        id: record.id,
+        workspace_id: record.workspace_id.clone(),
+        collection_id: record.collection_id.clone(),
+        namespace: record.namespace.clone(),
+        version: record.version,
+        type_name: record.type_name.clone(),
+        kind: record.kind.as_str().to_owned(),
+        revision: record.revision,
+        data,
+        participants,
+        state: record.state.clone(),
+        archived: record.archived,
+        created_at: timestamp(record.created_at),
+        updated_at: timestamp(record.updated_at),
+    }
+}
+
+fn check_key(key: &str) -> Result<(), RecordError> {
+    // Characters, as JSON Schema's `maxLength` counts them.
+    if key.is_empty() || key.chars().count() > MAX_IDEMPOTENCY_KEY {
+        return Err(RecordError::InvalidArguments(format!(
+            "idempotency_key must be 1 to {MAX_IDEMPOTENCY_KEY} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// A mutation no earlier call answered: what its idempotency entry will hold.
+struct Mutation {
+    workspace_id: String,
+    key: String,
+    fingerprint: String,
+}
+
+/// How [`Engine::begin_change`] starts a change of an existing record.
+// Returned once per change and destructured at once: boxing the record would only add an
+// allocation.
+#[allow(clippy::large_enum_variant)]
+enum Changing<T> {
+    /// The key was used before with the same arguments: its first result.
+    Replay(T),
+    /// A new change of this record (readable, permitted, current, not archived).
+    Fresh(Mutation, Record),
+}
+
+/// How [`Engine::begin`] starts a mutation.
+enum Begun<T> {
+    /// The key was used before with the same arguments: its first result.
+    Replay(T),
+    /// A new mutation.
+    Fresh(Mutation),
+}
+
+/// Mutation arguments: their workspace and idempotency key.
+trait Keyed {
+    fn idempotency(&self) -> (&str, &str);
+}
+
+macro_rules! keyed {
+    ($($args:ty),*) => {$(
+        impl Keyed for $args {
+            fn idempotency(&self) -> (&str, &str) {
+                (&self.workspace_id, &self.idempotency_key)
+            }
+        }
+    )*};
+}
+keyed!(CreateRecord, UpdateRecord, ArchiveRecord, ExecuteCommand);
+
+/// The arguments of a change of an existing record.
+trait Change: Keyed {
+    /// The record and the revision the change expects.
+    fn target(&self) -> (Uuid, u64);
+}
+
+macro_rules! change {
+    ($($args:ty),*) => {$(
+        impl Change for $args {
+            fn target(&self) -> (Uuid, u64) {
+                (self.record_id, self.expected_revision)
+            }
+        }
+    )*};
+}
+change!(UpdateRecord, ArchiveRecord, ExecuteCommand);
+
+/// What a replay must match: the actor, the operation and its arguments. The actor is part of
+/// it so that another actor reusing a key gets a conflict, never the first actor's result.
+fn fingerprint(
+    actor: &Actor,
+    operation: &str,
+    args: &impl Serialize,
+) -> Result<String, RecordError> {
+    serde_json::to_string(args)
+        .map(|json| format!("{}|{operation}|{json}", actor.id))
+        .map_err(|e| RecordError::InvalidArguments(e.to_string()))
+}
+
+fn replayed<T: DeserializeOwned>(
+    entry: &IdempotencyEntry,
+    fingerprint: &str,
+) -> Result<T, RecordError> {
+    if entry.fingerprint != fingerprint {
+        return Err(RecordError::IdempotencyConflict {
+            key: entry.key.clone(),
+        });
+    }
+    serde_json::from_str(&entry.result)
+        .map_err(|e| RecordError::Store(format!("stored result unreadable: {e}")))
+}
+
+fn check_data(entry: &TypeEntry, data: &mut Map<String, Value>) -> Result<(), RecordError> {
+    // The validator reads a `Value`: the map is moved in and back out, not copied.
+    let value = Value::Object(std::mem::take(data));
+    let checked = entry.data.check(&value);
+    if let Value::Object(map) = value {
+        *data = map;
+    }
+    checked.map_err(|issues| {
+        RecordError::schema(
+            format!(
+                "the data does not match the schema of type {:?}",
+                entry.def().name
+            ),
+            issues,
+        )
+    })
+}
+
+fn find_command<'t>(
+    type_def: &'t TypeDef,
+    name: &str,
+) -> Result<(usize, &'t Command), RecordError> {
+    type_def
+        .commands
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.name == name)
+        .ok_or_else(|| {
+            RecordError::InvalidArguments(format!(
+                "type {:?} has no command {name:?}",
+                type_def.name
+            ))
+        })
+}
+
+/// Why the record's state does not allow the command, if it does not.
+fn state_blocks(command: &Command, state: Option<&str>) -> Option<RecordError> {
+    if command.from.is_empty() || state.is_some_and(|s| command.from.iter().any(|f| f == s)) {
+        return None;
+    }
+    Some(RecordError::StateNotAllowed {
+        command: command.name.to_string(),
+        state: state.unwrap_or_default().to_owned(),
+        from: command.from.join(", "),
+    })
+}
+
+fn uses_input(expr: &crate::Expr) -> bool {
+    use crate::{Expr, Root};
+    match expr {
+        Expr::Path(p) | Expr::Present(p) => p.root == Root::Input,
+        Expr::All(list) | Expr::Any(list) | Expr::Not(list) | Expr::Compare(_, list) => {
+            list.iter().any(uses_input)
+        }
+        Expr::Const(_) => false,
+    }
+}
+
+fn issue_summary(issues: &[ValidationIssue]) -> String {
+    issues
+        .iter()
+        .map(|i| {
+            format!(
+                "{}: {}",
+                if i.instance_path.is_empty() {
+                    "/"
+                } else {
+                    &i.instance_path
+                },
+                i.message
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn page_limit(limit: Option<u32>) -> Result<usize, RecordError> {
+    match limit {
+        None => Ok(DEFAULT_LIMIT),
+        Some(n) if (1..=MAX_LIMIT as u32).contains(&n) => Ok(n as usize),
+        Some(n) => Err(RecordError::InvalidArguments(format!(
+            "limit must be 1 to {MAX_LIMIT}, found {n}"
+        ))),
+    }
+}
+
+/// A record as an event stores it: every participant by id. Readers get it through
+/// [`Engine::redact`], which restricts the participants they may not read, at read time.
+fn snapshot(record: &Record) -> Value {
+    let participants = record
+        .participants
+        .iter()
+        .map(|(role, ids)| {
+            let refs = ids.iter().map(|&id| ParticipantRef::Visible { id });
+            (role.clone(), refs.collect())
+        })
+        .collect();
+    let view = record_view(record, participants, record.data.clone());
+    // A struct of strings, numbers and string-keyed maps always serializes.
+    serde_json::to_value(view).unwrap_or_default()
+}
+
+/// Whether any string (or number, as text) in `value` contains `query` (lowercase).
+fn contains_text(value: &Value, query: &str) -> bool {
+    match value {
+        Value::String(s) => s.to_lowercase().contains(query),
+        Value::Number(n) => n.to_string().contains(query),
+        Value::Array(items) => items.iter().any(|v| contains_text(v, query)),
+        Value::Object(map) => map.values().any(|v| contains_text(v, query)),
+        Value::Null | Value::Bool(_) => false,
+    }
+}

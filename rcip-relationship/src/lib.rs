@@ -1,0 +1,150 @@
+//! The Relationship Protocol's `relationship/v1` programs: the package model, its validator
+//! and rule evaluator, and (feature `engine`, default) the engine that executes programs over a
+//! record store and binds their capabilities to an RCIP host.
+//!
+//! ## Packages
+//!
+//! A package declares record types (entities and relationships), their lifecycles and the
+//! commands that change them. [`parse_package`] checks a package against every rule of the
+//! form and reports all problems at once, each at its JSON Pointer with a stable
+//! [`ProblemCode`]; a valid package becomes a [`Package`]. Rule expressions ([`Expr`]) are
+//! evaluated against a record's data, a command's input and the lifecycle state.
+//!
+//! The normative JSON form and the evaluation semantics are in the project's
+//! `docs/relationship-v1.md`.
+//!
+//! ```
+//! use rcip_relationship::parse_package;
+//! let package = parse_package(r#"{
+//!   "protocol": "relationship/v1", "namespace": "polls", "version": 1,
+//!   "types": {"poll": {
+//!     "kind": "entity",
+//!     "schema": {"type": "object", "properties": {"question": {"type": "string"}},
+//!                "required": ["question"], "additionalProperties": false},
+//!     "lifecycle": {"initial": "open", "states": ["open", "closed"]},
+//!     "commands": {"close": {
+//!       "input": {"type": "object", "properties": {}, "required": [], "additionalProperties": false},
+//!       "from": ["open"], "to": "closed"}}
+//!   }}
+//! }"#).unwrap();
+//! let poll = package.type_def("poll").unwrap();
+//! assert_eq!(poll.command("close").unwrap().to.as_deref(), Some("closed"));
+//! // The subset's default bound is written out.
+//! assert!(poll.schema.json.contains(r#""maxLength":4000"#));
+//! ```
+//!
+//! ## The engine (feature `engine`)
+//!
+//! [`Engine`] implements the seed's operations (`record.create`, `record.get`,
+//! `record.update`, `record.archive`, `record.search`, `command.list`, `command.execute`,
+//! `record.history`, `changes.feed`) over any [`RecordStore`]; [`MemoryStore`] is the default,
+//! `SqliteStore` (feature `sqlite`) keeps everything in one SQLite file.
+//! Every failure is a [`RecordError`] with a stable code and the seed's HTTP-style class.
+//!
+//! ## Features
+//!
+//! - `engine` (default): [`Engine`], the stores and `Engine::bind_package`; pulls in
+//!   `rcip-runtime`. Without it the crate is the model and validator only, which is what
+//!   `rcip-build` and `rcip check` use.
+//! - `sqlite`: `SqliteStore` over the system's SQLite library; `sqlite-bundled` builds SQLite
+//!   from source instead.
+#![deny(missing_docs)]
+
+mod capabilities;
+mod model;
+mod naming;
+mod operations;
+mod problem;
+mod rule;
+mod schema;
+mod validate;
+
+pub use capabilities::{
+    DATE_TIME_PATTERN, MAX_KEY_LENGTH, command_capabilities, duplicate_namespaces, package_scope_id,
+};
+pub use model::{
+    Command, DataSchema, Emit, Kind, Lifecycle, List, Package, RELATIONSHIP_PROTOCOL, Role, Text,
+    TypeDef, TypeRef, UnknownState, View, WORK_REQUESTED,
+};
+pub use naming::{command_capability_id, lower_camel, pascal_case};
+pub use operations::{
+    DEFAULT_PAGE_LIMIT, FEED_OPERATION, MAX_PAGE_LIMIT, TYPE_OPERATIONS, TypeOperation,
+    operation_capabilities, operation_capability_id, package_capabilities, view_capability_id,
+};
+pub use problem::{PackageError, Problem, ProblemCode};
+pub use rule::{Comparison, Constant, Expr, Path, Root, Scope};
+pub use schema::{DEFAULT_MAX_ITEMS, DEFAULT_MAX_LENGTH, MAX_SCHEMA_DEPTH};
+pub use validate::{
+    MAX_EMITS, MAX_NAME_BYTES, MAX_PACKAGE_BYTES, MAX_PATH_COMPONENTS, MAX_ROLE_PARTICIPANTS,
+    MAX_RULE_DEPTH, MAX_RULE_OPERANDS, MAX_STATES, RuleRoots, is_valid_name, parse_package,
+    parse_rule, validate_package,
+};
+
+// The engine: records, stores and capability bindings, over rcip-runtime.
+#[cfg(feature = "engine")]
+mod args;
+#[cfg(feature = "engine")]
+mod authority;
+#[cfg(feature = "engine")]
+mod bind;
+#[cfg(feature = "engine")]
+mod cursor;
+#[cfg(feature = "engine")]
+mod engine;
+#[cfg(feature = "engine")]
+mod error;
+#[cfg(feature = "engine")]
+mod memory;
+#[cfg(feature = "engine")]
+mod record;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+#[cfg(feature = "engine")]
+mod store;
+
+#[cfg(feature = "engine")]
+pub use args::{
+    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
+    GetRecord, ListCommands, Page, Patch, RecordHistory, Requirement, RolePatch, SearchRecords,
+    UpdateRecord, ViewRef,
+};
+#[cfg(feature = "engine")]
+pub use authority::{AllowAll, Authority, Operation};
+#[cfg(feature = "engine")]
+pub use cursor::{DEFAULT_LIMIT, MAX_LIMIT};
+#[cfg(feature = "engine")]
+pub use engine::{Engine, MAX_IDEMPOTENCY_KEY};
+#[cfg(feature = "engine")]
+pub use error::RecordError;
+#[cfg(feature = "engine")]
+pub use memory::MemoryStore;
+#[cfg(feature = "engine")]
+pub use record::{Actor, ParticipantRef, Record, RecordView};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+#[cfg(feature = "engine")]
+pub use store::{
+    ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
+    StoreError,
+};
+
+pub use rcip_core;
+
+/// Includes the Rust that `rcip-build` generated from relationship program packages
+/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace.
+///
+/// ```ignore
+/// // build.rs: rcip_build::Programs::new("programs").compile_or_fail();
+/// mod programs {
+///     rcip_relationship::include_programs!();
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_programs {
+    () => {
+        ::core::include!(::core::concat!(
+            ::core::env!("OUT_DIR"),
+            "/rcip_programs.rs"
+        ));
+    };
+}
