@@ -290,6 +290,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         let lens = sets.iter().map(set_len);
         quote!(#count #(+ #lens)*)
     };
+    let bind = bind_all(&krate, &capabilities);
     let doc = format!(
         "The RCIP catalog of application `{}`: see [`{name}::definition`].",
         id.as_ref().map(LitStr::value).unwrap_or_default()
@@ -337,6 +338,87 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
                     &[#(<#sets as #krate::CapabilitySet>::definitions),*],
                 )
             }
+
+            #bind
+        }
+    }
+}
+
+/// `bind_all` and `runtime`: every `#[capability]` of the list bound over its state, taken
+/// from a tuple with one value per distinct state type. The macro cannot compare types, so
+/// each capability gets an index parameter (`__private::Pick<State, Index>`) that the
+/// compiler infers at the caller: a state type missing from the tuple is a compile error
+/// there. Whether a path has a handler at all (a `#[derive(Capability)]` contract has none and
+/// is skipped) is asked of its type (`Probe::IS_CAPABILITY`), not of its name.
+fn bind_all(krate: &TokenStream, capabilities: &[Path]) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let indices: Vec<Ident> = (0..capabilities.len())
+        .map(|i| quote::format_ident!("__Index{i}"))
+        .collect();
+    let bindable: Vec<TokenStream> = capabilities
+        .iter()
+        .map(|path| {
+            quote_spanned! {path.span()=>
+                <#path as #private::Bindable<{
+                    #[allow(unused_imports)]
+                    use #private::NotCapability as _;
+                    #private::Probe::<#path>::IS_CAPABILITY
+                }>>
+            }
+        })
+        .collect();
+    let bounds: Vec<TokenStream> = bindable
+        .iter()
+        .zip(&indices)
+        .map(|(bindable, index)| quote!(__States: #private::Pick<#bindable::State, #index>))
+        .collect();
+    let count = capabilities.len();
+    quote! {
+        /// Binds every `#[capability]` of the catalog over its state and returns the guards
+        /// (contracts without a handler and capability sets are left to the host). `states`
+        /// holds one value per distinct state type, as a tuple (`(store.clone(),)`,
+        /// `(store, Arc::new(service))`), or `()` when every capability is stateless; a
+        /// missing state type is a compile error.
+        ///
+        /// # Errors
+        ///
+        /// As `Host::bind`: a capability that is already bound.
+        pub fn bind_all<__States, #(#indices),*>(
+            host: &#krate::Host,
+            states: __States,
+        ) -> ::core::result::Result<#krate::BindingGuards, #krate::Error>
+        where
+            #(#bounds,)*
+        {
+            let mut guards = ::std::vec::Vec::with_capacity(#count);
+            #(
+                #bindable::bind_into(
+                    host,
+                    <__States as #private::Pick<#bindable::State, #indices>>::pick(&states),
+                    &mut guards,
+                )?;
+            )*
+            ::core::result::Result::Ok(#krate::BindingGuards::from(guards))
+        }
+
+        /// A runtime of this catalog with everything [`bind_all`](Self::bind_all) binds
+        /// bound for the runtime's life, before any client exists (see
+        /// `Runtime::with_bindings`; with `RuntimeOptions::require_all_bound`, a capability
+        /// left unbound fails it).
+        ///
+        /// # Errors
+        ///
+        /// The definition's, `bind_all`'s, or `Error::Unbound`.
+        pub fn runtime<__States, #(#indices),*>(
+            options: #krate::RuntimeOptions,
+            states: __States,
+        ) -> ::core::result::Result<#krate::Runtime, #krate::Error>
+        where
+            #(#bounds,)*
+        {
+            #krate::Runtime::with_bindings(Self::definition()?, options, |host| {
+                Self::bind_all::<__States, #(#indices),*>(host, states).map(#krate::BindingGuards::keep)
+            })
         }
     }
 }

@@ -13,11 +13,7 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
     let mut args = CapabilityArgs::default();
     let mut found = false;
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("capability"))
-    {
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("rcip")) {
         found = true;
         if let Err(error) = attr.parse_nested_meta(|meta| {
             args.parse_key(&meta, &mut errors);
@@ -30,8 +26,14 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
     if !found {
         errors.at(
             name.span(),
-            "#[derive(Capability)] needs `#[capability(id = \"...\", effect = \"...\", output = Type)]`",
+            "#[derive(Capability)] needs `#[rcip(id = \"...\", effect = \"...\", output = Type)]`",
         );
+        // Nothing else to check without the attribute: every key would be "missing".
+        return errors
+            .into_result()
+            .err()
+            .map(|e| e.to_compile_error())
+            .unwrap_or_default();
     }
     if !input.generics.params.is_empty() {
         errors.at(
@@ -65,6 +67,7 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
         &resolved,
         effect,
         &args,
+        proc_macro2::Span::call_site(),
     );
     quote! {
         const _: () = {

@@ -1,41 +1,54 @@
 //! Expansion of `#[capability]`: the function is kept as written, and a declaration type of
-//! the same name (type namespace only) implements `Capability` for it.
+//! the same name (type namespace only) implements `Capability` for it. Methods of a
+//! `#[capabilities]` impl block (`methods.rs`) go through the same [`analyze`] and
+//! [`declare`].
 
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, ItemFn, LitStr, PathArguments, ReturnType, Type};
+use syn::{FnArg, ItemFn, LitStr, ReturnType, Type};
 
 use rcip_core::{Effect, derive_capability_id, is_valid_identifier};
 
 use crate::attr::{CapabilityArgs, Errors};
 
-/// How the function's result reaches the runtime.
-enum Returns {
-    /// `-> Output` (or nothing: `()`).
-    Plain(Type),
-    /// `-> Result<Output, E>`.
-    Result(Type),
+/// The rule every message repeats.
+pub(crate) const SUPPORTED: &str = "a capability takes `[state,] [input,]` and then extractors \
+     (`InvocationContext`, `CancellationSignal`, `Principal`, ...), all by value, and returns \
+     `T: Serialize + JsonSchema` or `Result<T, E>`";
+
+/// What a capability function's signature gives the expansion. Parameters are kept as
+/// written: which is the state, the input or an extractor is decided by trait, in the
+/// generated code (see `__private::Layout`), never by the types' names.
+pub(crate) struct Shape {
+    /// The parameter types, the receiver excluded, with `Self` replaced in a method's.
+    pub(crate) params: Vec<TokenStream>,
+    /// Their spans, for errors.
+    pub(crate) param_spans: Vec<Span>,
+    /// The return type (`()` when none).
+    pub(crate) returns: TokenStream,
+    pub(crate) returns_span: Span,
+    pub(crate) is_async: bool,
 }
 
-/// The parts of a supported signature: `[state,] input [, context]`.
-struct Shape {
-    state: Option<Type>,
-    input: Type,
-    takes_context: bool,
-    returns: Returns,
+/// Where the function lives.
+pub(crate) enum Callee<'a> {
+    /// A free function, called by name.
+    Free(&'a syn::Ident),
+    /// A `&self` method of `self_ty`, whose value is the state (shared in an `Arc`).
+    Method {
+        self_ty: &'a TokenStream,
+        name: &'a syn::Ident,
+    },
 }
 
-const SUPPORTED: &str = "a capability function takes `[state: S,] input: T [, ctx: InvocationContext]` \
-     by value and returns `Output` or `Result<Output, E>`";
-
-fn is_context(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none()
-        && p.path.segments.last().is_some_and(|s| s.ident == "InvocationContext"))
-}
-
-fn analyze(function: &ItemFn, errors: &mut Errors) -> Option<Shape> {
-    let sig = &function.sig;
+/// Checks the signature; `self_ty` is the impl's type for a method of a `#[capabilities]`
+/// block (`None` for a free function).
+pub(crate) fn analyze(
+    sig: &syn::Signature,
+    self_ty: Option<&TokenStream>,
+    errors: &mut Errors,
+) -> Shape {
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.at(
             sig.generics.span(),
@@ -51,80 +64,113 @@ fn analyze(function: &ItemFn, errors: &mut Errors) -> Option<Shape> {
     if matches!(sig.safety, syn::Safety::Unsafe(_)) {
         errors.at(sig.span(), "an `unsafe fn` cannot be a capability");
     }
-    let mut types = Vec::new();
+    let substitute = |ty: &Type| match self_ty {
+        Some(self_ty) => replace_self(quote!(#ty), self_ty),
+        None => quote!(#ty),
+    };
+    let mut params = Vec::new();
+    let mut param_spans = Vec::new();
+    let mut receiver_seen = false;
     for argument in &sig.inputs {
         match argument {
-            FnArg::Receiver(receiver) => errors.at(
-                receiver.span(),
-                format!("methods (`self`) cannot be capabilities: {SUPPORTED}"),
-            ),
+            FnArg::Receiver(receiver) => {
+                receiver_seen = true;
+                check_receiver(receiver, self_ty.is_some(), errors);
+            }
             FnArg::Typed(typed) => {
-                if let Type::Reference(reference) = &*typed.ty {
-                    errors.at(
+                match &*typed.ty {
+                    Type::Reference(reference) => errors.at(
                         reference.span(),
                         format!("parameters must be owned, not references: {SUPPORTED}"),
-                    );
+                    ),
+                    Type::ImplTrait(bound) => errors.at(
+                        bound.span(),
+                        format!("`impl Trait` parameters are not supported: {SUPPORTED}"),
+                    ),
+                    _ => {}
                 }
-                types.push((*typed.ty).clone());
+                params.push(substitute(&typed.ty));
+                param_spans.push(typed.ty.span());
             }
         }
     }
-    let takes_context = types.last().is_some_and(is_context);
-    if takes_context {
-        types.pop();
+    if self_ty.is_some() && !receiver_seen {
+        errors.at(
+            sig.ident.span(),
+            "in a `#[capabilities]` block, a capability is a `&self` method; \
+             for one without state, write a free `fn` with `#[capability]`",
+        );
     }
-    let (state, input) = match types.len() {
-        1 => (None, types.pop()),
-        2 => {
-            let input = types.pop();
-            (types.pop(), input)
-        }
-        0 => {
-            errors.at(
-                sig.paren_token.span.join(),
-                format!("missing the input parameter: {SUPPORTED}"),
-            );
-            (None, None)
-        }
-        _ => {
-            errors.at(
-                sig.inputs.span(),
-                format!("too many parameters: {SUPPORTED}"),
-            );
-            (None, None)
-        }
-    };
-    let returns = match &sig.output {
-        ReturnType::Default => Returns::Plain(syn::parse_quote!(())),
+    if params.len() > MAX_PARAMS {
+        errors.at(
+            sig.inputs.span(),
+            format!("too many parameters (at most {MAX_PARAMS}): {SUPPORTED}"),
+        );
+    }
+    let (returns, returns_span) = match &sig.output {
+        ReturnType::Default => (quote!(()), sig.paren_token.span.join()),
         ReturnType::Type(_, ty) => {
-            result_output(ty).map_or_else(|| Returns::Plain((**ty).clone()), Returns::Result)
+            if let Type::ImplTrait(bound) = &**ty {
+                errors.at(
+                    bound.span(),
+                    "a capability's return type must be nameable, not `impl Trait`",
+                );
+            }
+            (substitute(ty), ty.span())
         }
     };
-    Some(Shape {
-        state,
-        input: input?,
-        takes_context,
+    Shape {
+        params,
+        param_spans,
         returns,
-    })
+        returns_span,
+        is_async: sig.asyncness.is_some(),
+    }
 }
 
-/// `Result<Output, E>` (any path ending in `Result` with two type arguments) -> `Output`.
-fn result_output(ty: &Type) -> Option<Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if last.ident != "Result" {
-        return None;
+/// The most parameters `__private::Layout` has impls for.
+const MAX_PARAMS: usize = 8;
+
+fn check_receiver(receiver: &syn::Receiver, in_block: bool, errors: &mut Errors) {
+    if !in_block {
+        errors.at(
+            receiver.span(),
+            "a method is a capability only inside an impl block marked `#[capabilities]`",
+        );
+        return;
     }
-    let PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
+    let what = match &receiver.kind {
+        syn::ReceiverKind::Reference(_, _, None) => return,
+        syn::ReceiverKind::Reference(_, _, Some(_)) => {
+            "`&mut self`: capabilities may run concurrently, so they get a shared `&self`; \
+             keep mutable state behind a lock"
+        }
+        _ => "a receiver other than `&self`: the state is shared between calls",
     };
-    let mut types = args.args.iter().filter_map(|a| match a {
-        GenericArgument::Type(t) => Some(t.clone()),
-        _ => None,
-    });
-    let output = types.next()?;
-    types.next()?;
-    Some(output)
+    errors.at(
+        receiver.span(),
+        format!("a capability method takes `&self`, not {what}"),
+    );
+}
+
+/// `Self` in a method's parameter or return type means the impl's type; in the generated
+/// capability type it would mean that type instead.
+fn replace_self(tokens: TokenStream, self_ty: &TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|token| match token {
+            TokenTree::Ident(ident) if ident == "Self" => self_ty.clone(),
+            TokenTree::Group(group) => {
+                let mut replaced = proc_macro2::Group::new(
+                    group.delimiter(),
+                    replace_self(group.stream(), self_ty),
+                );
+                replaced.set_span(group.span());
+                TokenTree::Group(replaced).into()
+            }
+            other => other.into(),
+        })
+        .collect()
 }
 
 /// The doc comment's lines, trimmed, as one text; paragraphs kept apart.
@@ -266,6 +312,7 @@ pub(crate) fn resolve(
 }
 
 /// The `CapabilitySpec` impl both macros emit.
+#[allow(clippy::too_many_arguments)] // one call site per macro; a struct would only rename them
 pub(crate) fn spec_impl(
     krate: &TokenStream,
     target: &TokenStream,
@@ -274,19 +321,16 @@ pub(crate) fn spec_impl(
     resolved: &Resolved,
     effect: Effect,
     args: &CapabilityArgs,
+    header_span: Span,
 ) -> TokenStream {
+    let header = respan(quote!(impl #krate::CapabilitySpec for #target), header_span);
     let Resolved {
         id,
         title,
         description,
         ..
     } = resolved;
-    let effect = match effect {
-        Effect::Read => quote!(Read),
-        Effect::Write => quote!(Write),
-        Effect::External => quote!(External),
-        Effect::Destructive => quote!(Destructive),
-    };
+    let effect = effect_variant(effect);
     let scopes = &args.scopes;
     let tags = &args.tags;
     let when_to_use = match &args.when_to_use {
@@ -296,7 +340,7 @@ pub(crate) fn spec_impl(
     let example_descriptions = args.examples.iter().map(|e| &e.description);
     let example_inputs = args.examples.iter().map(|e| &e.input);
     quote! {
-        impl #krate::CapabilitySpec for #target {
+        #header {
             type Input = #input;
             type Output = #output;
             const ID: &'static str = #id;
@@ -318,84 +362,218 @@ pub(crate) fn capability(
     mut errors: Errors,
 ) -> TokenStream {
     let name = &function.sig.ident;
-    let shape = analyze(&function, &mut errors);
+    let shape = analyze(&function.sig, None, &mut errors);
+    let doc = doc_text(&function.attrs);
+    let resolved = resolve(&args, name, &doc, true, &mut errors);
+    check_no_output(&args, &mut errors);
+    if let Err(error) = errors.into_result() {
+        // The function itself is still emitted, so code that calls it does not cascade.
+        let compile_errors = error.to_compile_error();
+        return quote! { #function #compile_errors };
+    }
+    let Some(effect) = resolved.effect else {
+        return quote! { #function };
+    };
+    let doc = format!(
+        "The RCIP capability `{}`, declared by the function [`{name}()`]({name}()).",
+        resolved.id
+    );
+    let vis = &function.vis;
+    let declaration = declare(
+        &Declaration {
+            name,
+            vis: &quote!(#vis),
+            doc: &doc,
+            callee: Callee::Free(name),
+            shape: &shape,
+            resolved: &resolved,
+            effect,
+        },
+        &args,
+    );
+    quote! {
+        #function
+        #declaration
+    }
+}
 
+/// `output` belongs to the derive.
+pub(crate) fn check_no_output(args: &CapabilityArgs, errors: &mut Errors) {
     if let Some(output) = &args.output {
         errors.at(
             output.span(),
             "`output` is for `#[derive(Capability)]`; a function's output is its return type",
         );
     }
-    let doc = doc_text(&function.attrs);
-    let resolved = resolve(&args, name, &doc, true, &mut errors);
-    if let Err(error) = errors.into_result() {
-        // The function itself is still emitted, so code that calls it does not cascade.
-        let compile_errors = error.to_compile_error();
-        return quote! { #function #compile_errors };
-    }
-    let (Some(shape), Some(effect)) = (shape, resolved.effect) else {
-        return quote! { #function };
-    };
+}
 
+/// One capability type to emit.
+pub(crate) struct Declaration<'a> {
+    pub(crate) name: &'a syn::Ident,
+    pub(crate) vis: &'a TokenStream,
+    pub(crate) doc: &'a str,
+    pub(crate) callee: Callee<'a>,
+    pub(crate) shape: &'a Shape,
+    pub(crate) resolved: &'a Resolved,
+    pub(crate) effect: Effect,
+}
+
+/// The capability type of a function or method: a braced struct (type namespace only, so it
+/// sits beside a function of the same name) with inherent constants, `CapabilitySpec` and
+/// `Capability`. How each parameter is used is decided by trait: `Probe::IS_EXTRACTOR` per
+/// parameter gives how many lead (`leading_values`), and `Layout` splits the call's state,
+/// input and context into the arguments; the return type goes through
+/// `IntoCapabilityOutput<FALLIBLE>`, with `FALLIBLE` from `Probe::IS_RESULT`.
+pub(crate) fn declare(declaration: &Declaration<'_>, args: &CapabilityArgs) -> TokenStream {
+    let Declaration {
+        name,
+        vis,
+        doc,
+        callee,
+        shape,
+        resolved,
+        effect,
+    } = declaration;
     let krate = args
         .krate
         .as_ref()
         .map_or_else(|| quote!(::rcip_runtime), |path| quote!(#path));
     let private = quote!(#krate::__private);
-    let vis = &function.vis;
-    let input = &shape.input;
-    let (output, convert) = match &shape.returns {
-        Returns::Plain(output) => (output, quote!(#private::plain_output)),
-        Returns::Result(output) => (output, quote!(#private::result_output)),
+    let params = &shape.params;
+    let returns = &shape.returns;
+    let returns_span = shape.returns_span;
+    // Errors about the parameters (an input without `JsonSchema`, a parameter that is no
+    // extractor) are reported on these projections: their first token carries the first
+    // parameter's span and their last the last one's, so the error covers the parameters.
+    let (first, last) = match (shape.param_spans.first(), shape.param_spans.last()) {
+        (Some(first), Some(last)) => (*first, *last),
+        _ => (returns_span, returns_span),
     };
-    let state_type = shape.state.clone().unwrap_or_else(|| syn::parse_quote!(()));
-    let state_arg = shape.state.as_ref().map(|_| quote!(state,));
-    let context_arg = shape.takes_context.then(|| quote!(context,));
-    let call = if function.sig.asyncness.is_some() {
-        quote! {
-            let future = #name(#state_arg input, #context_arg);
-            ::std::boxed::Box::pin(async move { #convert(future.await) })
-        }
-    } else {
-        quote! {
-            ::std::boxed::Box::pin(::core::future::ready(#convert(#name(#state_arg input, #context_arg))))
-        }
+    let layout = |item: TokenStream| {
+        let open = quote_spanned!(first=> <);
+        let rest = respan(quote!(Params as #private::Layout<{ VALUES }>>::#item), last);
+        quote!(#open #rest)
     };
+    let input_type = layout(quote!(Input));
+    let output_type = respan(
+        quote!(<#returns as #krate::IntoCapabilityOutput<{ FALLIBLE }>>::Output),
+        returns_span,
+    );
+    let into_output = respan(
+        quote!(<#returns as #krate::IntoCapabilityOutput<{ FALLIBLE }>>::into_output),
+        returns_span,
+    );
+    let arguments: Vec<_> = (0..params.len())
+        .map(|i| quote::format_ident!("argument{i}"))
+        .collect();
+    let (max_values, state_type, state_argument) = match callee {
+        Callee::Free(_) => (2usize, layout(quote!(State)), quote!(state)),
+        Callee::Method { self_ty, .. } => (1, quote!(::std::sync::Arc<#self_ty>), quote!(())),
+    };
+    let split = layout(quote!(split(#state_argument, input, &context)));
+    let call = match callee {
+        Callee::Free(function) => quote!(#function(#(#arguments),*)),
+        Callee::Method { self_ty, name } => quote!(<#self_ty>::#name(&*state, #(#arguments),*)),
+    };
+    // At the return type: an output that is no capability output is reported there.
+    let run = respan(
+        if shape.is_async {
+            quote!(::std::boxed::Box::pin(async move { #into_output(#call.await) }))
+        } else {
+            quote!(::std::boxed::Box::pin(::core::future::ready(#into_output(#call))))
+        },
+        returns_span,
+    );
     let spec = spec_impl(
         &krate,
         &quote!(#name),
-        &quote!(#input),
-        &quote!(#output),
-        &resolved,
-        effect,
-        &args,
+        &input_type,
+        &output_type,
+        resolved,
+        *effect,
+        args,
+        first,
     );
-    let doc = format!(
-        "The RCIP capability `{}`, declared by the function [`{name}()`]({name}()).",
-        resolved.id
-    );
+    // Obligations of the impl itself are reported at its header: at the parameters too.
+    let capability_header = respan(quote!(impl #krate::Capability for #name), first);
+    let id = &resolved.id;
+    let effect_variant = effect_variant(*effect);
+    let scopes = &args.scopes;
     quote! {
-        #function
-
         #[doc = #doc]
         #[allow(non_camel_case_types)]
         #vis struct #name {}
 
+        impl #name {
+            /// The capability id.
+            pub const ID: &'static str = #id;
+            /// The effect.
+            pub const EFFECT: #krate::Effect = #krate::Effect::#effect_variant;
+            /// The scopes.
+            pub const SCOPES: &'static [&'static str] = &[#(#scopes),*];
+        }
+
         const _: () = {
+            #[allow(unused_imports)]
+            use #private::{NotExtractor as _, NotResult as _};
+            type Params = (#(#params,)*);
+            const VALUES: usize = #private::leading_values(
+                &[#(#private::Probe::<#params>::IS_EXTRACTOR),*],
+                #max_values,
+            );
+            const FALLIBLE: bool = #private::Probe::<#returns>::IS_RESULT;
+
             #spec
 
-            impl #krate::Capability for #name {
+            #capability_header {
                 type State = #state_type;
 
+                // The projections rather than `Self::State`/`Self::Input`, so a signature
+                // error is reported once, at the parameters.
                 fn call(
-                    state: Self::State,
-                    input: Self::Input,
+                    state: #state_type,
+                    input: #input_type,
                     context: #krate::InvocationContext,
-                ) -> #private::BoxFuture<::core::result::Result<Self::Output, #krate::HandlerError>> {
-                    let _ = (&state, &context);
-                    #call
+                ) -> #private::BoxFuture<::core::result::Result<#output_type, #krate::HandlerError>> {
+                    let (#(#arguments,)*) = match #split {
+                        ::core::result::Result::Ok(arguments) => arguments,
+                        ::core::result::Result::Err(error) => {
+                            return ::std::boxed::Box::pin(::core::future::ready(
+                                ::core::result::Result::Err(error),
+                            ));
+                        }
+                    };
+                    #run
                 }
             }
         };
+    }
+}
+
+/// `tokens` with every span set to `span` (an interpolated path keeps its own span, and a
+/// type whose tokens come from different places is reported at the macro call instead).
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
+}
+
+fn effect_variant(effect: Effect) -> TokenStream {
+    match effect {
+        Effect::Read => quote!(Read),
+        Effect::Write => quote!(Write),
+        Effect::External => quote!(External),
+        Effect::Destructive => quote!(Destructive),
     }
 }

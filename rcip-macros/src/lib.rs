@@ -7,6 +7,7 @@ mod attr;
 mod catalog;
 mod derive;
 mod expand;
+mod methods;
 
 use proc_macro::TokenStream;
 
@@ -63,7 +64,9 @@ pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => {
             errors.push(syn::Error::new(
                 error.span(),
-                "#[capability] goes on a free `fn` or `async fn`",
+                "#[capability] goes on a free `fn` or `async fn`, or on a `&self` method in an \
+                 impl block marked `#[capabilities]`; a contract on a type is \
+                 `#[derive(Capability)]` with `#[rcip(...)]`",
             ));
             return errors
                 .into_result()
@@ -74,6 +77,30 @@ pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     expand::capability(parsed, function, errors).into()
+}
+
+/// Declares the `#[capability(...)]` `&self` methods of an inherent impl block as
+/// capabilities of its type.
+#[proc_macro_attribute]
+pub fn capabilities(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = attr::Errors::default();
+    let mut parsed = methods::BlockArgs::default();
+    let parser = syn::meta::parser(|meta| {
+        parsed.parse_key(&meta, &mut errors);
+        Ok(())
+    });
+    if let Err(error) = syn::parse::Parser::parse(parser, args) {
+        errors.push(error);
+    }
+    match syn::parse::<syn::ItemImpl>(item) {
+        Ok(block) => methods::capabilities(parsed, block, errors).into(),
+        Err(error) => syn::Error::new(
+            error.span(),
+            "#[capabilities] goes on an inherent impl block: `impl Type { ... }`",
+        )
+        .to_compile_error()
+        .into(),
+    }
 }
 
 /// Assembles an application catalog from metadata, scopes and `#[capability]` functions.
@@ -138,7 +165,7 @@ pub fn catalog(input: TokenStream) -> TokenStream {
 /// #[serde(deny_unknown_fields)]
 /// struct CreatePoll { question: String, options: Vec<String> }
 /// ```
-#[proc_macro_derive(Capability, attributes(capability))]
+#[proc_macro_derive(Capability, attributes(rcip))]
 pub fn derive_capability(input: TokenStream) -> TokenStream {
     match syn::parse::<syn::DeriveInput>(input) {
         Ok(parsed) => derive::derive(parsed).into(),

@@ -47,6 +47,11 @@ pub enum Error {
     /// (-32005), `data.option` naming the option. Nothing was done.
     #[error(transparent)]
     OptionUnsupported(rcip_rcp::RcpError),
+    /// With [`RuntimeOptions::require_all_bound`](crate::RuntimeOptions::require_all_bound),
+    /// declared capabilities had no binding when the runtime was about to serve: their ids,
+    /// in catalog order.
+    #[error("RCIP capabilities are declared but not bound: {}", .0.join(", "))]
+    Unbound(Vec<String>),
 }
 
 impl Error {
@@ -63,6 +68,7 @@ impl Error {
             Error::PreflightUnsupported => "PREFLIGHT_UNSUPPORTED",
             Error::CapabilityMissing(_) => "CAPABILITY_MISSING",
             Error::OptionUnsupported(_) => "OPTION_UNSUPPORTED",
+            Error::Unbound(_) => "CAPABILITIES_UNBOUND",
             Error::SchemaGeneration { error, .. } => error.code(),
         }
     }

@@ -191,3 +191,40 @@ impl Drop for BindingGuard {
         self.release();
     }
 }
+
+/// The guards of several bindings, e.g. everything `catalog!`'s `bind_all` bound. Dropping it
+/// unbinds them all; [`keep`](Self::keep) leaves them for the runtime's life.
+#[must_use = "dropping BindingGuards unbinds the capabilities at once"]
+#[derive(Debug, Default)]
+pub struct BindingGuards(Vec<BindingGuard>);
+
+impl BindingGuards {
+    /// Leaves every binding installed for as long as the runtime lives.
+    pub fn keep(self) {
+        self.0.into_iter().for_each(BindingGuard::keep);
+    }
+
+    /// How many bindings there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The guards, one per binding.
+    #[must_use]
+    pub fn into_vec(self) -> Vec<BindingGuard> {
+        self.0
+    }
+}
+
+impl From<Vec<BindingGuard>> for BindingGuards {
+    fn from(guards: Vec<BindingGuard>) -> Self {
+        BindingGuards(guards)
+    }
+}

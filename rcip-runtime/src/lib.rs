@@ -64,6 +64,7 @@ mod invoke;
 mod policy;
 mod preflight;
 mod runtime;
+mod signature;
 mod support;
 mod surfaces;
 #[cfg(feature = "testing")]
@@ -93,15 +94,16 @@ pub use client::{
 };
 pub use confirm::MAX_CONFIRMATION_RECEIPTS;
 pub use error::Error;
-pub use host::{BindingGuard, Host};
+pub use host::{BindingGuard, BindingGuards, Host};
 pub use input::{DEFAULT_MAX_INPUT_BYTES, Input, MAX_INPUT_DEPTH};
 pub use policy::{
     DefaultPolicy, Policy, PolicyContext, PolicyDecision, PolicyError, PolicyPhase, PolicyVerdict,
     async_policy_fn, policy_fn,
 };
 #[cfg(feature = "macros")]
-pub use rcip_macros::{Capability, capability, catalog};
+pub use rcip_macros::{Capability, capabilities, capability, catalog};
 pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptions};
+pub use signature::{FromInvocation, IntoCapabilityOutput, NoInput, PRINCIPAL_REQUIRED};
 pub use support::{BoxFuture, Clock, SystemClock};
 pub use surfaces::{ClientSurfaces, PreflightSurface, Surface};
 pub use tokio_util::sync::CancellationToken;

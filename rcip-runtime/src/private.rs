@@ -1,28 +1,220 @@
 //! Paths for generated code only: not a public API, may change in any release.
 
-use crate::support::fnv1a;
-use std::error::Error as StdError;
+use std::marker::PhantomData;
 
 use rcip_core::{ApplicationDefinition, CapabilityDefinition};
 
-use crate::binding::HandlerError;
+use crate::binding::{HandlerError, InvocationContext};
+use crate::capability::{Capability, CapabilitySpec};
+use crate::host::{BindingGuard, Host};
+use crate::signature::{FromInvocation, NoInput};
 pub use crate::support::BoxFuture;
+use crate::support::fnv1a;
 
-/// `-> Output`.
-pub fn plain_output<O>(output: O) -> Result<O, HandlerError> {
-    Ok(output)
+/// The probe of `#[capability]` and `catalog!`: a question about a concrete type `T`, asked
+/// through an associated constant. The answer `true` is an inherent constant whose impl has
+/// the bound in question; the answer `false` is the same-named constant of a fallback trait
+/// (`NotExtractor`, `NotResult`, `NotCapability`, imported `as _` by the generated code).
+/// Path resolution prefers an inherent item whose impl applies, so `Probe::<T>::X` reads
+/// `true` exactly when `T` has the property: decided by the type (aliases resolved), not by
+/// how the user spelled it. Only ever used on concrete types.
+#[derive(Debug)]
+pub struct Probe<T: ?Sized>(PhantomData<T>);
+
+impl<T: FromInvocation> Probe<T> {
+    /// `T` is an extractor.
+    pub const IS_EXTRACTOR: bool = true;
 }
 
-/// `-> Result<Output, E>`: a `HandlerError` keeps its kind, anything else is a failure.
-pub fn result_output<O, E>(result: Result<O, E>) -> Result<O, HandlerError>
-where
-    E: Into<Box<dyn StdError + Send + Sync>>,
-{
-    result.map_err(|error| match error.into().downcast::<HandlerError>() {
-        Ok(handler_error) => *handler_error,
-        Err(other) => HandlerError::failed(other),
-    })
+/// The fallback of [`Probe::IS_EXTRACTOR`].
+pub trait NotExtractor {
+    /// `T` is not an extractor.
+    const IS_EXTRACTOR: bool = false;
 }
+impl<T: ?Sized> NotExtractor for Probe<T> {}
+
+impl<T, E> Probe<Result<T, E>> {
+    /// `T` is a `Result`.
+    pub const IS_RESULT: bool = true;
+}
+
+/// The fallback of [`Probe::IS_RESULT`].
+pub trait NotResult {
+    /// `T` is not a `Result`.
+    const IS_RESULT: bool = false;
+}
+impl<T: ?Sized> NotResult for Probe<T> {}
+
+impl<T: Capability> Probe<T> {
+    /// `T` has a handler (`#[capability]`), not only a contract (`#[derive(Capability)]`).
+    pub const IS_CAPABILITY: bool = true;
+}
+
+/// The fallback of [`Probe::IS_CAPABILITY`].
+pub trait NotCapability {
+    /// `T` is a contract without a handler.
+    const IS_CAPABILITY: bool = false;
+}
+impl<T: ?Sized> NotCapability for Probe<T> {}
+
+/// How many of a signature's parameters (their `IS_EXTRACTOR` flags, in order) come before
+/// the extractors, at most `max`: those are the state and the input (`max` is 2 for a free
+/// function, 1 for a method, whose state is `self`).
+pub const fn leading_values(extractors: &[bool], max: usize) -> usize {
+    let mut count = 0;
+    while count < extractors.len() && count < max && !extractors[count] {
+        count += 1;
+    }
+    count
+}
+
+/// A signature's parameter types (a tuple, receiver excluded) split at `VALUES` (from
+/// [`leading_values`]): `0` no state and [`NoInput`], `1` the input, `2` the state and the
+/// input; every later parameter must be an extractor. One trait with impls per count and
+/// arity keeps each capability's expansion to a type projection and one call.
+#[diagnostic::on_unimplemented(
+    message = "unsupported capability signature",
+    note = "a capability takes `[state,] [input,]` and then only extractors (`FromInvocation`); a method's state is `&self`"
+)]
+pub trait Layout<const VALUES: usize>: Sized {
+    /// The state parameter's type (`()` when none).
+    type State;
+    /// The input parameter's type ([`NoInput`] when none).
+    type Input;
+    /// The arguments of one call.
+    ///
+    /// # Errors
+    ///
+    /// An extractor's failure.
+    fn split(
+        state: Self::State,
+        input: Self::Input,
+        context: &InvocationContext,
+    ) -> Result<Self, HandlerError>;
+}
+
+macro_rules! layouts {
+    ($($e:ident),*) => {
+        impl<$($e: FromInvocation,)*> Layout<0> for ($($e,)*) {
+            type State = ();
+            type Input = NoInput;
+            #[allow(unused_variables)]
+            fn split(_: (), _: NoInput, context: &InvocationContext) -> Result<Self, HandlerError> {
+                Ok(($($e::from_invocation(context)?,)*))
+            }
+        }
+        impl<I, $($e: FromInvocation,)*> Layout<1> for (I, $($e,)*) {
+            type State = ();
+            type Input = I;
+            #[allow(unused_variables)]
+            fn split(_: (), input: I, context: &InvocationContext) -> Result<Self, HandlerError> {
+                Ok((input, $($e::from_invocation(context)?,)*))
+            }
+        }
+        impl<S, I, $($e: FromInvocation,)*> Layout<2> for (S, I, $($e,)*) {
+            type State = S;
+            type Input = I;
+            #[allow(unused_variables)]
+            fn split(state: S, input: I, context: &InvocationContext) -> Result<Self, HandlerError> {
+                Ok((state, input, $($e::from_invocation(context)?,)*))
+            }
+        }
+    };
+}
+layouts!();
+layouts!(E0);
+layouts!(E0, E1);
+layouts!(E0, E1, E2);
+layouts!(E0, E1, E2, E3);
+layouts!(E0, E1, E2, E3, E4);
+layouts!(E0, E1, E2, E3, E4, E5);
+
+/// A catalog capability as `bind_all` sees it (`HAS_HANDLER` from
+/// [`Probe::IS_CAPABILITY`]): a `#[capability]` is bound over its state, a contract without
+/// a handler (`#[derive(Capability)]`) needs no state and is left for the host to bind.
+pub trait Bindable<const HAS_HANDLER: bool> {
+    /// The state `bind_all` must be given (`()` for a contract).
+    type State;
+    /// Binds it, adding its guard to `guards`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::bind`].
+    fn bind_into(
+        host: &Host,
+        state: &Self::State,
+        guards: &mut Vec<BindingGuard>,
+    ) -> Result<(), crate::Error>;
+}
+
+impl<C: Capability> Bindable<true> for C {
+    type State = C::State;
+    fn bind_into(
+        host: &Host,
+        state: &C::State,
+        guards: &mut Vec<BindingGuard>,
+    ) -> Result<(), crate::Error> {
+        guards.push(host.bind_capability::<C>(state.clone())?);
+        Ok(())
+    }
+}
+
+impl<C: CapabilitySpec> Bindable<false> for C {
+    type State = ();
+    fn bind_into(_: &Host, _: &(), _: &mut Vec<BindingGuard>) -> Result<(), crate::Error> {
+        Ok(())
+    }
+}
+
+/// `bind_all`'s states argument: `()` or a tuple with one value per distinct state type.
+/// `Pick<S, At<N>>` finds the `S` at position `N`; the position is inferred at the call site,
+/// so a missing state type is a compile error there (and a state type given twice is an
+/// ambiguity). `()` is always available, from any argument.
+#[diagnostic::on_unimplemented(
+    message = "the states given to `bind_all` have no value of type `{S}`",
+    label = "add a `{S}` to this tuple",
+    note = "pass one value per distinct state type, e.g. `(store.clone(), Arc::new(service))`"
+)]
+pub trait Pick<S, Index> {
+    /// The state of type `S`.
+    fn pick(&self) -> &S;
+}
+
+/// [`Pick`]'s index of the `()` state.
+#[derive(Debug)]
+pub struct Unit;
+/// [`Pick`]'s index of the state at position `N`.
+#[derive(Debug)]
+pub struct At<const N: usize>;
+
+impl<T> Pick<(), Unit> for T {
+    fn pick(&self) -> &() {
+        &()
+    }
+}
+
+macro_rules! pick_one {
+    ([$($t:ident),+], $index:tt, $picked:ident) => {
+        impl<$($t),+> Pick<$picked, At<$index>> for ($($t,)+) {
+            fn pick(&self) -> &$picked {
+                &self.$index
+            }
+        }
+    };
+}
+macro_rules! picks {
+    ($types:tt; $($index:tt $picked:ident),+) => {
+        $(pick_one!($types, $index, $picked);)+
+    };
+}
+picks!([T0]; 0 T0);
+picks!([T0, T1]; 0 T0, 1 T1);
+picks!([T0, T1, T2]; 0 T0, 1 T1, 2 T2);
+picks!([T0, T1, T2, T3]; 0 T0, 1 T1, 2 T2, 3 T3);
+picks!([T0, T1, T2, T3, T4]; 0 T0, 1 T1, 2 T2, 3 T3, 4 T4);
+picks!([T0, T1, T2, T3, T4, T5]; 0 T0, 1 T1, 2 T2, 3 T3, 4 T4, 5 T5);
+picks!([T0, T1, T2, T3, T4, T5, T6]; 0 T0, 1 T1, 2 T2, 3 T3, 4 T4, 5 T5, 6 T6);
+picks!([T0, T1, T2, T3, T4, T5, T6, T7]; 0 T0, 1 T1, 2 T2, 3 T3, 4 T4, 5 T5, 6 T6, 7 T7);
 
 /// The catalog's capabilities added to its application, in order.
 ///

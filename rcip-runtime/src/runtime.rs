@@ -58,6 +58,9 @@ pub struct RuntimeOptions {
     pub clock: Arc<dyn Clock>,
     /// The largest raw JSON text input accepted, in bytes ([`DEFAULT_MAX_INPUT_BYTES`]).
     pub max_input_bytes: usize,
+    /// Whether every declared capability must be bound before the runtime serves (off by
+    /// default): see [`require_all_bound`](Self::require_all_bound).
+    pub require_all_bound: bool,
 }
 
 impl Default for RuntimeOptions {
@@ -68,6 +71,7 @@ impl Default for RuntimeOptions {
             on_event: None,
             clock: Arc::new(SystemClock),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            require_all_bound: false,
         }
     }
 }
@@ -79,6 +83,7 @@ impl std::fmt::Debug for RuntimeOptions {
             .field("on_event", &self.on_event.is_some())
             .field("clock", &self.clock)
             .field("max_input_bytes", &self.max_input_bytes)
+            .field("require_all_bound", &self.require_all_bound)
             .finish_non_exhaustive()
     }
 }
@@ -116,6 +121,21 @@ impl RuntimeOptions {
     #[must_use]
     pub fn with_max_input_bytes(mut self, bytes: usize) -> Self {
         self.max_input_bytes = bytes;
+        self
+    }
+
+    /// Requires every declared capability to be bound before the runtime serves, so a
+    /// forgotten binding fails at start-up with [`Error::Unbound`](crate::Error::Unbound)
+    /// (naming the ids) instead of as `CAPABILITY_UNBOUND` at the first invocation.
+    ///
+    /// Bindings are made through the runtime's own host, so the check runs where the
+    /// bindings are known to be complete: at the end of [`Runtime::with_bindings`] (and of
+    /// `catalog!`'s `App::runtime`, which uses it), before any client exists.
+    /// [`Runtime::new`] binds nothing, so with this option it fails for any catalog that
+    /// declares a capability; [`Runtime::check_bound`] runs the same check on demand.
+    #[must_use]
+    pub fn require_all_bound(mut self, required: bool) -> Self {
+        self.require_all_bound = required;
         self
     }
 }
@@ -442,15 +462,65 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// [`Error::Definition`](crate::Error::Definition) for an invalid definition.
+    /// [`Error::Definition`](crate::Error::Definition) for an invalid definition;
+    /// [`Error::Unbound`](crate::Error::Unbound) with
+    /// [`RuntimeOptions::require_all_bound`] and any capability (nothing is bound yet: use
+    /// [`with_bindings`](Self::with_bindings)).
     pub fn new(
         definition: ApplicationDefinition,
         options: RuntimeOptions,
     ) -> Result<Self, crate::Error> {
-        Ok(Self::from_catalog(
-            CompiledCatalog::compile(definition)?,
-            options,
-        ))
+        let required = options.require_all_bound;
+        let runtime = Self::from_catalog(CompiledCatalog::compile(definition)?, options);
+        if required {
+            runtime.check_bound()?;
+        }
+        Ok(runtime)
+    }
+
+    /// Creates a runtime and binds its capabilities with `bind` before anything can use it;
+    /// with [`RuntimeOptions::require_all_bound`], fails if a declared capability is still
+    /// unbound afterwards. `bind` keeps what it binds (e.g. with
+    /// [`BindingGuard::keep`](crate::BindingGuard::keep)): guards it drops unbind at once.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Definition`](crate::Error::Definition), `bind`'s own error, or
+    /// [`Error::Unbound`](crate::Error::Unbound) naming the capabilities left unbound.
+    pub fn with_bindings(
+        definition: ApplicationDefinition,
+        options: RuntimeOptions,
+        bind: impl FnOnce(&Host) -> Result<(), crate::Error>,
+    ) -> Result<Self, crate::Error> {
+        let required = options.require_all_bound;
+        let runtime = Self::from_catalog(CompiledCatalog::compile(definition)?, options);
+        bind(&runtime.host())?;
+        if required {
+            runtime.check_bound()?;
+        }
+        Ok(runtime)
+    }
+
+    /// Checks that every declared capability has a live binding.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unbound`](crate::Error::Unbound) with the unbound ids, in catalog order.
+    pub fn check_bound(&self) -> Result<(), crate::Error> {
+        let unbound: Vec<String> = self
+            .inner
+            .catalog
+            .capabilities
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| self.inner.binding(*index).is_none())
+            .map(|(_, capability)| capability.contract.id.clone())
+            .collect();
+        if unbound.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::Error::Unbound(unbound))
+        }
     }
 
     /// Creates a runtime from an already compiled catalog: no schema work at all.

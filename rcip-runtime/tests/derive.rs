@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Creates a poll with a question and its options.
 #[derive(Debug, Serialize, Deserialize, JsonSchema, Capability)]
-#[capability(
+#[rcip(
     id = "polls.create",
     effect = "write",
     scope = "polls",

@@ -9,7 +9,7 @@ struct Out {
 
 /// Greet.
 #[derive(Deserialize, JsonSchema, Capability)]
-#[capability(id = "people.greet", effect = "read", output = Out)]
+#[rcip(id = "people.greet", effect = "read", output = Out)]
 struct Greet<T> {
     name: T,
 }

@@ -9,7 +9,7 @@ struct Out {
 
 /// Greet.
 #[derive(Deserialize, JsonSchema, Capability)]
-#[capability(effect = "read", output = Out)]
+#[rcip(effect = "read", output = Out)]
 struct Greet {
     name: String,
 }

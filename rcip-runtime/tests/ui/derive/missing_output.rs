@@ -9,7 +9,7 @@ struct Out {
 
 /// Greet.
 #[derive(Deserialize, JsonSchema, Capability)]
-#[capability(id = "people.greet", effect = "read")]
+#[rcip(id = "people.greet", effect = "read")]
 struct Greet {
     name: String,
 }

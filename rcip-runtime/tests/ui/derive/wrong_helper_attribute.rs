@@ -1,4 +1,4 @@
-use rcip_runtime::{Capability, capability};
+use rcip_runtime::Capability;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -7,9 +7,9 @@ struct Out {
     ok: bool,
 }
 
-/// Greet.
-#[capability(id = "people.greet", effect = "read", output = Out)]
+/// Greet: the derive's keys go in `#[rcip(...)]`, not `#[capability(...)]`.
 #[derive(Deserialize, JsonSchema, Capability)]
+#[capability(id = "people.greet", effect = "read", output = Out)]
 struct Greet {
     name: String,
 }
