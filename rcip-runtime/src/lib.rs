@@ -58,6 +58,7 @@ mod catalog;
 mod client;
 mod confirm;
 mod error;
+mod extensions;
 mod host;
 mod input;
 mod invoke;
@@ -93,6 +94,7 @@ pub use client::{
 };
 pub use confirm::MAX_CONFIRMATION_RECEIPTS;
 pub use error::Error;
+pub use extensions::{Extensions, Principal, RequestMetadata};
 pub use host::{BindingGuard, Host};
 pub use input::{DEFAULT_MAX_INPUT_BYTES, Input, MAX_INPUT_DEPTH};
 pub use policy::{
