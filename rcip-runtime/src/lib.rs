@@ -64,6 +64,7 @@ mod input;
 mod invoke;
 mod policy;
 mod preflight;
+pub mod prelude;
 mod runtime;
 mod support;
 mod surfaces;
