@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::extensions::{Extensions, Principal};
 use crate::support::BoxFuture;
 
 /// The read side of an invocation's cancellation: a handler can watch it but, as with the
@@ -42,14 +43,50 @@ impl CancellationSignal {
 /// What a handler receives besides its input.
 #[derive(Debug, Clone)]
 pub struct InvocationContext {
+    pub(crate) cancellation: CancellationSignal,
+    pub(crate) invocation_id: Arc<str>,
+    pub(crate) requested_at: u64,
+    pub(crate) semantic_context: Arc<SemanticContext>,
+    pub(crate) extensions: Extensions,
+}
+
+impl InvocationContext {
     /// Fires when the invocation's caller cancels; handlers should cooperate.
-    pub cancellation: CancellationSignal,
+    #[must_use]
+    pub fn cancellation(&self) -> &CancellationSignal {
+        &self.cancellation
+    }
+
     /// The invocation id.
-    pub invocation_id: Arc<str>,
+    #[must_use]
+    pub fn invocation_id(&self) -> &str {
+        &self.invocation_id
+    }
+
     /// When the handler was called, in milliseconds since the Unix epoch.
-    pub requested_at: u64,
+    #[must_use]
+    pub fn requested_at(&self) -> u64 {
+        self.requested_at
+    }
+
     /// The semantic context the policy decided under.
-    pub semantic_context: Arc<SemanticContext>,
+    #[must_use]
+    pub fn semantic_context(&self) -> &SemanticContext {
+        &self.semantic_context
+    }
+
+    /// What the caller's transport attached to the request
+    /// ([`InvocationRequest::with_extension`](crate::InvocationRequest::with_extension)).
+    #[must_use]
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The authenticated caller, if the transport set one.
+    #[must_use]
+    pub fn principal(&self) -> Option<&Principal> {
+        self.extensions.principal()
+    }
 }
 
 /// How a handler failed. Its message and source stay on the host side: a consumer only ever

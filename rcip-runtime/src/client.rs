@@ -8,6 +8,7 @@ use rcip_core::{
 use tokio_util::sync::CancellationToken;
 
 use crate::Input;
+use crate::extensions::Extensions;
 use crate::support::BoxFuture;
 use crate::surfaces::ClientSurfaces;
 
@@ -30,6 +31,9 @@ pub struct InvocationRequest {
     /// Cancels the invocation (before the handler, during policy, while a confirmation is
     /// pending) and is handed to the handler.
     pub cancellation: Option<CancellationToken>,
+    /// Who is calling, as the transport established it: the policy and the handler see it,
+    /// no snapshot, outcome or event ever carries it.
+    pub(crate) extensions: Extensions,
 }
 
 impl InvocationRequest {
@@ -40,6 +44,7 @@ impl InvocationRequest {
             input: input.into(),
             invocation_id: None,
             cancellation: None,
+            extensions: Extensions::new(),
         }
     }
 
@@ -55,6 +60,33 @@ impl InvocationRequest {
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
         self
+    }
+
+    /// Attaches a typed value for the policy and the handler (a [`Principal`](crate::Principal),
+    /// [`RequestMetadata`](crate::RequestMetadata), or a type of the application's own);
+    /// one value per type, a later one replaces an earlier one.
+    ///
+    /// ```
+    /// use rcip_runtime::{InvocationRequest, Principal};
+    /// let request = InvocationRequest::new("polls.close", serde_json::json!({"pollId": "p1"}))
+    ///     .with_extension(Principal::new("user-7"));
+    /// assert_eq!(request.extensions().principal().map(Principal::id), Some("user-7"));
+    /// ```
+    #[must_use]
+    pub fn with_extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// The attached values.
+    #[must_use]
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The attached values, to change.
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        &mut self.extensions
     }
 }
 
@@ -84,6 +116,8 @@ pub struct PreflightBatch {
     pub requests: Vec<PreflightProposal>,
     /// Cancels the whole batch.
     pub cancellation: Option<CancellationToken>,
+    /// Who is asking, for the policy (see [`InvocationRequest::with_extension`]).
+    pub(crate) extensions: Extensions,
 }
 
 impl PreflightBatch {
@@ -93,7 +127,34 @@ impl PreflightBatch {
         PreflightBatch {
             requests,
             cancellation: None,
+            extensions: Extensions::new(),
         }
+    }
+
+    /// Sets the token that cancels the whole batch.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+
+    /// Attaches a typed value every proposal's policy check sees (see
+    /// [`InvocationRequest::with_extension`]).
+    #[must_use]
+    pub fn with_extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// The attached values.
+    #[must_use]
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The attached values, to change.
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        &mut self.extensions
     }
 }
 

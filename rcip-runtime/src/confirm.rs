@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::extensions::Extensions;
 use crate::invoke::{Attempt, Ready, messages as m};
 use crate::runtime::{Inner, Reservation};
 use crate::support::{lock, new_confirmation_id, next_invocation_id, try_sleep};
@@ -26,6 +27,8 @@ struct Pending {
     capability_id: String,
     input: Arc<Value>,
     cancellation: Option<CancellationToken>,
+    /// The original request's extensions, for the confirmed re-run.
+    extensions: Extensions,
     /// Holds the invocation id until the ticket ends.
     reservation: Reservation,
     binding_generation: u64,
@@ -156,6 +159,7 @@ impl Inner {
                 capability_id: attempt.capability_id.clone(),
                 input,
                 cancellation: attempt.cancellation,
+                extensions: attempt.extensions,
                 reservation,
                 binding_generation: ready.binding.generation,
                 index: ready.index,
@@ -288,6 +292,7 @@ impl Inner {
             capability_id,
             input,
             cancellation,
+            extensions,
             reservation,
             binding_generation,
             index,
@@ -300,6 +305,7 @@ impl Inner {
             invocation_id,
             capability_id,
             cancellation,
+            extensions,
             confirmed: true,
         };
         // 3–5. A ticket that will not run releases its id before anything is reported. An

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::binding::{CancellationSignal, Failure, HandlerError, InvocationContext};
 use crate::client::InvocationRequest;
+use crate::extensions::Extensions;
 use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
 use crate::support::{cancellable, contain, contain_async, next_invocation_id};
@@ -58,6 +59,9 @@ pub(crate) struct Attempt {
     pub(crate) invocation_id: Arc<str>,
     pub(crate) capability_id: String,
     pub(crate) cancellation: Option<CancellationToken>,
+    /// The caller's extensions, for the policy and the handler (a confirmed re-run keeps the
+    /// original request's).
+    pub(crate) extensions: Extensions,
     pub(crate) confirmed: bool,
 }
 
@@ -110,6 +114,7 @@ impl Inner {
             invocation_id,
             capability_id: request.capability_id,
             cancellation: request.cancellation,
+            extensions: request.extensions,
             confirmed: false,
         };
         self.run(attempt, Arc::new(input), reservation).await
@@ -136,6 +141,7 @@ impl Inner {
                 &attempt.capability_id,
                 &input,
                 token,
+                &attempt.extensions,
                 PolicyPhase::Invoke,
                 attempt.confirmed,
             )
@@ -176,6 +182,7 @@ impl Inner {
             invocation_id: attempt.invocation_id.clone(),
             requested_at: self.clock.now_ms(),
             semantic_context: ready.context.clone(),
+            extensions: attempt.extensions.clone(),
         };
         // The policy has dropped its share by now, so this moves rather than copies.
         let input = Arc::unwrap_or_clone(input);
@@ -256,6 +263,7 @@ impl Inner {
         capability_id: &str,
         input: &Arc<Value>,
         token: Option<&CancellationToken>,
+        extensions: &Extensions,
         phase: PolicyPhase,
         confirmed: bool,
     ) -> Result<Ready, RcipError> {
@@ -294,6 +302,7 @@ impl Inner {
             input: input.clone(),
             semantic_context: context.clone(),
             confirmed,
+            extensions: extensions.clone(),
         };
         let verdict = contain(|| self.policy.evaluate(policy_context));
         let decision = match verdict {

@@ -58,11 +58,13 @@ mod catalog;
 mod client;
 mod confirm;
 mod error;
+mod extensions;
 mod host;
 mod input;
 mod invoke;
 mod policy;
 mod preflight;
+pub mod prelude;
 mod runtime;
 mod signature;
 mod support;
@@ -94,6 +96,7 @@ pub use client::{
 };
 pub use confirm::MAX_CONFIRMATION_RECEIPTS;
 pub use error::Error;
+pub use extensions::{Extensions, Principal, RequestMetadata};
 pub use host::{BindingGuard, BindingGuards, Host};
 pub use input::{DEFAULT_MAX_INPUT_BYTES, Input, MAX_INPUT_DEPTH};
 pub use policy::{

@@ -7,6 +7,7 @@ use rcip_core::{CapabilitySnapshot, Effect, SemanticContext};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::extensions::{Extensions, Principal};
 use crate::support::BoxFuture;
 
 /// Why a policy is being asked.
@@ -32,6 +33,31 @@ pub struct PolicyContext {
     pub semantic_context: Arc<SemanticContext>,
     /// `true` only on the re-run after a host approval.
     pub confirmed: bool,
+    pub(crate) extensions: Extensions,
+}
+
+impl PolicyContext {
+    /// What the caller's transport attached to the request (the same values the handler
+    /// will see).
+    #[must_use]
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The authenticated caller, if the transport set one: a policy can deny on it.
+    ///
+    /// ```
+    /// use rcip_runtime::{PolicyDecision, policy_fn};
+    /// let policy = policy_fn(|ctx| match ctx.principal() {
+    ///     Some(who) if who.has_scope("polls:write") => PolicyDecision::Allow,
+    ///     _ => PolicyDecision::deny("Sign in with the polls:write scope."),
+    /// });
+    /// # let _ = policy;
+    /// ```
+    #[must_use]
+    pub fn principal(&self) -> Option<&Principal> {
+        self.extensions.principal()
+    }
 }
 
 /// A policy's answer.

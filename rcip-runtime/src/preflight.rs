@@ -32,6 +32,7 @@ impl Inner {
         check_batch_size(batch.requests.len())?;
         let start_revision = self.revision();
         let token = batch.cancellation;
+        let extensions = &batch.extensions;
         let checks = batch.requests.into_iter().map(|proposal| {
             let token = token.clone();
             async move {
@@ -48,6 +49,7 @@ impl Inner {
                         &capability_id,
                         &input,
                         token.as_ref(),
+                        extensions,
                         PolicyPhase::Preflight,
                         false,
                     )

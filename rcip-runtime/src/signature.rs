@@ -9,6 +9,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::{Serialize, Serializer};
 
 use crate::binding::{CancellationSignal, HandlerError, InvocationContext};
+use crate::extensions::Principal;
 
 /// A type a capability function may return: a plain output (`FALLIBLE = false`, any
 /// `T: Serialize + JsonSchema`) or a `Result<T, E>` (`FALLIBLE = true`) whose error becomes a
@@ -102,7 +103,28 @@ impl FromInvocation for InvocationContext {
 
 impl FromInvocation for CancellationSignal {
     fn from_invocation(context: &InvocationContext) -> Result<Self, HandlerError> {
-        Ok(context.cancellation.clone())
+        Ok(context.cancellation().clone())
+    }
+}
+
+/// Refuses an invocation without a principal, with the public failure
+/// [`PRINCIPAL_REQUIRED`]: the consumer learns that it must authenticate, and the function
+/// never runs with a caller it cannot name.
+impl FromInvocation for Principal {
+    fn from_invocation(context: &InvocationContext) -> Result<Self, HandlerError> {
+        context.principal().cloned().ok_or_else(|| {
+            HandlerError::public(
+                PRINCIPAL_REQUIRED,
+                "this capability needs an authenticated caller",
+                Vec::new(),
+            )
+        })
+    }
+}
+
+impl FromInvocation for Option<Principal> {
+    fn from_invocation(context: &InvocationContext) -> Result<Self, HandlerError> {
+        Ok(context.principal().cloned())
     }
 }
 

@@ -1033,7 +1033,7 @@ async fn execution_aborted_when_handler_fails_after_cancel() {
                 let caller = caller.clone();
                 async move {
                     caller.lock().unwrap().cancel();
-                    assert!(ctx.cancellation.is_cancelled());
+                    assert!(ctx.cancellation().is_cancelled());
                     if input["title"] == "fail" {
                         Err(HandlerError::failed("gave up after cancel"))
                     } else {
@@ -1909,14 +1909,14 @@ async fn handler_context_and_input_copy() {
         Some(&json!({"id": "n1", "title": "mutated by handler"}))
     );
     let ctx = seen.lock().unwrap().clone().unwrap();
-    assert_eq!(&*ctx.invocation_id, "caller-id-42");
-    assert_eq!(ctx.requested_at, 5_000);
-    assert_eq!(*ctx.semantic_context, context);
+    assert_eq!(ctx.invocation_id(), "caller-id-42");
+    assert_eq!(ctx.requested_at(), 5_000);
+    assert_eq!(*ctx.semantic_context(), context);
     assert_eq!(
         *policy_context.lock().unwrap().clone().unwrap(),
-        *ctx.semantic_context
+        *ctx.semantic_context()
     );
-    assert!(!ctx.cancellation.is_cancelled());
+    assert!(!ctx.cancellation().is_cancelled());
     let held = policy_input.lock().unwrap().clone().unwrap();
     assert_eq!(*held, note("original"));
 
@@ -1938,7 +1938,7 @@ async fn invocation_ids_given_or_generated() {
         .bind(
             "app.ping",
             Binding::new(move |_input: Value, ctx: InvocationContext| {
-                record.lock().unwrap().push(ctx.invocation_id.to_string());
+                record.lock().unwrap().push(ctx.invocation_id().to_string());
                 async { Ok::<_, HandlerError>(json!("pong")) }
             }),
         )

@@ -459,15 +459,13 @@ async fn blocked_execution_aborted_for_a_cancelled_batch() {
     let fx = Fx::new(false);
     let token = CancellationToken::new();
     token.cancel();
-    let batch = PreflightBatch {
-        requests: vec![
-            proposal("notes.create", "x"),
-            proposal("notes.missing", "x"),
-            PreflightProposal::new("notes.read", json!({"title": 5})),
-            proposal("notes.purge", "x"),
-        ],
-        cancellation: Some(token),
-    };
+    let batch = PreflightBatch::new(vec![
+        proposal("notes.create", "x"),
+        proposal("notes.missing", "x"),
+        PreflightProposal::new("notes.read", json!({"title": 5})),
+        proposal("notes.purge", "x"),
+    ])
+    .with_cancellation(token);
     let report = fx.client.preflight(batch).await.unwrap();
     assert_eq!(
         report.outcomes[0],
@@ -495,10 +493,11 @@ async fn blocked_execution_aborted_for_a_cancelled_batch() {
 async fn cancelling_during_policy_wait_blocks_execution_aborted() {
     let fx = Fx::new(true);
     let token = CancellationToken::new();
-    let batch = PreflightBatch {
-        requests: vec![proposal("notes.create", "x"), proposal("notes.purge", "x")],
-        cancellation: Some(token.clone()),
-    };
+    let batch = PreflightBatch::new(vec![
+        proposal("notes.create", "x"),
+        proposal("notes.purge", "x"),
+    ])
+    .with_cancellation(token.clone());
     let task = tokio::spawn(fx.client.preflight(batch));
     wait_until(|| fx.policy_calls() == 2).await;
     assert!(!task.is_finished());

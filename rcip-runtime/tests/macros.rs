@@ -51,7 +51,7 @@ async fn prepare_create(
     context: InvocationContext,
 ) -> Result<PollRef, HandlerError> {
     let mut polls = store.0.lock().unwrap();
-    polls.push(format!("{}:{}", context.invocation_id, input.question));
+    polls.push(format!("{}:{}", context.invocation_id(), input.question));
     Ok(PollRef {
         poll_id: format!("p{}", polls.len()),
     })

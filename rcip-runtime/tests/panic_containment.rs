@@ -203,7 +203,7 @@ async fn handler_panic_after_cancel_is_aborted() {
                     if once.fire() {
                         caller.cancel();
                         seen.store(
-                            ctx.cancellation.is_cancelled(),
+                            ctx.cancellation().is_cancelled(),
                             std::sync::atomic::Ordering::SeqCst,
                         );
                         panic!("{SECRET}");

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rcip_runtime::{
     CancellationSignal, CapabilitySpec, Effect, Error, ErrorCode, HandlerError, InvocationContext,
-    InvocationRequest, NoInput, OutcomeStatus, PolicyDecision, RcipClientExt, Runtime,
+    InvocationRequest, NoInput, OutcomeStatus, PolicyDecision, Principal, RcipClientExt, Runtime,
     RuntimeOptions, capabilities, capability, catalog, policy_fn,
 };
 use schemars::JsonSchema;
@@ -60,7 +60,11 @@ fn boxed(_input: Name) -> Result<u32, Box<dyn std::error::Error + Send + Sync>> 
 /// Echo the invocation id, context first.
 #[capability(effect = "read", scope = "clock")]
 fn context_first(context: InvocationContext, cancellation: CancellationSignal) -> String {
-    format!("{}:{}", context.invocation_id, cancellation.is_cancelled())
+    format!(
+        "{}:{}",
+        context.invocation_id(),
+        cancellation.is_cancelled()
+    )
 }
 
 /// Echo the invocation id, cancellation first, with state and input.
@@ -75,9 +79,22 @@ fn cancellation_first(
     format!(
         "{}:{}:{}",
         input.name,
-        context.invocation_id,
+        context.invocation_id(),
         cancellation.is_cancelled()
     )
+}
+
+/// Who is calling, principal first: no principal, no call.
+#[capability(effect = "read", scope = "clock")]
+fn whoami(principal: Principal, context: InvocationContext) -> String {
+    format!("{}@{}", principal.id(), context.invocation_id())
+}
+
+/// Who is calling, context first: the principal is optional.
+#[capability(effect = "read", scope = "clock")]
+fn whoami_maybe(context: InvocationContext, principal: Option<Principal>) -> String {
+    let who = principal.as_ref().map_or("anonymous", Principal::id);
+    format!("{who}@{}", context.invocation_id())
 }
 
 /// A greeter service whose methods are capabilities.
@@ -100,7 +117,7 @@ impl Greeter {
     /// Count the greetings so far.
     #[capability(effect = "read", scope = "clock", id = "clock.greetings")]
     async fn count(&self, context: InvocationContext) -> Result<u32, HandlerError> {
-        let _ = context.invocation_id;
+        let _ = context.invocation_id();
         Ok(self.calls.load(Ordering::Relaxed))
     }
 
@@ -118,7 +135,7 @@ catalog! {
         scopes = [("clock", "Clock", "The clock.")],
         capabilities = [
             now, refuse, fail_anyhow, read_io, boxed, context_first, cancellation_first,
-            greeter::greet, greeter::count,
+            greeter::greet, greeter::count, whoami, whoami_maybe,
         ],
     }
 }
@@ -288,7 +305,8 @@ fn require_all_bound_names_the_unbound_capabilities() {
     assert_eq!(
         unbound.to_string(),
         "RCIP capabilities are declared but not bound: clock.refuse, clock.failAnyhow, \
-         clock.readIo, clock.boxed, clock.contextFirst, clock.cancellationFirst, clock.greetings"
+         clock.readIo, clock.boxed, clock.contextFirst, clock.cancellationFirst, clock.greetings, \
+         clock.whoami, clock.whoamiMaybe"
     );
     // `Runtime::new` binds nothing, so it names every capability.
     let all = Runtime::new(
@@ -307,4 +325,39 @@ fn require_all_bound_names_the_unbound_capabilities() {
     );
     // Off by default: the same runtime serves, unbound capabilities fail when invoked.
     assert!(Runtime::new(Clock::definition().unwrap(), RuntimeOptions::default()).is_ok());
+}
+
+#[tokio::test]
+async fn principal_and_context_extractors_work_in_either_order() {
+    let runtime = Clock::runtime(allow_all(), (Arc::new(AtomicU32::new(0)), service())).unwrap();
+    let client = runtime.client();
+    let as_user = |id: &str| {
+        InvocationRequest::new(id, json!({}))
+            .with_id("inv-1")
+            .with_extension(Principal::new("user-7"))
+    };
+    assert_eq!(
+        client.invoke(as_user(whoami::ID)).await.output(),
+        Some(&json!("user-7@inv-1"))
+    );
+    assert_eq!(
+        client.invoke(as_user(whoami_maybe::ID)).await.output(),
+        Some(&json!("user-7@inv-1"))
+    );
+
+    // Without a principal: `Option<Principal>` is `None`, `Principal` refuses publicly.
+    let anonymous = client
+        .invoke(InvocationRequest::new(whoami_maybe::ID, json!({})).with_id("inv-2"))
+        .await;
+    assert_eq!(anonymous.output(), Some(&json!("anonymous@inv-2")));
+    let refused = client
+        .invoke(InvocationRequest::new(whoami::ID, json!({})))
+        .await;
+    assert_eq!(refused.error_code(), Some(ErrorCode::ExecutionFailed));
+    let error = serde_json::to_value(&refused).unwrap();
+    assert_eq!(
+        error["error"]["message"],
+        json!("PRINCIPAL_REQUIRED: this capability needs an authenticated caller"),
+        "{error}"
+    );
 }

@@ -35,7 +35,7 @@ fn with_state(_state: State, input: Input) -> Output {
 /// With context.
 #[capability(effect = "read")]
 fn with_context(input: Input, context: InvocationContext) -> String {
-    format!("{}{}", input.name, context.invocation_id)
+    format!("{}{}", input.name, context.invocation_id())
 }
 
 /// Everything, async, fallible.
