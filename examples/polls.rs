@@ -284,7 +284,7 @@ fn bind_all(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
         host.bind_capability::<rename>(store.clone())?,
         host.bind_capability::<vote>(store.clone())?,
         host.bind_capability::<results>(store.clone())?,
-        host.bind(<close_poll as CapabilitySpec>::ID, close)?,
+        host.bind(close_poll::ID, close)?,
     ])
 }
 
