@@ -16,14 +16,14 @@ use serde_json::json;
 /// A note to add.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NewNote {
+struct NewNote {
     /// The note's text.
     text: String,
 }
 
 /// A note, as added.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Note {
+struct Note {
     /// Its number, from 1.
     number: u32,
     /// Who wrote it.
@@ -35,7 +35,7 @@ pub struct Note {
 /// The notebook: one list of notes, shared by every call (each capability's state is the
 /// `Arc<Notebook>` given to `NotesApp::runtime`).
 #[derive(Debug, Default)]
-pub struct Notebook {
+struct Notebook {
     notes: Mutex<Vec<Note>>,
 }
 
@@ -96,7 +96,7 @@ impl Notebook {
 
 catalog! {
     /// The notes application.
-    pub struct NotesApp {
+    struct NotesApp {
         id = "notes",
         name = "Notes",
         description = "A shared notebook.",
@@ -124,7 +124,7 @@ fn line(outcome: &InvocationOutcome) -> String {
 /// # Errors
 ///
 /// A runtime that cannot start (an invalid definition or a capability left unbound).
-pub async fn transcript() -> Result<Vec<String>, Error> {
+pub(crate) async fn transcript() -> Result<Vec<String>, Error> {
     let notebook = Arc::new(Notebook::default());
     // Everything bound over the notebook; a forgotten binding would fail here, not later.
     let runtime = NotesApp::runtime(
