@@ -16,8 +16,10 @@ use proc_macro::TokenStream;
 /// The function stays as written. Beside it, a type of the same name (in the type
 /// namespace, so both coexist) implements `rcip_runtime::Capability`: its id, effect,
 /// scopes, title, description, usage guidance, and a typed handler that calls the function.
-/// Build the definition with `<name as Capability>::definition()` (strict schemas derived
-/// from the input and output types) and bind it with `host.bind_capability::<name>(state)`.
+/// List it in `catalog!` (whose `bind_all` binds it), or build its definition with
+/// `<name as CapabilitySpec>::definition()` (strict schemas derived from the input and output
+/// types) and bind it with `host.bind_capability::<name>(state)`. On a method, see
+/// [`macro@capabilities`].
 ///
 /// | key | meaning | example |
 /// | --- | --- | --- |
@@ -31,23 +33,10 @@ use proc_macro::TokenStream;
 /// | `tags` | discovery tags | `tags = ["authoring"]` |
 /// | `crate` | the path of `rcip_runtime`, when renamed | `crate = "::my_rcip"` |
 ///
-/// Supported signatures: `[state: S,] input: T [, ctx: InvocationContext]`, `fn` or
-/// `async fn`, returning `Output` or `Result<Output, E>` where `E` converts into
-/// `Box<dyn Error + Send + Sync>` (a `HandlerError` keeps its kind). `S: Clone + Send + Sync`
-/// is cloned for each call; `T: Deserialize + JsonSchema`, `Output: Serialize + JsonSchema`.
-///
-/// ```ignore
-/// use rcip_runtime::{capability, HandlerError};
-///
-/// /// Create a poll.
-/// ///
-/// /// Creates a poll with a question and its options.
-/// #[capability(effect = "write", scope = "polls")]
-/// async fn create_poll(store: Store, input: CreatePoll) -> Result<PollRef, HandlerError> {
-///     store.create(input)
-/// }
-/// // `create_poll` is now also a type: `<create_poll as Capability>::ID == "polls.createPoll"`.
-/// ```
+/// The examples below are compiled as rcip-runtime's doctests (`MacroDoctests`): a proc-macro
+/// crate cannot run doctests that use the runtime, so each macro's examples live in a file
+/// under `rcip-macros/doc/` that both crates include.
+#[cfg_attr(not(doctest), doc = include_str!("../doc/capability.md"))]
 #[proc_macro_attribute]
 pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = attr::Errors::default();
@@ -80,7 +69,13 @@ pub fn capability(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Declares the `#[capability(...)]` `&self` methods of an inherent impl block as
-/// capabilities of its type.
+/// capabilities of its type (the keys of [`macro@capability`] on each method).
+///
+/// | argument | meaning |
+/// | --- | --- |
+/// | `module` | the module of the capability types; the type's name in snake case when absent |
+/// | `crate` | the path of `rcip_runtime`, when renamed |
+#[cfg_attr(not(doctest), doc = include_str!("../doc/capabilities.md"))]
 #[proc_macro_attribute]
 pub fn capabilities(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = attr::Errors::default();
@@ -105,31 +100,12 @@ pub fn capabilities(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Assembles an application catalog from metadata, scopes and `#[capability]` functions.
 ///
-/// ```ignore
-/// rcip_runtime::catalog! {
-///     /// The polls application.
-///     pub struct PollsApp {
-///         id = "polls",
-///         name = "Polls",
-///         description = "Create polls, vote, and read results.",
-///         version = "1.0.0",
-///         scopes = [
-///             ("polls", "Poll list", "Every poll of the group."),
-///             ("poll", "Open poll", "The poll on screen.", parent = "polls"),
-///         ],
-///         capabilities = [list_polls, create_poll, vote],
-///     }
-/// }
-/// let runtime = Runtime::new(PollsApp::definition()?, RuntimeOptions::default())?;
-/// host.bind_capability::<create_poll>(store.clone())?;
-/// ```
-///
 /// | key | meaning |
 /// | --- | --- |
 /// | `id`, `name`, `description` | required application metadata (`id` follows the identifier grammar) |
 /// | `version` | the application's own version, optional |
 /// | `scopes` | `("id", "Title", "Description")`, optionally `parent = "id"`, in order |
-/// | `capabilities` | paths of `#[capability]` functions, in catalog order |
+/// | `capabilities` | paths of `#[capability]` functions (and methods, `service::method`) or `#[derive(Capability)]` contracts, in catalog order |
 /// | `capability_sets` | paths of `CapabilitySet` types, e.g. `rcip-build`'s `programs::polls::Capabilities` (one capability per relationship command), after the functions |
 /// | `crate` | the path of `rcip_runtime`, when renamed |
 ///
@@ -137,6 +113,7 @@ pub fn capabilities(args: TokenStream, item: TokenStream) -> TokenStream {
 /// undeclared parent scopes, non-empty texts (as the macro expands); duplicate capability
 /// ids (across functions and sets) and capabilities or sets naming undeclared scopes (by
 /// constant evaluation, at the capability's or the set's path).
+#[cfg_attr(not(doctest), doc = include_str!("../doc/catalog.md"))]
 #[proc_macro]
 pub fn catalog(input: TokenStream) -> TokenStream {
     match syn::parse::<catalog::Catalog>(input) {
@@ -149,22 +126,11 @@ pub fn catalog(input: TokenStream) -> TokenStream {
 /// share contracts between a host (which binds a handler later with
 /// `Host::bind_typed::<Type>(handler)`) and tools (which invoke it with `invoke_typed`).
 ///
-/// Takes the keys of [`macro@capability`] plus `output = Type` (required); `id` is required
-/// too. The title and description come from the type's doc comment when not given.
+/// Takes the keys of [`macro@capability`] in `#[rcip(...)]`, plus `output = Type`
+/// (required); `id` is required too. The title and description come from the type's doc
+/// comment when not given.
 ///
-/// Write `#[derive(Capability)]` *before* `#[capability(...)]`: after the derive, the
-/// attribute is the derive's helper. Written before it while the `capability` attribute
-/// macro is imported, Rust cannot tell the two apart (error E0659, "ambiguous").
-///
-/// ```ignore
-/// /// Create a poll.
-/// ///
-/// /// Creates a poll with a question and its options.
-/// #[derive(Deserialize, Serialize, JsonSchema, Capability)]
-/// #[capability(id = "polls.create", effect = "write", scope = "polls", output = PollRef)]
-/// #[serde(deny_unknown_fields)]
-/// struct CreatePoll { question: String, options: Vec<String> }
-/// ```
+#[cfg_attr(not(doctest), doc = include_str!("../doc/derive.md"))]
 #[proc_macro_derive(Capability, attributes(rcip))]
 pub fn derive_capability(input: TokenStream) -> TokenStream {
     match syn::parse::<syn::DeriveInput>(input) {

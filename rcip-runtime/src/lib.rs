@@ -112,6 +112,17 @@ pub use surfaces::{ClientSurfaces, PreflightSurface, Surface};
 pub use tokio_util::sync::CancellationToken;
 pub use typed::{RcipClientExt, TypedOutcome};
 
+/// rcip-macros' examples, compiled here: a proc-macro crate cannot run doctests that use the
+/// runtime, so its docs include these files except when rustdoc collects doctests, and this
+/// item includes them only then (the path leaves the crate, so never in a normal build or a
+/// packaged crate).
+#[cfg(doctest)]
+#[doc = include_str!("../../rcip-macros/doc/capability.md")]
+#[doc = include_str!("../../rcip-macros/doc/capabilities.md")]
+#[doc = include_str!("../../rcip-macros/doc/catalog.md")]
+#[doc = include_str!("../../rcip-macros/doc/derive.md")]
+pub struct MacroDoctests;
+
 /// The README's code, compiled as a doctest so it cannot go stale.
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
