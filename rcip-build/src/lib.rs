@@ -33,7 +33,7 @@
 //!
 //! | item | what |
 //! | --- | --- |
-//! | `PACKAGE` | the whole package as a `static` [`Package`](rcip_relationship::Package) |
+//! | `PACKAGE` | the whole package as a `static` [`Package`] |
 //! | `<type>::TYPE` | the type's descriptor |
 //! | `<type>::State` | the lifecycle states (types with a lifecycle): `ALL`, `INITIAL`, `as_str`, `FromStr` |
 //! | `<type>::<COMMAND>` | a command's descriptor: input schema, guard, `from`/`to`, `set_data`, `emit` |
