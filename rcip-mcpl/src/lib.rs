@@ -42,6 +42,8 @@
 
 mod digest;
 mod grants;
+// Generated, and checked byte for byte against rcip-build's output: rustfmt keeps off it.
+#[rustfmt::skip]
 mod mcpl_0_5;
 mod tracker;
 mod vocabulary;
@@ -52,9 +54,11 @@ pub use digest::{
 pub use grants::{
     AcceptedReceipt, DisabledReason, Fallback, FeatureSetsUpdate, GrantState, McplErrorCode,
     Receipt, RefusedReceipt, UnavailableFeature, UpdateForm, UpdateOutcome, degradation_receipt,
-    feature_set_states, monostate, pattern_matches,
+    feature_set_states, pattern_matches,
 };
 pub use mcpl_0_5::{CapabilityPath, VOCABULARY};
+/// The receipts' exact-`bool` `accepted` members are `monostate::MustBeBool`s.
+pub use monostate;
 pub use rcip_core::jcs::{canonical_json, digest_of_canonical};
 pub use tracker::{
     ChangeDomain, ConnectionId, ManifestChange, ManifestChanged, ManifestTracker, Transaction,
