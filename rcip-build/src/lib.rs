@@ -195,3 +195,17 @@ fn package_files(dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
     files.sort();
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{BuildError, crate_path};
+
+    #[test]
+    fn a_crate_path_must_be_a_rust_path() {
+        assert!(crate_path("::rcip_relationship").is_ok());
+        assert!(crate_path("crate").is_ok());
+        // Not pasted into the code any more: text that is no path is refused.
+        let hostile = "x; pub fn injected() {}";
+        assert!(matches!(crate_path(hostile), Err(BuildError::CratePath(p)) if p == hostile));
+    }
+}
