@@ -1,7 +1,8 @@
-//! Doctests only: the code of the workspace's README and of the published crates' READMEs
-//! (except `rcip-runtime`'s, which that crate tests itself), compiled and run here because
-//! this crate is never published. A published crate cannot include a file outside its own
-//! folder, and these READMEs use several crates at once.
+//! Doctests only: the code of the workspace's README, which no published crate can include
+//! (cargo packages only a crate's own folder) and this crate is never published, and of the
+//! published crates' READMEs, all in one place. `rcip-runtime`'s README is instead that
+//! crate's own doctest, so that its package checks it too.
+#![deny(missing_docs)]
 
 /// The workspace README's code.
 #[doc = include_str!("../README.md")]
