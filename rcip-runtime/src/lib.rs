@@ -110,7 +110,7 @@ pub use surfaces::{ClientSurfaces, PreflightSurface, Surface};
 pub use tokio_util::sync::CancellationToken;
 pub use typed::{RcipClientExt, TypedOutcome};
 
-/// The README's code, compiled as a doctest so it cannot go stale.
-#[doc = include_str!("../../README.md")]
+/// The crate README's code, compiled as a doctest so it cannot go stale.
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
