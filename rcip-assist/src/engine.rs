@@ -183,7 +183,7 @@ pub(super) struct Inner {
 ///
 /// Each turn is bounded: one `decide` call, a message or one batch validated whole, the
 /// batch run in order until the first non-success (confirmations through the host's
-/// [`ConfirmationResolver`], symbolic delays between actions), then one summarize call that
+/// [`ConfirmationResolver`](crate::ConfirmationResolver), symbolic delays between actions), then one summarize call that
 /// can only return text.
 ///
 /// ```

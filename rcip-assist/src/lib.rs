@@ -2,7 +2,7 @@
 //! section 6), headless, for any surface to drive.
 //!
 //! The host builds an [`Assist`] from a client, a [`Decide`] implementation (a model behind
-//! any transport, or a script) and a [`ConfirmationResolver`] holding the [`Host`](crate::Host)
+//! any transport, or a script) and a [`ConfirmationResolver`] holding the [`Host`](rcip_runtime::Host)
 //! and a way to ask the user. Each [`send`](Assist::send) runs the text through the input
 //! processors, then one bounded turn: one `decide` call, a message or one batch of actions
 //! validated whole, the batch run in order until the first non-success, one summarize call

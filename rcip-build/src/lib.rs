@@ -33,7 +33,7 @@
 //!
 //! | item | what |
 //! | --- | --- |
-//! | `PACKAGE` | the whole package as a `static` [`Package`](rcip_relationship::Package) |
+//! | `PACKAGE` | the whole package as a `static` [`Package`] |
 //! | `<type>::TYPE` | the type's descriptor |
 //! | `<type>::State` | the lifecycle states (types with a lifecycle): `ALL`, `INITIAL`, `as_str`, `FromStr` |
 //! | `<type>::<COMMAND>` | a command's descriptor: input schema, guard, `from`/`to`, `set_data`, `emit` |
@@ -44,6 +44,7 @@ mod cargo;
 mod generate;
 mod rust_names;
 mod string_enum;
+mod tokens;
 mod vocabulary;
 
 pub use vocabulary::VocabularyFile;
@@ -87,6 +88,14 @@ pub enum BuildError {
     /// A vocabulary with problems: one `file: pointer: message` line each.
     #[error("{}", .0.join("\n"))]
     Vocabulary(Vec<String>),
+    /// The path given to `crate_path` is not a Rust path.
+    #[error("crate path {0:?} is not a Rust path (like `::rcip_relationship` or `crate`)")]
+    CratePath(String),
+}
+
+/// The crate path a builder was given, as a path to generate code with.
+fn crate_path(path: &str) -> Result<syn::Path, BuildError> {
+    syn::parse_str(path).map_err(|_| BuildError::CratePath(path.to_owned()))
 }
 
 struct Invalid<'a>(&'a [PackageError]);
@@ -157,8 +166,9 @@ impl Programs {
         if !errors.is_empty() {
             return Err(BuildError::Invalid(errors));
         }
+        let krate = crate_path(&self.crate_path)?;
         let packages: Vec<&Package> = packages.iter().map(|(_, p)| p).collect();
-        let code = generate::generate(&packages, &self.crate_path);
+        let code = generate::generate(&packages, &krate);
         cargo::write_output(self.output.as_ref(), OUTPUT_FILE, code)
     }
 
@@ -184,4 +194,18 @@ fn package_files(dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BuildError, crate_path};
+
+    #[test]
+    fn a_crate_path_must_be_a_rust_path() {
+        assert!(crate_path("::rcip_relationship").is_ok());
+        assert!(crate_path("crate").is_ok());
+        // Not pasted into the code any more: text that is no path is refused.
+        let hostile = "x; pub fn injected() {}";
+        assert!(matches!(crate_path(hostile), Err(BuildError::CratePath(p)) if p == hostile));
+    }
 }

@@ -1,5 +1,7 @@
-//! Package names as Rust identifiers.
+//! Package names as Rust identifiers. The names follow the validator's `[a-z][a-z0-9_]*`, so
+//! each is an identifier once keywords and the generated items' own names are avoided.
 
+use proc_macro2::{Ident, Span};
 use rcip_relationship::pascal_case;
 
 /// Rust's keywords (strict and reserved, 2024 edition) that a package name could spell.
@@ -13,34 +15,35 @@ const KEYWORDS: &[&str] = &[
 
 /// A module name for a package or type name: the name itself, raw when it is a keyword
 /// (`r#type`), with a `_` appended for the few keywords that cannot be raw.
-pub(crate) fn module(name: &str) -> String {
+pub(crate) fn module(name: &str) -> Ident {
     match name {
-        "crate" | "self" | "super" => format!("{name}_"),
-        _ if KEYWORDS.contains(&name) => format!("r#{name}"),
-        _ => name.to_owned(),
+        "crate" | "self" | "super" => ident(&format!("{name}_")),
+        _ if KEYWORDS.contains(&name) => Ident::new_raw(name, Span::call_site()),
+        _ => ident(name),
     }
 }
 
 /// A constant name for a command: `mark_won` -> `MARK_WON`.
-pub(crate) fn constant(name: &str) -> String {
+pub(crate) fn constant(name: &str) -> Ident {
     let upper = name.to_ascii_uppercase();
     // The generated module already holds `TYPE`; `State` is a type, not a constant.
-    if upper == "TYPE" {
-        "TYPE_".to_owned()
-    } else {
-        upper
-    }
+    ident(if upper == "TYPE" { "TYPE_" } else { &upper })
 }
 
 /// A variant name for a state: `in_review` -> `InReview`.
-pub(crate) fn variant(name: &str) -> String {
+pub(crate) fn variant(name: &str) -> Ident {
     let pascal = pascal_case(name);
     // `Self` is a keyword; `ALL` and `INITIAL` would shadow the enum's own constants.
     if matches!(pascal.as_str(), "Self" | "ALL" | "INITIAL") {
-        format!("{pascal}_")
+        ident(&format!("{pascal}_"))
     } else {
-        pascal
+        ident(&pascal)
     }
+}
+
+/// An identifier the caller has made valid.
+pub(crate) fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
 }
 
 #[cfg(test)]

@@ -56,10 +56,13 @@ fn cargo(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// Names that are Rust keywords: modules become raw identifiers, `self` a `Self_` variant.
+/// The type's description holds what rustc refuses in a comment (a bare carriage return, a
+/// bidi control) and what would end one: it compiles only as an escaped literal.
 const KEYWORDS: &str = r#"{
   "protocol": "relationship/v1", "namespace": "type", "version": 1,
   "types": {"match": {
     "kind": "entity",
+    "description": "line one\r\nline two \u202e */ /* ``` \" }",
     "schema": {"type": "object", "properties": {}, "required": [], "additionalProperties": false},
     "lifecycle": {"initial": "self", "states": ["self", "in_review"]},
     "commands": {"type": {

@@ -1,9 +1,16 @@
 //! RFC 8785 JSON Canonicalization Scheme (JCS) over `serde_json::Value`.
 //!
-//! Written here rather than taken from a crate: the JCS crates on crates.io either format
-//! numbers with Rust's own rules or sort keys by UTF-8 rather than UTF-16 code units, and the
-//! MCPL vectors check both. Numbers use `ryu-js` (ECMAScript `Number::toString`, a maintained
-//! crate that is correct on every vector); string escaping is the five lines of RFC 8785 §3.2.2.2.
+//! Written here rather than taken from a crate, though not for want of a correct one:
+//! `serde_jcs` 0.2 and `serde_json_canonicalizer` 0.4 write the same bytes as this module on
+//! every MCPL vector and the RFC 8785 examples (numbers and UTF-16 key order included;
+//! `json-canon` 0.1 refuses integers above 2^53 - 1, which the vectors round as JavaScript
+//! does). What they lack is [`write_members`]: the MCPL digest writes the manifest's object
+//! straight from its borrowed members, replacing one and skipping another, where their
+//! `Serialize`-only API would need an adapter or a normalized copy. Both also turn on
+//! serde_json's `float_roundtrip` for every crate of a build, and `serde_jcs` brings a second
+//! `ryu-js`. What is left to write is small: numbers are `ryu-js` (ECMAScript
+//! `Number::toString`, a maintained crate), keys sort by UTF-16 code units, and string
+//! escaping is the five lines of RFC 8785 §3.2.2.2.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use monostate::MustBeBool;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -313,8 +314,9 @@ pub enum Receipt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AcceptedReceipt {
-    /// Always `true`.
-    pub accepted: monostate::True,
+    /// Always `true`: (de)serializes as `true` and accepts nothing else, which is what tells
+    /// the untagged [`Receipt`]'s variants apart.
+    pub accepted: MustBeBool<true>,
     /// `degraded` when something is unavailable; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
@@ -330,8 +332,8 @@ pub struct AcceptedReceipt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RefusedReceipt {
-    /// Always `false`.
-    pub accepted: monostate::False,
+    /// Always `false`, likewise.
+    pub accepted: MustBeBool<false>,
     /// Required.
     pub fallback: Fallback,
     /// What the server lacks.
@@ -340,40 +342,6 @@ pub struct RefusedReceipt {
     /// Why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-}
-
-/// Exact `true`/`false` markers for the receipts' `accepted` member.
-pub mod monostate {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    macro_rules! marker {
-        ($name:ident, $value:literal) => {
-            #[doc = concat!("Serializes as `", stringify!($value), "` and accepts only that.")]
-            #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-            pub struct $name;
-
-            impl Serialize for $name {
-                fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                    serializer.serialize_bool($value)
-                }
-            }
-
-            impl<'de> Deserialize<'de> for $name {
-                fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                    if bool::deserialize(deserializer)? == $value {
-                        Ok($name)
-                    } else {
-                        Err(serde::de::Error::custom(concat!(
-                            "expected ",
-                            stringify!($value)
-                        )))
-                    }
-                }
-            }
-        };
-    }
-    marker!(True, true);
-    marker!(False, false);
 }
 
 /// The accepted receipt for these feature-set states: every set disabled for missing
@@ -394,7 +362,7 @@ pub fn degradation_receipt(states: &BTreeMap<String, Result<(), DisabledReason>>
         })
         .collect();
     Receipt::Accepted(AcceptedReceipt {
-        accepted: monostate::True,
+        accepted: MustBeBool,
         mode: (!unavailable.is_empty()).then(|| "degraded".to_owned()),
         unavailable_features: unavailable,
         notes: Vec::new(),

@@ -261,10 +261,13 @@ fn receipts_carry_their_required_fields() {
     let parse = |value: Value| serde_json::from_value::<Receipt>(value);
     assert!(parse(json!({"accepted": true, "unavailableFeatures": [{"featureSet": "a", "missingCapabilities": []}]})).is_err());
     assert!(parse(json!({"accepted": false, "missingCapabilities": ["tools"]})).is_err());
-    assert!(matches!(
-        parse(json!({"accepted": false, "fallback": "mcp-only"})).unwrap(),
-        Receipt::Refused(_)
-    ));
+    let refused = parse(json!({"accepted": false, "fallback": "mcp-only"})).unwrap();
+    assert!(matches!(refused, Receipt::Refused(_)));
+    // The marker writes its one value back.
+    assert_eq!(
+        serde_json::to_value(&refused).unwrap(),
+        json!({"accepted": false, "fallback": "mcp-only", "missingCapabilities": []})
+    );
     assert!(parse(json!({"accepted": false, "fallback": "later"})).is_err());
     assert!(matches!(
         parse(json!({"accepted": true})).unwrap(),

@@ -24,7 +24,7 @@ use super::record::{Actor, ParticipantRef, Record, RecordView, timestamp};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
-use rcip_runtime::__private::shared::SchemaValidator;
+use rcip_runtime::__private::shared::{SchemaValidator, random_128};
 use rcip_runtime::{Clock, SystemClock};
 
 /// The longest idempotency key, in characters: the `maxLength` of the capabilities' key
@@ -197,7 +197,7 @@ impl<S: RecordStore> Engine<S> {
         let type_def = entry.def();
         let now = self.clock.now_ms();
         let mut record = Record {
-            id: Uuid::new_v4(),
+            id: new_id(),
             workspace_id: args.workspace_id.clone(),
             collection_id: args.collection_id.clone(),
             namespace: args.namespace.clone(),
@@ -937,7 +937,7 @@ impl<S: RecordStore> Engine<S> {
     ) -> ChangeEvent {
         ChangeEvent {
             id: 0,
-            event_id: Uuid::new_v4(),
+            event_id: new_id(),
             workspace_id: record.workspace_id.clone(),
             actor: actor.clone(),
             record_id: record.id,
@@ -1320,5 +1320,22 @@ fn contains_text(value: &Value, query: &str) -> bool {
         Value::Array(items) => items.iter().any(|v| contains_text(v, query)),
         Value::Object(map) => map.values().any(|v| contains_text(v, query)),
         Value::Null | Value::Bool(_) => false,
+    }
+}
+
+/// A fresh record or event id: a version-4 UUID over the runtime's 128 random bits. uuid's own
+/// `v4` feature would bring getrandom 0.4 beside the 0.3 the runtime (and jsonschema) use.
+fn new_id() -> Uuid {
+    uuid::Builder::from_random_bytes(random_128()).into_uuid()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ids_are_random_version_4_uuids() {
+        let (a, b) = (super::new_id(), super::new_id());
+        assert_eq!(a.get_version(), Some(uuid::Version::Random));
+        assert_eq!(a.get_variant(), uuid::Variant::RFC4122);
+        assert_ne!(a, b);
     }
 }

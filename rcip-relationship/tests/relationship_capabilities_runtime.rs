@@ -40,11 +40,16 @@ fn setup() -> (
     (runtime, engine, guards)
 }
 
+/// A fresh random UUID (uuid's `v4` feature is off in this workspace: see the engine's ids).
+fn fresh_uuid() -> uuid::Uuid {
+    uuid::Builder::from_random_bytes(rcip_runtime::__private::shared::random_128()).into_uuid()
+}
+
 fn poll(engine: &Engine<MemoryStore>, votes: u64) -> uuid::Uuid {
     let args: CreateRecord = serde_json::from_value(json!({
         "workspace_id": W, "collection_id": "c", "namespace": "polls", "type": "poll",
         "data": {"question": "Lunch?", "options": ["a", "b"], "vote_count": votes},
-        "idempotency_key": uuid::Uuid::new_v4().to_string(),
+        "idempotency_key": fresh_uuid().to_string(),
     }))
     .unwrap();
     engine.create(&Actor::new("host"), args).unwrap().id
@@ -119,7 +124,7 @@ async fn failures_carry_the_operations_code() {
         "STALE_REVISION: stale revision: expected 7, the record is at 1"
     );
     let missing = failure(invoke(&runtime, "polls.poll.reopen", json!({
-        "record_id": uuid::Uuid::new_v4().to_string(), "expected_revision": 1, "idempotency_key": "c", "input": {}
+        "record_id": fresh_uuid().to_string(), "expected_revision": 1, "idempotency_key": "c", "input": {}
     })).await);
     assert_eq!(missing.message, "RECORD_NOT_FOUND: record not found");
     let not_an_id = failure(
@@ -250,7 +255,7 @@ async fn record_operations_run_through_their_capabilities() {
         "polls.ballot.create",
         json!({
             "collection_id": "c", "idempotency_key": "ballot-1", "data": {"choice": 0},
-            "roles": {"poll": [id], "voter": [uuid::Uuid::new_v4().to_string()]}
+            "roles": {"poll": [id], "voter": [fresh_uuid().to_string()]}
         }),
     )
     .await;

@@ -50,12 +50,17 @@ fn args<T: DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).unwrap()
 }
 
+/// A fresh random UUID (uuid's `v4` feature is off in this workspace: see the engine's ids).
+fn fresh_uuid() -> Uuid {
+    uuid::Builder::from_random_bytes(rcip_runtime::__private::shared::random_128()).into_uuid()
+}
+
 fn ada() -> Actor {
     Actor::new("ada")
 }
 
 fn key() -> String {
-    Uuid::new_v4().to_string()
+    fresh_uuid().to_string()
 }
 
 fn create_poll<S: RecordStore>(engine: &Engine<S>, question: &str, votes: u64) -> RecordView {
@@ -412,7 +417,7 @@ fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
     // existence and unknown roles
     assert_eq!(
         issues(ballot(
-            json!({"poll": [Uuid::new_v4()], "voter": [voter.id], "judge": []})
+            json!({"poll": [fresh_uuid()], "voter": [voter.id], "judge": []})
         )),
         [
             ("/roles/judge".to_owned(), "roles".to_owned()),
@@ -1081,8 +1086,8 @@ conformance!(sqlite, rcip_relationship::SqliteStore::in_memory().unwrap());
 #[test]
 fn sqlite_data_survives_a_reopen() {
     use rcip_relationship::SqliteStore;
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("reopen-{}", Uuid::new_v4()));
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("reopen-{}", fresh_uuid()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("records.db");
     let (poll, events) = {

@@ -12,7 +12,6 @@ use rcip_core::{
     DefinitionError, SchemaIds, SchemaRole, ScopeDefinition, check_examples, check_schema,
     validate_structure,
 };
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::validation::SchemaValidator;
@@ -58,9 +57,10 @@ pub struct CompiledCatalog {
     pub(crate) scopes: Arc<[ScopeDefinition]>,
     pub(crate) scope_ids: HashSet<String>,
     pub(crate) capabilities: Box<[CompiledCapability]>,
-    /// Fx hashing: the keys are the catalog's own ids, fixed at compile time, so a hostile
-    /// lookup key cannot cause collisions in the table; lookups are on the invoke path.
-    index: FxHashMap<Arc<str>, usize>,
+    /// A fast hasher, since lookups are on the invoke path; seeded per process (foldhash,
+    /// like the reservation table), since a catalog that is data may come from elsewhere and
+    /// must not be able to pick colliding ids.
+    index: HashMap<Arc<str>, usize, foldhash::fast::RandomState>,
 }
 
 impl CompiledCatalog {

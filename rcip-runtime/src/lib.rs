@@ -123,7 +123,7 @@ pub use typed::{RcipClientExt, TypedOutcome};
 #[doc = include_str!("../../rcip-macros/doc/derive.md")]
 pub struct MacroDoctests;
 
-/// The README's code, compiled as a doctest so it cannot go stale.
-#[doc = include_str!("../../README.md")]
+/// The crate README's code, compiled as a doctest so it cannot go stale.
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

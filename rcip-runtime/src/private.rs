@@ -407,7 +407,7 @@ mod tests {
 pub mod shared {
     pub use crate::invoke::messages;
     pub use crate::support::{
-        cancellable, contain, contain_async, fnv1a, lock, next_sequenced_id, try_sleep,
+        cancellable, contain, contain_async, fnv1a, lock, next_sequenced_id, random_128, try_sleep,
     };
     pub use crate::validation::SchemaValidator;
 }

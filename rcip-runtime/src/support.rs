@@ -174,8 +174,10 @@ pub fn next_sequenced_id<T>(prefix: &'static str, now_ms: u64, make: impl FnOnce
     make(std::str::from_utf8(&buf[..len]).unwrap_or("id"))
 }
 
-/// A fresh confirmation id: 128 random bits, so that a confirmation cannot be guessed.
-pub(crate) fn new_confirmation_id() -> String {
+/// 128 random bits: confirmation ids here, record and event ids in `rcip-relationship` (as
+/// version-4 UUIDs), so that none can be guessed. getrandom 0.3 is the version jsonschema
+/// already brings (through ahash), so taking it costs no second copy.
+pub fn random_128() -> [u8; 16] {
     let mut bytes = [0u8; 16];
     if getrandom::fill(&mut bytes).is_err() {
         // No OS randomness: fall back to a hash of time and a counter with a per-process
@@ -191,6 +193,12 @@ pub(crate) fn new_confirmation_id() -> String {
         bytes[..8].copy_from_slice(&a.to_le_bytes());
         bytes[8..].copy_from_slice(&b.to_le_bytes());
     }
+    bytes
+}
+
+/// A fresh confirmation id: 128 random bits, so that a confirmation cannot be guessed.
+pub(crate) fn new_confirmation_id() -> String {
+    let bytes = random_128();
     let mut id = String::with_capacity(13 + 32);
     id.push_str("confirmation_");
     for b in bytes {
@@ -242,6 +250,7 @@ mod tests {
         let b = new_confirmation_id();
         assert_eq!(a.len(), "confirmation_".len() + 32);
         assert_ne!(a, b);
+        assert_ne!(random_128(), random_128());
     }
 
     #[test]

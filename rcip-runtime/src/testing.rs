@@ -154,7 +154,7 @@ impl Clock for ManualClock {
 }
 
 /// Records every [`RuntimeEvent`] the runtime emits; pass
-/// [`observer`](Self::observer) to `RuntimeOptions::on_event`.
+/// [`observer`](Self::observer) to [`RuntimeOptions::on_event`](crate::RuntimeOptions::on_event).
 #[derive(Debug, Clone, Default)]
 pub struct EventRecorder(Arc<Mutex<Vec<RuntimeEvent>>>);
 
