@@ -55,6 +55,18 @@ pub(crate) fn capabilities(
             "`#[capabilities]` does not support generic impl blocks",
         );
     }
+    if let Err(error) = errors.into_result() {
+        // A block that cannot hold capabilities stays as written, without its `#[capability]`
+        // attributes and without a module: nothing to cascade from.
+        for item in &mut block.items {
+            if let ImplItem::Fn(method) = item {
+                method.attrs.retain(|a| !a.path().is_ident("capability"));
+            }
+        }
+        let error = error.to_compile_error();
+        return quote! { #block #error };
+    }
+    let mut errors = Errors::default();
     let self_ty = &block.self_ty;
     let self_tokens = quote!(#self_ty);
     let type_name = match &**self_ty {

@@ -105,3 +105,23 @@ async fn the_host_binds_a_handler_to_a_derived_contract() {
     let counted = client.invoke_typed::<count>(&Nothing {}).await;
     assert_eq!(counted.output(), Some(&0));
 }
+
+#[tokio::test]
+async fn bind_all_skips_contracts_without_a_handler() {
+    let runtime = Runtime::new(
+        App::definition().unwrap(),
+        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+    )
+    .unwrap();
+    // `count` is stateless, and `CreatePoll` has no handler to bind: `()` is enough.
+    let guards = App::bind_all(&runtime.host(), ()).unwrap();
+    assert_eq!(guards.len(), 1);
+    let unbound = runtime.check_bound().unwrap_err();
+    assert_eq!(
+        unbound,
+        rcip_runtime::Error::Unbound(vec!["polls.create".to_owned()])
+    );
+    guards.keep();
+    let counted = runtime.client().invoke_typed::<count>(&Nothing {}).await;
+    assert_eq!(counted.output(), Some(&0));
+}
