@@ -528,13 +528,13 @@ pub(crate) fn declare(declaration: &Declaration<'_>, args: &CapabilityArgs) -> T
             #capability_header {
                 type State = #state_type;
 
-                // The projections rather than `Self::State`/`Self::Input`, so a signature
-                // error is reported once, at the parameters.
+                // `Self::...` rather than the projections again: each `{ VALUES }` is one
+                // more anonymous constant for the compiler, per capability.
                 fn call(
-                    state: #state_type,
-                    input: #input_type,
+                    state: Self::State,
+                    input: Self::Input,
                     context: #krate::InvocationContext,
-                ) -> #private::BoxFuture<::core::result::Result<#output_type, #krate::HandlerError>> {
+                ) -> #private::BoxFuture<::core::result::Result<Self::Output, #krate::HandlerError>> {
                     let (#(#arguments,)*) = match #split {
                         ::core::result::Result::Ok(arguments) => arguments,
                         ::core::result::Result::Err(error) => {
