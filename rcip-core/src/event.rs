@@ -42,7 +42,7 @@ impl EventPhase {
 
 /// One lifecycle event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct RuntimeEvent {
     /// Milliseconds since the Unix epoch.
     pub timestamp: u64,

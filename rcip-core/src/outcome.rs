@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::Effect;
 
@@ -100,8 +100,31 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// One schema validation failure, as consumers see it.
+///
+/// `params` are Ajv's error params for the keyword, named as Ajv names them, so a model
+/// that proposed the input can correct it: `{"additionalProperty": "x"}` names the property
+/// to drop, `{"missingProperty": "x"}` the one to add, `{"type": "string"}` the type wanted
+/// (the full list is in `docs/beyond-the-reference.md`). The reference keeps them out of its
+/// outcomes; rcip adds them as one more member, omitted when empty, which a reader of the
+/// reference's shape ignores.
+///
+/// ```
+/// use rcip_core::ValidationIssue;
+/// let issue = ValidationIssue::new("", "additionalProperties", "must NOT have additional properties")
+///     .with_param("additionalProperty", "titel");
+/// assert_eq!(
+///     serde_json::to_value(&issue).unwrap(),
+///     serde_json::json!({
+///         "instancePath": "",
+///         "keyword": "additionalProperties",
+///         "message": "must NOT have additional properties",
+///         "params": {"additionalProperty": "titel"}
+///     })
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ValidationIssue {
     /// JSON Pointer into the instance (`""` for the root).
     pub instance_path: String,
@@ -109,11 +132,45 @@ pub struct ValidationIssue {
     pub keyword: String,
     /// A human message.
     pub message: String,
+    /// Ajv's params for the keyword (empty when it has none, or the issue came from a peer
+    /// that does not send them).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub params: Map<String, Value>,
+}
+
+impl ValidationIssue {
+    /// An issue without params.
+    #[must_use]
+    pub fn new(
+        instance_path: impl Into<String>,
+        keyword: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ValidationIssue {
+            instance_path: instance_path.into(),
+            keyword: keyword.into(),
+            message: message.into(),
+            params: Map::new(),
+        }
+    }
+
+    /// Adds one param (a later one with the same name replaces it).
+    #[must_use]
+    pub fn with_param(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.params.insert(name.into(), value.into());
+        self
+    }
+
+    /// One param by its Ajv name, e.g. `issue.param("missingProperty")`.
+    #[must_use]
+    pub fn param(&self, name: &str) -> Option<&Value> {
+        self.params.get(name)
+    }
 }
 
 /// A stable error: a code, a safe message, and validation issues for schema failures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct RcipError {
     /// The stable code.
     pub code: ErrorCode,
@@ -160,7 +217,7 @@ impl std::error::Error for RcipError {}
 
 /// What a consumer needs to show a pending confirmation (never the input).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ConfirmationInfo {
     /// The confirmation id (random, unguessable).
     pub id: String,
@@ -193,8 +250,7 @@ pub enum OutcomeStatus {
 #[serde(
     tag = "status",
     rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
+    rename_all_fields = "camelCase"
 )]
 pub enum InvocationOutcome {
     /// The handler ran and its output is valid.

@@ -14,8 +14,7 @@ pub const PREFLIGHT_MAX_PROPOSALS: usize = 16;
 #[serde(
     tag = "status",
     rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
+    rename_all_fields = "camelCase"
 )]
 pub enum PreflightOutcome {
     /// Would run now.
@@ -66,7 +65,7 @@ impl PreflightOutcome {
 
 /// The report of one preflight batch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct PreflightReport {
     /// The discovery revision when the batch started.
     pub revision: u64,

@@ -1093,11 +1093,11 @@ async fn a_public_handler_failure_keeps_its_message_and_issues() {
                 Err::<Value, _>(HandlerError::public(
                     "SCHEMA_VIOLATION",
                     "the data does not match",
-                    vec![rcip_runtime::rcip_core::ValidationIssue {
-                        instance_path: "/title".into(),
-                        keyword: "maxLength".into(),
-                        message: "must NOT have more than 10 characters".into(),
-                    }],
+                    vec![rcip_runtime::rcip_core::ValidationIssue::new(
+                        "/title",
+                        "maxLength",
+                        "must NOT have more than 10 characters",
+                    )],
                 ))
             }),
         )

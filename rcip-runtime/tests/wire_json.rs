@@ -410,7 +410,12 @@ async fn failed_outcome_with_validation_issues_json() {
                 "code": "INPUT_INVALID",
                 "message": "The capability input does not match its declared schema.",
                 "validationIssues": [
-                    {"instancePath": "/limit", "keyword": "minimum", "message": "must be >= 1"}
+                    {
+                        "instancePath": "/limit",
+                        "keyword": "minimum",
+                        "message": "must be >= 1",
+                        "params": {"comparison": ">=", "limit": 1}
+                    }
                 ]
             }
         }),
@@ -509,11 +514,7 @@ fn constructed_outcomes_round_trip() {
         RcipError::with_issues(
             ErrorCode::OutputInvalid,
             "The capability output does not match its declared schema.",
-            vec![ValidationIssue {
-                instance_path: String::new(),
-                keyword: "type".into(),
-                message: "must be string".into(),
-            }],
+            vec![ValidationIssue::new("", "type", "must be string")],
         ),
     );
     assert_wire(
@@ -580,7 +581,12 @@ async fn preflight_report_json() {
                         "code": "INPUT_INVALID",
                         "message": "The capability input does not match its declared schema.",
                         "validationIssues": [
-                            {"instancePath": "/limit", "keyword": "minimum", "message": "must be >= 1"}
+                            {
+                        "instancePath": "/limit",
+                        "keyword": "minimum",
+                        "message": "must be >= 1",
+                        "params": {"comparison": ">=", "limit": 1}
+                    }
                         ]
                     }
                 },
