@@ -106,7 +106,7 @@ async fn validating_floor(
 }
 
 fn bound_runtime(size: usize) -> Runtime {
-    let options = RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow));
+    let options = RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow));
     let runtime = Runtime::new(definition(size), options).unwrap();
     for i in 0..size {
         runtime

@@ -78,7 +78,7 @@ catalog! {
 fn runtime() -> Runtime {
     let runtime = Runtime::new(
         Notes::definition().unwrap(),
-        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+        RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
     )
     .unwrap();
     runtime.host().bind_capability::<add>(()).unwrap().keep();

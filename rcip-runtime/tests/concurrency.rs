@@ -14,11 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
 fn runtime() -> Runtime {
-    Runtime::new(
-        definition(),
-        RuntimeOptions::default().with_policy(allow_all()),
-    )
-    .unwrap()
+    Runtime::new(definition(), RuntimeOptions::default().policy(allow_all())).unwrap()
 }
 
 /// 2.2 / 4.6: 1,000 concurrent invocations with distinct ids all succeed, each handler runs

@@ -72,7 +72,7 @@ fn fixture() -> Fixture {
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_clock(clock.clone())
+            .clock(clock.clone())
             .on_event(events.observer()),
     )
     .unwrap();

@@ -68,13 +68,13 @@ pub fn notes_app() -> Notes {
                 .input_schema(object),
         );
     let events = EventRecorder::default();
-    let policy = policy_fn(|ctx| match ctx.capability.effect {
+    let policy = policy_fn(|ctx| match ctx.capability().effect {
         Effect::Read | Effect::Write => PolicyDecision::Allow,
-        _ if ctx.confirmed => PolicyDecision::Allow,
+        _ if ctx.confirmed() => PolicyDecision::Allow,
         _ => PolicyDecision::Confirm { reason: None },
     });
     let options = RuntimeOptions::default()
-        .with_policy(policy)
+        .policy(policy)
         .on_event(events.observer());
     let runtime = Runtime::new(definition, options).unwrap();
     let host = runtime.host();

@@ -92,9 +92,9 @@ pub fn allow_all() -> Arc<dyn Policy> {
 
 /// "Allow reads; confirm everything else unless confirmed" (the pilot's policy).
 pub fn confirm_writes() -> Arc<dyn Policy> {
-    policy_fn(|ctx| match ctx.capability.effect {
+    policy_fn(|ctx| match ctx.capability().effect {
         Effect::Read => PolicyDecision::Allow,
-        _ if ctx.confirmed => PolicyDecision::Allow,
+        _ if ctx.confirmed() => PolicyDecision::Allow,
         _ => PolicyDecision::Confirm { reason: None },
     })
 }
