@@ -9,9 +9,7 @@ use serde_json::{Value, json};
 /// A runtime with one bound read capability taking `schema`.
 fn runtime_with_input(schema: Value) -> (Runtime, BindingGuard) {
     let definition = ApplicationDefinition::new("forms", "Forms", "Form tests.").capability(
-        CapabilityDefinition::new("forms.submit", Effect::Read)
-            .title("Submit")
-            .description("Submits a form.")
+        CapabilityDefinition::new("forms.submit", Effect::Read, "Submit", "Submits a form.")
             .input_schema(schema),
     );
     let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();

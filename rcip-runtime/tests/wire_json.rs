@@ -31,30 +31,37 @@ fn definition() -> ApplicationDefinition {
         .scope(ScopeDefinition::new("tasks", "Tasks", "All tasks."))
         .scope(ScopeDefinition::new("tasks.done", "Done", "Completed tasks.").parent("tasks"))
         .capability(
-            CapabilityDefinition::new("tasks.list", Effect::Read)
-                .title("List tasks")
-                .description("Lists open tasks.")
-                .scope("tasks")
-                .input_schema(list_input_schema())
-                .output_schema(json!({"type": "array", "items": {"type": "string"}}))
-                .tag("query")
-                .tag("list")
-                .usage(
-                    UsageGuidance::new("When the user asks what is on the list.")
-                        .example("The first ten tasks", json!({"limit": 10})),
-                ),
+            CapabilityDefinition::new(
+                "tasks.list",
+                Effect::Read,
+                "List tasks",
+                "Lists open tasks.",
+            )
+            .scope("tasks")
+            .input_schema(list_input_schema())
+            .output_schema(json!({"type": "array", "items": {"type": "string"}}))
+            .tag("query")
+            .tag("list")
+            .usage(
+                UsageGuidance::new("When the user asks what is on the list.")
+                    .example("The first ten tasks", json!({"limit": 10})),
+            ),
         )
         .capability(
-            CapabilityDefinition::new("tasks.archive", Effect::Write)
-                .title("Archive done tasks")
-                .description("Moves done tasks to the archive.")
-                .scope("tasks.done"),
+            CapabilityDefinition::new(
+                "tasks.archive",
+                Effect::Write,
+                "Archive done tasks",
+                "Moves done tasks to the archive.",
+            )
+            .scope("tasks.done"),
         )
-        .capability(
-            CapabilityDefinition::new("tasks.clear", Effect::Destructive)
-                .title("Clear tasks")
-                .description("Removes every task."),
-        )
+        .capability(CapabilityDefinition::new(
+            "tasks.clear",
+            Effect::Destructive,
+            "Clear tasks",
+            "Removes every task.",
+        ))
 }
 
 struct Fixture {
