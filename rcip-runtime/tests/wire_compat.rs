@@ -324,3 +324,135 @@ fn a_filter_with_an_unknown_criterion_is_refused() {
         .to_string();
     assert!(error.contains("unknown field `availabelOnly`"), "{error}");
 }
+
+// ----- requests from the reference's JSON --------------------------------------------------
+
+fn read_schema() -> Value {
+    json!({"type": "object", "properties": {"name": {"type": "string"}}, "additionalProperties": false})
+}
+
+#[tokio::test]
+async fn an_invocation_request_parses_from_the_reference_json() {
+    let (runtime, _guard) = runtime_with_input(read_schema());
+    let request: InvocationRequest = serde_json::from_value(json!({
+        "capabilityId": "forms.submit",
+        "input": {"name": "Ada"},
+        "invocationId": "inv-7",
+        "signal": {}
+    }))
+    .unwrap();
+    let outcome = runtime.client().invoke(request).await;
+    assert_eq!(
+        serde_json::to_value(&outcome).unwrap(),
+        json!({"status": "succeeded", "invocationId": "inv-7", "capabilityId": "forms.submit", "output": null})
+    );
+    // `null` is the reference's `??`: an id is generated.
+    let request: InvocationRequest = serde_json::from_value(
+        json!({"capabilityId": "forms.submit", "input": {}, "invocationId": null}),
+    )
+    .unwrap();
+    assert_eq!(request.invocation_id, None);
+}
+
+/// A request without `input` reaches the reference's "not a JSON value" answer; `null` is a
+/// JSON value and goes on to the schema.
+#[tokio::test]
+async fn a_request_without_input_is_input_invalid_not_a_parse_error() {
+    let (runtime, _guard) = runtime_with_input(read_schema());
+    let request: InvocationRequest =
+        serde_json::from_value(json!({"capabilityId": "forms.submit", "invocationId": "i"}))
+            .unwrap();
+    assert_eq!(request.input, Input::Missing);
+    let outcome = runtime.client().invoke(request).await;
+    assert_eq!(
+        serde_json::to_value(&outcome).unwrap(),
+        json!({
+            "status": "failed",
+            "invocationId": "i",
+            "capabilityId": "forms.submit",
+            "error": {"code": "INPUT_INVALID", "message": "The capability input must be a JSON value."}
+        })
+    );
+    let request: InvocationRequest =
+        serde_json::from_value(json!({"capabilityId": "forms.submit", "input": null})).unwrap();
+    let outcome = runtime.client().invoke(request).await;
+    let error = outcome.error().unwrap();
+    assert_eq!(error.code, ErrorCode::InputInvalid);
+    assert_eq!(
+        error.message,
+        "The capability input does not match its declared schema."
+    );
+}
+
+/// Without a string capability id there is nothing to answer for: the parse fails, with the
+/// field named.
+#[test]
+fn an_invocation_request_needs_a_string_capability_id() {
+    for (json, expected) in [
+        (json!({"input": {}}), "missing field `capabilityId`"),
+        (
+            json!({"capabilityId": 3, "input": {}}),
+            "invalid type: integer `3`, expected a string",
+        ),
+    ] {
+        let error = serde_json::from_value::<InvocationRequest>(json)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(expected), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_preflight_batch_parses_and_malformed_proposals_are_blocked() {
+    let (runtime, _guard) = runtime_with_input(read_schema());
+    let batch: PreflightBatch = serde_json::from_value(json!({
+        "requests": [
+            {"capabilityId": "forms.submit", "input": {"name": "Ada"}},
+            {"capabilityId": 7, "input": {}},
+            null,
+            {"capabilityId": "forms.submit"},
+            {"capabilityId": "forms.submit", "input": {"nmae": "Ada"}}
+        ],
+        "signal": null
+    }))
+    .unwrap();
+    let report = runtime.client().preflight(batch).await.unwrap();
+    let not_json = json!({"code": "INPUT_INVALID", "message": "The proposed capability input must be a JSON value."});
+    assert_eq!(
+        serde_json::to_value(&report.outcomes).unwrap(),
+        json!([
+            {"status": "ready", "capabilityId": "forms.submit", "effect": "read"},
+            {"status": "blocked", "capabilityId": "unknown", "error": not_json},
+            {"status": "blocked", "capabilityId": "unknown", "error": not_json},
+            {"status": "blocked", "capabilityId": "forms.submit", "error": not_json},
+            {"status": "blocked", "capabilityId": "forms.submit", "error": {
+                "code": "INPUT_INVALID",
+                "message": "The capability input does not match its declared schema.",
+                "validationIssues": [{
+                    "instancePath": "",
+                    "keyword": "additionalProperties",
+                    "message": "must NOT have additional properties",
+                    "params": {"additionalProperty": "nmae"}
+                }]
+            }}
+        ])
+    );
+}
+
+/// `requests` that is not an array is the reference's `RangeError`, not a parse failure.
+#[tokio::test]
+async fn a_batch_without_a_request_array_is_the_batch_size_error() {
+    let (runtime, _guard) = runtime_with_input(read_schema());
+    for json in [
+        json!({}),
+        json!({"requests": {"capabilityId": "forms.submit"}}),
+    ] {
+        let batch: PreflightBatch = serde_json::from_value(json).unwrap();
+        let error = runtime.client().preflight(batch).await.unwrap_err();
+        assert!(matches!(error, Error::PreflightBatchSize(0)), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "RCIP preflight requires between 1 and 16 independent proposals."
+        );
+    }
+}
