@@ -317,8 +317,8 @@ impl std::fmt::Debug for Subscription {
     }
 }
 
-/// A snapshot listener: called with no arguments after each revision; read the snapshot in
-/// it. A panic in it is contained and ignored.
+/// A snapshot listener, boxed for [`RcipClient::subscribe_boxed`]: called with no arguments
+/// after each revision; read the snapshot in it. A panic in it is contained and ignored.
 pub type Listener = Box<dyn Fn() + Send + Sync>;
 
 /// The generic RCIP client. A tool receives an `Arc<dyn RcipClient>` and nothing else: it
@@ -351,8 +351,11 @@ pub trait RcipClient: Send + Sync + std::fmt::Debug {
             .collect()
     }
 
-    /// Calls `listener` after every revision until the returned guard is dropped.
-    fn subscribe(&self, listener: Listener) -> Subscription;
+    /// Calls `listener` after every revision until the returned guard is dropped: the
+    /// object-safe form that implementors write. Callers use
+    /// [`RcipClientExt::subscribe`](crate::RcipClientExt::subscribe), which takes a closure
+    /// as [`Assist::subscribe`](https://docs.rs/rcip-assist) does.
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription;
 
     /// Asks the host to run one capability. Never fails: every expected failure is an
     /// outcome.

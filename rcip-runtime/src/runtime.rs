@@ -527,7 +527,7 @@ impl RcipClient for Client {
         self.inner.snapshot()
     }
 
-    fn subscribe(&self, listener: Listener) -> Subscription {
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription {
         self.inner.subscribe(listener)
     }
 

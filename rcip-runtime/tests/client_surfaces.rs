@@ -136,8 +136,8 @@ impl RcipClient for TestClient {
         self.inner.get_snapshot()
     }
 
-    fn subscribe(&self, listener: Listener) -> Subscription {
-        self.inner.subscribe(listener)
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription {
+        self.inner.subscribe_boxed(listener)
     }
 
     fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome> {
@@ -179,8 +179,8 @@ impl RcipClient for Minimal {
         self.inner.get_snapshot()
     }
 
-    fn subscribe(&self, listener: Listener) -> Subscription {
-        self.inner.subscribe(listener)
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription {
+        self.inner.subscribe_boxed(listener)
     }
 
     fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome> {

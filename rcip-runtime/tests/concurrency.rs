@@ -40,9 +40,9 @@ async fn thousand_distinct_ids_all_succeed() {
     let client = runtime.client();
     let notified = Arc::new(AtomicU64::new(0));
     let seen = notified.clone();
-    let _sub = client.subscribe(Box::new(move || {
+    let _sub = client.subscribe(move || {
         seen.fetch_add(1, Ordering::SeqCst);
-    }));
+    });
     let start = client.get_snapshot().revision;
 
     let handles: Vec<_> =

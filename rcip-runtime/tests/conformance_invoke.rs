@@ -1414,13 +1414,13 @@ async fn succeeded_event_precedes_subscriber_notification() {
         .unwrap();
     let listened = log.clone();
     let reader = client.clone();
-    let _sub = client.subscribe(Box::new(move || {
+    let _sub = client.subscribe(move || {
         let revision = reader.get_snapshot().revision;
         listened
             .lock()
             .unwrap()
             .push(format!("listener:{revision}"));
-    }));
+    });
     let outcome = client
         .invoke(request("inv-1", "notes.read", note("a")))
         .await;
@@ -1590,9 +1590,9 @@ async fn revision_sequence() {
     let h = Harness::with_options(RuntimeOptions::default()); // default policy
     let notified = counter();
     let seen = notified.clone();
-    let _sub = h.client.subscribe(Box::new(move || {
+    let _sub = h.client.subscribe(move || {
         seen.fetch_add(1, Ordering::SeqCst);
-    }));
+    });
 
     let mut last = h.client.get_snapshot();
     assert_eq!(last.revision, 0);

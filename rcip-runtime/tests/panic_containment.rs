@@ -412,10 +412,10 @@ async fn listener_panic() {
     let client = s.runtime.client();
     let called = Arc::new(AtomicU64::new(0));
     let seen = called.clone();
-    let _sub = client.subscribe(Box::new(move || {
+    let _sub = client.subscribe(move || {
         seen.fetch_add(1, Ordering::SeqCst);
         panic!("{SECRET}");
-    }));
+    });
     let before = client.get_snapshot().revision;
     let outcome = invoke(&s.runtime, "inv-1").await;
     assert_eq!(

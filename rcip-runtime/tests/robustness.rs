@@ -156,9 +156,9 @@ fn dropping_a_binding_that_owns_host_state_does_not_deadlock() {
         let host = runtime.host();
         let client = runtime.client();
         let reader = client.clone();
-        let _subscription = client.subscribe(Box::new(move || {
+        let _subscription = client.subscribe(move || {
             let _ = reader.get_snapshot();
-        }));
+        });
         let inner_guard = host
             .bind("notes.read", echo_binding(Arc::default()))
             .unwrap();
@@ -188,16 +188,16 @@ fn dropping_a_listener_that_owns_host_state_does_not_deadlock() {
         let client = runtime.client();
         let notified = Arc::new(AtomicU64::new(0));
         let seen = notified.clone();
-        let _other = client.subscribe(Box::new(move || {
+        let _other = client.subscribe(move || {
             seen.fetch_add(1, Ordering::SeqCst);
-        }));
+        });
         let guard = host
             .bind("notes.read", echo_binding(Arc::default()))
             .unwrap();
         let owned = Mutex::new(Some(guard));
-        let subscription = client.subscribe(Box::new(move || {
+        let subscription = client.subscribe(move || {
             let _keep = &owned;
-        }));
+        });
         let before = notified.load(Ordering::SeqCst);
         subscription.unsubscribe();
         // The unbinding refreshed, and the remaining listener heard it.
