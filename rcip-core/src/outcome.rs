@@ -9,8 +9,13 @@ use crate::Effect;
 
 /// The stable error and denial codes of protocol 1.0 (plus the preflight-only
 /// `PREFLIGHT_STALE`), with their wire strings.
+///
+/// Non-exhaustive: the reference added `PREFLIGHT_STALE` in a patch release (2.0.4), so a
+/// consumer must expect codes it does not know; match the ones it acts on and treat the
+/// rest by [`status`](Self::status).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// The id is not in the catalog.
     CapabilityNotFound,
@@ -169,8 +174,12 @@ impl ValidationIssue {
 }
 
 /// A stable error: a code, a safe message, and validation issues for schema failures.
+///
+/// Non-exhaustive (a later protocol version may add members): outside rcip-core it is read,
+/// deserialized, or made with `new`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RcipError {
     /// The stable code.
     pub code: ErrorCode,
@@ -216,8 +225,12 @@ impl std::fmt::Display for RcipError {
 impl std::error::Error for RcipError {}
 
 /// What a consumer needs to show a pending confirmation (never the input).
+///
+/// Non-exhaustive (a later protocol version may add members): outside rcip-core it is read,
+/// deserialized, or made with `new`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ConfirmationInfo {
     /// The confirmation id (random, unguessable).
     pub id: String,
@@ -231,7 +244,32 @@ pub struct ConfirmationInfo {
     pub expires_at: u64,
 }
 
+impl ConfirmationInfo {
+    /// Confirmation info with every member.
+    #[must_use]
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        description: impl Into<String>,
+        effect: Effect,
+        expires_at: u64,
+    ) -> Self {
+        ConfirmationInfo {
+            id: id.into(),
+            title: title.into(),
+            description: description.into(),
+            effect,
+            expires_at,
+        }
+    }
+}
+
 /// The status of an outcome.
+///
+/// Exhaustive on purpose, like [`InvocationOutcome`]: the four statuses are the protocol's
+/// (1.0), a consumer must handle each (a wildcard would silently treat a new one as one of
+/// these), and a status the protocol added would be a breaking change for every consumer
+/// in any language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
@@ -246,6 +284,7 @@ pub enum OutcomeStatus {
 }
 
 /// The result of an invocation; every expected failure is an outcome, never a panic.
+/// Exhaustive, as [`OutcomeStatus`] is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "status",

@@ -102,7 +102,8 @@ impl Availability {
     }
 }
 
-/// Contextual relevance (not execution state).
+/// Contextual relevance (not execution state). Exhaustive: relevance is two-valued by
+/// definition (a capability is current or it is not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Relevance {
@@ -114,8 +115,11 @@ pub enum Relevance {
 
 /// The declared part of a capability as discovery publishes it: fixed when the catalog is
 /// compiled, and shared (one `Arc`) by every snapshot entry and policy context built from it.
+///
+/// Non-exhaustive: made from a definition (`From<&CapabilityDefinition>`) or deserialized.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CapabilityContract {
     /// The capability id.
     pub id: String,
@@ -163,8 +167,12 @@ impl From<&CapabilityDefinition> for CapabilityContract {
 /// (`entry.id`, `entry.effect`, ...); cloning an entry or building a new snapshot never
 /// copies schemas. On the wire the contract's fields come first, flattened, as in the
 /// reference.
+///
+/// Non-exhaustive: outside rcip-core it is read, deserialized, or made with
+/// [`new`](Self::new), which derives `available`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CapabilitySnapshot {
     /// The declared contract.
     #[serde(flatten)]
@@ -180,6 +188,26 @@ pub struct CapabilitySnapshot {
     pub relevance: Relevance,
 }
 
+impl CapabilitySnapshot {
+    /// An entry: `available` is `bound` and the availability's `available` (so an unbound
+    /// entry is never available).
+    #[must_use]
+    pub fn new(
+        contract: Arc<CapabilityContract>,
+        bound: bool,
+        availability: Option<Availability>,
+        relevance: Relevance,
+    ) -> Self {
+        CapabilitySnapshot {
+            contract,
+            bound,
+            available: bound && availability.as_ref().is_some_and(|a| a.available),
+            availability,
+            relevance,
+        }
+    }
+}
+
 impl std::ops::Deref for CapabilitySnapshot {
     type Target = CapabilityContract;
 
@@ -193,8 +221,12 @@ impl std::ops::Deref for CapabilitySnapshot {
 /// Read leniently, like every report type: members this version does not know (at the top,
 /// in the application, a scope, a capability, its availability or usage) are ignored and
 /// not written back, so a Rust service can read what a newer peer wrote.
+///
+/// Non-exhaustive (a later protocol version may add members): outside rcip-core it is read,
+/// deserialized, or made with `new`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ApplicationSnapshot {
     /// Always [`RCIP_PROTOCOL_VERSION`](crate::RCIP_PROTOCOL_VERSION).
     pub protocol_version: Arc<str>,
@@ -212,9 +244,32 @@ pub struct ApplicationSnapshot {
     pub capabilities: Vec<CapabilitySnapshot>,
 }
 
-/// Which relevance to keep in [`CapabilityFilter::context`].
+impl ApplicationSnapshot {
+    /// A snapshot of protocol [`RCIP_PROTOCOL_VERSION`](crate::RCIP_PROTOCOL_VERSION).
+    #[must_use]
+    pub fn new(
+        revision: u64,
+        application: Arc<ApplicationMetadata>,
+        scopes: Arc<[ScopeDefinition]>,
+        context: Arc<SemanticContext>,
+        capabilities: Vec<CapabilitySnapshot>,
+    ) -> Self {
+        ApplicationSnapshot {
+            protocol_version: Arc::from(crate::RCIP_PROTOCOL_VERSION),
+            revision,
+            application,
+            scopes,
+            context,
+            capabilities,
+        }
+    }
+}
+
+/// Which relevance to keep in [`CapabilityFilter::context`]. Non-exhaustive: filters can
+/// grow.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ContextFilter {
     /// No filter.
     #[default]

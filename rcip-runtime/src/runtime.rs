@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use rcip_core::{
     ApplicationDefinition, ApplicationSnapshot, Availability, CapabilitySnapshot, ErrorCode,
-    EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport, RCIP_PROTOCOL_VERSION,
-    RuntimeEvent, SemanticContext,
+    EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport, RuntimeEvent,
+    SemanticContext,
 };
 
 use crate::binding::{AvailabilityFn, Handler};
@@ -301,14 +301,13 @@ impl Inner {
                 capability_entry(capability, binding.is_some(), availability, &context)
             })
             .collect();
-        ApplicationSnapshot {
-            protocol_version: Arc::from(RCIP_PROTOCOL_VERSION),
+        ApplicationSnapshot::new(
             revision,
-            application: self.catalog.application.clone(),
-            scopes: self.catalog.scopes.clone(),
+            self.catalog.application.clone(),
+            self.catalog.scopes.clone(),
             context,
             capabilities,
-        }
+        )
     }
 
     fn subscribe(self: &Arc<Self>, listener: Listener) -> Subscription {
@@ -374,13 +373,13 @@ impl Inner {
             error_code = error_code.map_or("", ErrorCode::as_str),
         );
         if let Some(observer) = &self.observer {
-            let event = RuntimeEvent {
-                timestamp: self.clock.now_ms(),
-                invocation_id: invocation_id.to_owned(),
-                capability_id: capability_id.to_owned(),
+            let event = RuntimeEvent::new(
+                self.clock.now_ms(),
+                invocation_id,
+                capability_id,
                 phase,
                 error_code,
-            };
+            );
             let _ = contain(|| observer(&event));
         }
     }
@@ -393,13 +392,12 @@ pub(crate) fn capability_entry(
     availability: Option<Availability>,
     context: &SemanticContext,
 ) -> CapabilitySnapshot {
-    CapabilitySnapshot {
-        contract: capability.contract.clone(),
+    CapabilitySnapshot::new(
+        capability.contract.clone(),
         bound,
-        available: bound && availability.as_ref().is_some_and(|a| a.available),
         availability,
-        relevance: context.relevance_of(&capability.contract.scope_ids),
-    }
+        context.relevance_of(&capability.contract.scope_ids),
+    )
 }
 
 /// An RCIP runtime: one catalog's bindings, context, revision, confirmations and listeners.

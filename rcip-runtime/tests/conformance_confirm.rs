@@ -271,13 +271,13 @@ async fn ticket_carries_capability_title_description_effect_and_expiry() {
     let ticket = fx.ticket("inv-issue").await;
     assert_eq!(
         ticket,
-        ConfirmationInfo {
-            id: ticket.id.clone(),
-            title: "Title of notes.purge".to_owned(),
-            description: "Description of notes.purge.".to_owned(),
-            effect: Effect::Destructive,
-            expires_at: T0 + TTL_MS,
-        }
+        ConfirmationInfo::new(
+            ticket.id.clone(),
+            "Title of notes.purge",
+            "Description of notes.purge.",
+            Effect::Destructive,
+            T0 + TTL_MS,
+        )
     );
     assert_eq!(fx.phases("inv-issue"), pending_phases());
     assert_eq!(fx.calls.count(), 0);

@@ -269,15 +269,15 @@ async fn ready_outcome_carries_the_effect() {
         .await;
     assert_eq!(
         report,
-        PreflightReport {
+        PreflightReport::new(
             revision,
-            checked_at: T0 + 250,
-            consistent: true,
-            outcomes: vec![
+            T0 + 250,
+            true,
+            vec![
                 ready("notes.create", Effect::Write),
                 blocked("app.ping", ErrorCode::CapabilityUnbound, UNBOUND),
             ],
-        }
+        )
     );
     fx.assert_no_side_effects();
 }

@@ -621,18 +621,18 @@ async fn preflight_report_json() {
 /// 5: a stale report: `consistent: false` and a `PREFLIGHT_STALE` blocked outcome.
 #[test]
 fn stale_preflight_report_round_trips() {
-    let report = PreflightReport {
-        revision: 7,
-        checked_at: T0,
-        consistent: false,
-        outcomes: vec![PreflightOutcome::Blocked {
+    let report = PreflightReport::new(
+        7,
+        T0,
+        false,
+        vec![PreflightOutcome::Blocked {
             capability_id: "tasks.list".into(),
             error: RcipError::new(
                 ErrorCode::PreflightStale,
                 "Application discovery changed during preflight. Check the current state again.",
             ),
         }],
-    };
+    );
     assert_wire(
         &report,
         &json!({
