@@ -41,25 +41,7 @@ pub enum CapabilityPath {
 
 impl CapabilityPath {
     /// Every path, in the vocabulary's order.
-    pub const ALL: [Self; 17] = [
-        Self::PushEvents,
-        Self::Tools,
-        Self::ModelInfo,
-        Self::InferenceRequest,
-        Self::InferenceRequestStreaming,
-        Self::InferenceLifecycle,
-        Self::ContextHooksBeforeInferenceObserve,
-        Self::ContextHooksBeforeInferenceInjectSystem,
-        Self::ContextHooksBeforeInferenceInjectBeforeUser,
-        Self::ContextHooksBeforeInferenceInjectAfterUser,
-        Self::ChannelsRegister,
-        Self::ChannelsLifecycle,
-        Self::ChannelsPublish,
-        Self::ChannelsIncoming,
-        Self::ChannelsStreaming,
-        Self::ChannelsAcknowledge,
-        Self::ChannelsTyping,
-    ];
+    pub const ALL: [Self; 17] = [Self::PushEvents, Self::Tools, Self::ModelInfo, Self::InferenceRequest, Self::InferenceRequestStreaming, Self::InferenceLifecycle, Self::ContextHooksBeforeInferenceObserve, Self::ContextHooksBeforeInferenceInjectSystem, Self::ContextHooksBeforeInferenceInjectBeforeUser, Self::ContextHooksBeforeInferenceInjectAfterUser, Self::ChannelsRegister, Self::ChannelsLifecycle, Self::ChannelsPublish, Self::ChannelsIncoming, Self::ChannelsStreaming, Self::ChannelsAcknowledge, Self::ChannelsTyping];
 
     /// The dotted path.
     #[must_use]
@@ -72,15 +54,9 @@ impl CapabilityPath {
             Self::InferenceRequestStreaming => "inferenceRequest.streaming",
             Self::InferenceLifecycle => "inferenceLifecycle",
             Self::ContextHooksBeforeInferenceObserve => "contextHooks.beforeInference.observe",
-            Self::ContextHooksBeforeInferenceInjectSystem => {
-                "contextHooks.beforeInference.inject.system"
-            }
-            Self::ContextHooksBeforeInferenceInjectBeforeUser => {
-                "contextHooks.beforeInference.inject.beforeUser"
-            }
-            Self::ContextHooksBeforeInferenceInjectAfterUser => {
-                "contextHooks.beforeInference.inject.afterUser"
-            }
+            Self::ContextHooksBeforeInferenceInjectSystem => "contextHooks.beforeInference.inject.system",
+            Self::ContextHooksBeforeInferenceInjectBeforeUser => "contextHooks.beforeInference.inject.beforeUser",
+            Self::ContextHooksBeforeInferenceInjectAfterUser => "contextHooks.beforeInference.inject.afterUser",
             Self::ChannelsRegister => "channels.register",
             Self::ChannelsLifecycle => "channels.lifecycle",
             Self::ChannelsPublish => "channels.publish",
@@ -99,22 +75,12 @@ impl CapabilityPath {
             "tools" => ::core::option::Option::Some(Self::Tools),
             "modelInfo" => ::core::option::Option::Some(Self::ModelInfo),
             "inferenceRequest" => ::core::option::Option::Some(Self::InferenceRequest),
-            "inferenceRequest.streaming" => {
-                ::core::option::Option::Some(Self::InferenceRequestStreaming)
-            }
+            "inferenceRequest.streaming" => ::core::option::Option::Some(Self::InferenceRequestStreaming),
             "inferenceLifecycle" => ::core::option::Option::Some(Self::InferenceLifecycle),
-            "contextHooks.beforeInference.observe" => {
-                ::core::option::Option::Some(Self::ContextHooksBeforeInferenceObserve)
-            }
-            "contextHooks.beforeInference.inject.system" => {
-                ::core::option::Option::Some(Self::ContextHooksBeforeInferenceInjectSystem)
-            }
-            "contextHooks.beforeInference.inject.beforeUser" => {
-                ::core::option::Option::Some(Self::ContextHooksBeforeInferenceInjectBeforeUser)
-            }
-            "contextHooks.beforeInference.inject.afterUser" => {
-                ::core::option::Option::Some(Self::ContextHooksBeforeInferenceInjectAfterUser)
-            }
+            "contextHooks.beforeInference.observe" => ::core::option::Option::Some(Self::ContextHooksBeforeInferenceObserve),
+            "contextHooks.beforeInference.inject.system" => ::core::option::Option::Some(Self::ContextHooksBeforeInferenceInjectSystem),
+            "contextHooks.beforeInference.inject.beforeUser" => ::core::option::Option::Some(Self::ContextHooksBeforeInferenceInjectBeforeUser),
+            "contextHooks.beforeInference.inject.afterUser" => ::core::option::Option::Some(Self::ContextHooksBeforeInferenceInjectAfterUser),
             "channels.register" => ::core::option::Option::Some(Self::ChannelsRegister),
             "channels.lifecycle" => ::core::option::Option::Some(Self::ChannelsLifecycle),
             "channels.publish" => ::core::option::Option::Some(Self::ChannelsPublish),
@@ -144,156 +110,7 @@ impl ::core::fmt::Display for CapabilityPath {
 #[doc = "The tree of vocabulary `mcpl/0.5`, for advertisement walks."]
 pub static VOCABULARY: crate::Vocabulary = crate::Vocabulary {
     name: ::std::borrow::Cow::Borrowed("mcpl/0.5"),
-    roots: ::std::borrow::Cow::Borrowed(&[
-        crate::VocabNode {
-            segment: ::std::borrow::Cow::Borrowed("pushEvents"),
-            path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("pushEvents")),
-            children: ::std::borrow::Cow::Borrowed(&[]),
-        },
-        crate::VocabNode {
-            segment: ::std::borrow::Cow::Borrowed("tools"),
-            path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("tools")),
-            children: ::std::borrow::Cow::Borrowed(&[]),
-        },
-        crate::VocabNode {
-            segment: ::std::borrow::Cow::Borrowed("modelInfo"),
-            path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("modelInfo")),
-            children: ::std::borrow::Cow::Borrowed(&[]),
-        },
-        crate::VocabNode {
-            segment: ::std::borrow::Cow::Borrowed("inferenceRequest"),
-            path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("inferenceRequest")),
-            children: ::std::borrow::Cow::Borrowed(&[crate::VocabNode {
-                segment: ::std::borrow::Cow::Borrowed("streaming"),
-                path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                    "inferenceRequest.streaming",
-                )),
-                children: ::std::borrow::Cow::Borrowed(&[]),
-            }]),
-        },
-        crate::VocabNode {
-            segment: ::std::borrow::Cow::Borrowed("inferenceLifecycle"),
-            path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("inferenceLifecycle")),
-            children: ::std::borrow::Cow::Borrowed(&[]),
-        },
-        crate::VocabNode {
-            segment: ::std::borrow::Cow::Borrowed("contextHooks"),
-            path: ::core::option::Option::None,
-            children: ::std::borrow::Cow::Borrowed(&[crate::VocabNode {
-                segment: ::std::borrow::Cow::Borrowed("beforeInference"),
-                path: ::core::option::Option::None,
-                children: ::std::borrow::Cow::Borrowed(&[
-                    crate::VocabNode {
-                        segment: ::std::borrow::Cow::Borrowed("observe"),
-                        path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                            "contextHooks.beforeInference.observe",
-                        )),
-                        children: ::std::borrow::Cow::Borrowed(&[]),
-                    },
-                    crate::VocabNode {
-                        segment: ::std::borrow::Cow::Borrowed("inject"),
-                        path: ::core::option::Option::None,
-                        children: ::std::borrow::Cow::Borrowed(&[
-                            crate::VocabNode {
-                                segment: ::std::borrow::Cow::Borrowed("system"),
-                                path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                                    "contextHooks.beforeInference.inject.system",
-                                )),
-                                children: ::std::borrow::Cow::Borrowed(&[]),
-                            },
-                            crate::VocabNode {
-                                segment: ::std::borrow::Cow::Borrowed("beforeUser"),
-                                path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                                    "contextHooks.beforeInference.inject.beforeUser",
-                                )),
-                                children: ::std::borrow::Cow::Borrowed(&[]),
-                            },
-                            crate::VocabNode {
-                                segment: ::std::borrow::Cow::Borrowed("afterUser"),
-                                path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                                    "contextHooks.beforeInference.inject.afterUser",
-                                )),
-                                children: ::std::borrow::Cow::Borrowed(&[]),
-                            },
-                        ]),
-                    },
-                ]),
-            }]),
-        },
-        crate::VocabNode {
-            segment: ::std::borrow::Cow::Borrowed("channels"),
-            path: ::core::option::Option::None,
-            children: ::std::borrow::Cow::Borrowed(&[
-                crate::VocabNode {
-                    segment: ::std::borrow::Cow::Borrowed("register"),
-                    path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                        "channels.register",
-                    )),
-                    children: ::std::borrow::Cow::Borrowed(&[]),
-                },
-                crate::VocabNode {
-                    segment: ::std::borrow::Cow::Borrowed("lifecycle"),
-                    path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                        "channels.lifecycle",
-                    )),
-                    children: ::std::borrow::Cow::Borrowed(&[]),
-                },
-                crate::VocabNode {
-                    segment: ::std::borrow::Cow::Borrowed("publish"),
-                    path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                        "channels.publish",
-                    )),
-                    children: ::std::borrow::Cow::Borrowed(&[]),
-                },
-                crate::VocabNode {
-                    segment: ::std::borrow::Cow::Borrowed("incoming"),
-                    path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                        "channels.incoming",
-                    )),
-                    children: ::std::borrow::Cow::Borrowed(&[]),
-                },
-                crate::VocabNode {
-                    segment: ::std::borrow::Cow::Borrowed("streaming"),
-                    path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                        "channels.streaming",
-                    )),
-                    children: ::std::borrow::Cow::Borrowed(&[]),
-                },
-                crate::VocabNode {
-                    segment: ::std::borrow::Cow::Borrowed("acknowledge"),
-                    path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                        "channels.acknowledge",
-                    )),
-                    children: ::std::borrow::Cow::Borrowed(&[]),
-                },
-                crate::VocabNode {
-                    segment: ::std::borrow::Cow::Borrowed("typing"),
-                    path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(
-                        "channels.typing",
-                    )),
-                    children: ::std::borrow::Cow::Borrowed(&[]),
-                },
-            ]),
-        },
-    ]),
-    paths: ::std::borrow::Cow::Borrowed(&[
-        ::std::borrow::Cow::Borrowed("pushEvents"),
-        ::std::borrow::Cow::Borrowed("tools"),
-        ::std::borrow::Cow::Borrowed("modelInfo"),
-        ::std::borrow::Cow::Borrowed("inferenceRequest"),
-        ::std::borrow::Cow::Borrowed("inferenceRequest.streaming"),
-        ::std::borrow::Cow::Borrowed("inferenceLifecycle"),
-        ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.observe"),
-        ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.system"),
-        ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.beforeUser"),
-        ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.afterUser"),
-        ::std::borrow::Cow::Borrowed("channels.register"),
-        ::std::borrow::Cow::Borrowed("channels.lifecycle"),
-        ::std::borrow::Cow::Borrowed("channels.publish"),
-        ::std::borrow::Cow::Borrowed("channels.incoming"),
-        ::std::borrow::Cow::Borrowed("channels.streaming"),
-        ::std::borrow::Cow::Borrowed("channels.acknowledge"),
-        ::std::borrow::Cow::Borrowed("channels.typing"),
-    ]),
+    roots: ::std::borrow::Cow::Borrowed(&[crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("pushEvents"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("pushEvents")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("tools"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("tools")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("modelInfo"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("modelInfo")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("inferenceRequest"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("inferenceRequest")), children: ::std::borrow::Cow::Borrowed(&[crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("streaming"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("inferenceRequest.streaming")), children: ::std::borrow::Cow::Borrowed(&[]) }]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("inferenceLifecycle"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("inferenceLifecycle")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("contextHooks"), path: ::core::option::Option::None, children: ::std::borrow::Cow::Borrowed(&[crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("beforeInference"), path: ::core::option::Option::None, children: ::std::borrow::Cow::Borrowed(&[crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("observe"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("contextHooks.beforeInference.observe")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("inject"), path: ::core::option::Option::None, children: ::std::borrow::Cow::Borrowed(&[crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("system"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.system")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("beforeUser"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.beforeUser")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("afterUser"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.afterUser")), children: ::std::borrow::Cow::Borrowed(&[]) }]) }]) }]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("channels"), path: ::core::option::Option::None, children: ::std::borrow::Cow::Borrowed(&[crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("register"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("channels.register")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("lifecycle"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("channels.lifecycle")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("publish"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("channels.publish")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("incoming"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("channels.incoming")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("streaming"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("channels.streaming")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("acknowledge"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("channels.acknowledge")), children: ::std::borrow::Cow::Borrowed(&[]) }, crate::VocabNode { segment: ::std::borrow::Cow::Borrowed("typing"), path: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("channels.typing")), children: ::std::borrow::Cow::Borrowed(&[]) }]) }]),
+    paths: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("pushEvents"), ::std::borrow::Cow::Borrowed("tools"), ::std::borrow::Cow::Borrowed("modelInfo"), ::std::borrow::Cow::Borrowed("inferenceRequest"), ::std::borrow::Cow::Borrowed("inferenceRequest.streaming"), ::std::borrow::Cow::Borrowed("inferenceLifecycle"), ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.observe"), ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.system"), ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.beforeUser"), ::std::borrow::Cow::Borrowed("contextHooks.beforeInference.inject.afterUser"), ::std::borrow::Cow::Borrowed("channels.register"), ::std::borrow::Cow::Borrowed("channels.lifecycle"), ::std::borrow::Cow::Borrowed("channels.publish"), ::std::borrow::Cow::Borrowed("channels.incoming"), ::std::borrow::Cow::Borrowed("channels.streaming"), ::std::borrow::Cow::Borrowed("channels.acknowledge"), ::std::borrow::Cow::Borrowed("channels.typing")]),
     advertised_outside: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("tools")]),
 };
