@@ -456,3 +456,24 @@ async fn a_batch_without_a_request_array_is_the_batch_size_error() {
         );
     }
 }
+
+// ----- constructors of the non-exhaustive reports ----------------------------------------------
+
+/// Outside rcip-core a snapshot entry is made with `new`, which keeps the reference's rule
+/// `available = bound && availability.available`.
+#[test]
+fn a_capability_snapshot_derives_available() {
+    let definition = CapabilityDefinition::new("a.b", Effect::Read, "A", "B.");
+    let contract = std::sync::Arc::new(rcip_runtime::rcip_core::CapabilityContract::from(
+        &definition,
+    ));
+    let entry = |bound, availability| {
+        CapabilitySnapshot::new(contract.clone(), bound, availability, Relevance::Current)
+    };
+    assert!(entry(true, Some(Availability::available())).available);
+    assert!(!entry(false, Some(Availability::available())).available);
+    assert!(!entry(true, None).available);
+    let unavailable: Availability =
+        serde_json::from_value(json!({"available": false, "reason": "Offline."})).unwrap();
+    assert!(!entry(true, Some(unavailable)).available);
+}
