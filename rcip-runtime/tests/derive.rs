@@ -76,7 +76,7 @@ fn the_derive_declares_the_contract() {
 async fn the_host_binds_a_handler_to_a_derived_contract() {
     let runtime = Runtime::new(
         App::definition().unwrap(),
-        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+        RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
     )
     .unwrap();
     runtime
