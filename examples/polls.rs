@@ -482,15 +482,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     // Reads run at once; anything else needs the host's approval.
-    let policy = policy_fn(|ctx| match ctx.capability.effect {
+    let policy = policy_fn(|ctx| match ctx.capability().effect {
         Effect::Read => PolicyDecision::Allow,
-        _ if ctx.confirmed => PolicyDecision::Allow,
+        _ if ctx.confirmed() => PolicyDecision::Allow,
         Effect::Destructive => PolicyDecision::confirm("This cannot be undone."),
         _ => PolicyDecision::Confirm { reason: None },
     });
     let runtime = Runtime::new(
         PollsApp::definition()?,
-        RuntimeOptions::default().with_policy(policy),
+        RuntimeOptions::default().policy(policy),
     )?;
     let host = runtime.host();
     let store = Store::default();

@@ -131,7 +131,7 @@ pub(crate) async fn transcript() -> Result<Vec<String>, Error> {
         // The default policy denies writes; this one lets every call through, so the
         // `Principal` extractor is what refuses an anonymous write.
         RuntimeOptions::default()
-            .with_policy(policy_fn(|_| PolicyDecision::Allow))
+            .policy(policy_fn(|_| PolicyDecision::Allow))
             .require_all_bound(true),
         (notebook.clone(),),
     )?;

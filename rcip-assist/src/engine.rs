@@ -195,9 +195,7 @@ pub(super) struct Inner {
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
 /// let definition = ApplicationDefinition::new("polls", "Polls", "Create and vote on polls.")
 ///     .capability(
-///         CapabilityDefinition::new("polls.count", Effect::Read)
-///             .title("Count polls")
-///             .description("How many polls there are.")
+///         CapabilityDefinition::new("polls.count", Effect::Read, "Count polls", "How many polls there are.")
 ///             .output_schema(json!({"type": "integer"})),
 ///     );
 /// let runtime = Runtime::new(definition, RuntimeOptions::default())?;

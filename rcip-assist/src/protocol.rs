@@ -146,8 +146,10 @@ pub(super) fn message_of(response: &Value) -> Option<String> {
     (!rcip_core::is_blank(message)).then(|| message.trim().to_owned())
 }
 
-/// Why a `decide` answer was refused (the reference's messages).
+/// Why a `decide` answer was refused (the reference's messages). Non-exhaustive, like every
+/// error here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BatchError {
     /// Not a message, not 1 to the limit of actions.
     #[error("The assist callback returned an invalid action batch.")]

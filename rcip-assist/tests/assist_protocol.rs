@@ -180,3 +180,37 @@ fn decide_json_shapes_are_the_sdks() {
         json!("summarize")
     );
 }
+
+/// A `decide` request a newer SDK wrote (members this version does not know in the request,
+/// a message, the snapshot, a step's action and outcome) reads, and writes back without them.
+#[test]
+fn a_request_with_unknown_members_deserializes() {
+    let request: rcip_assist::AssistRequest = serde_json::from_value(json!({
+        "messages": [{"content": "Hi", "createdAt": 1, "id": "message_1_1", "role": "user", "locale": "en"}],
+        "mode": "interactive",
+        "phase": "summarize",
+        "snapshot": {
+            "protocolVersion": "1.0",
+            "revision": 0,
+            "application": {"id": "notes", "name": "Notes", "description": "N."},
+            "scopes": [],
+            "context": {"activeScopeIds": []},
+            "capabilities": [],
+            "extra": true
+        },
+        "steps": [{
+            "action": {"capabilityId": "notes.list", "delayAfter": "short", "input": {}, "why": "asked"},
+            "outcome": {"status": "succeeded", "invocationId": "i", "capabilityId": "notes.list", "output": [], "ms": 2},
+            "note": "x"
+        }],
+        "turnId": "turn_1_1",
+        "model": "future"
+    }))
+    .unwrap();
+    assert_eq!(request.steps.len(), 1);
+    let written = serde_json::to_value(&request).unwrap();
+    assert_eq!(written.get("model"), None);
+    assert_eq!(written["steps"][0].get("note"), None);
+    assert_eq!(written["steps"][0]["action"].get("why"), None);
+    assert_eq!(written["messages"][0].get("locale"), None);
+}

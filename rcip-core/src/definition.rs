@@ -22,17 +22,19 @@ pub const RCIP_PROTOCOL_VERSION: &str = "1.0";
 /// let app = ApplicationDefinition::new("polls", "Polls", "Create and vote on polls.")
 ///     .scope(ScopeDefinition::new("polls", "Polls", "The poll list."))
 ///     .capability(
-///         CapabilityDefinition::new("polls.list", Effect::Read)
-///             .title("List polls")
-///             .description("Lists every open poll.")
+///         CapabilityDefinition::new("polls.list", Effect::Read, "List polls", "Lists every open poll.")
 ///             .scope("polls")
 ///             .output_schema(json!({"type": "array", "items": {"type": "string"}})),
 ///     );
 /// assert_eq!(app.capabilities[0].scope_ids, ["polls"]);
 /// assert!(rcip_core::validate_definition(&app).is_ok());
 /// ```
+///
+/// Non-exhaustive like [`CapabilityDefinition`]: made with `new` and the builder, or read from
+/// JSON; the fields stay public to read and change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ApplicationDefinition {
     /// The protocol version; must be [`RCIP_PROTOCOL_VERSION`].
     pub protocol_version: String,
@@ -147,11 +149,20 @@ impl ScopeDefinition {
 
 /// A declared capability: a stable semantic operation with strict input and output schemas.
 ///
-/// [`CapabilityDefinition::new`] starts with the schemas of an operation that takes an empty
-/// object and returns `null`; set real ones with [`input_schema`](Self::input_schema) and
-/// [`output_schema`](Self::output_schema).
+/// [`CapabilityDefinition::new`] takes everything a valid definition cannot do without (id,
+/// effect, title, description) and starts with the schemas of an operation that takes an
+/// empty object and returns `null`; set real ones with [`input_schema`](Self::input_schema)
+/// and [`output_schema`](Self::output_schema).
+///
+/// Non-exhaustive: outside this crate a definition is made with `new` and the builder (or
+/// read from JSON), never with a struct literal, so a field the protocol adds later is not a
+/// breaking change. The fields stay public to read (the runtime, the relationship crate and
+/// tools read them everywhere) and to change; whether a definition is valid is decided by
+/// [`validate_definition`](crate::validate_definition), not by its type, because JSON can
+/// hold any shape anyway.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct CapabilityDefinition {
     /// The capability identifier (identifier grammar, unique among capabilities).
     pub id: String,
@@ -177,16 +188,27 @@ pub struct CapabilityDefinition {
 }
 
 impl CapabilityDefinition {
-    /// Starts a capability with an empty title and description (set both: blank ones are
-    /// refused), no scopes, the input schema
+    /// Starts a capability with its id, effect, title and description (blank texts are
+    /// refused by validation), no scopes, the input schema
     /// `{"type": "object", "properties": {}, "additionalProperties": false}` (only the empty
     /// object) and the output schema `{"type": "null"}`.
+    ///
+    /// ```
+    /// use rcip_core::{CapabilityDefinition, Effect};
+    /// let capability = CapabilityDefinition::new("polls.close", Effect::Write, "Close a poll", "Stops voting.");
+    /// assert_eq!(capability.title, "Close a poll");
+    /// ```
     #[must_use]
-    pub fn new(id: impl Into<String>, effect: Effect) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        effect: Effect,
+        title: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
         CapabilityDefinition {
             id: id.into(),
-            title: String::new(),
-            description: String::new(),
+            title: title.into(),
+            description: description.into(),
             scope_ids: Vec::new(),
             effect,
             input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
@@ -196,14 +218,14 @@ impl CapabilityDefinition {
         }
     }
 
-    /// Sets the title.
+    /// Replaces the title.
     #[must_use]
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = title.into();
         self
     }
 
-    /// Sets the description.
+    /// Replaces the description.
     #[must_use]
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = description.into();

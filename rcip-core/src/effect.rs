@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 /// What invoking a capability does to the world. Effects inform host policy; they do not
 /// replace authentication, authorization or domain validation.
 ///
+/// Exhaustive on purpose: a new effect is a protocol change, and every policy must decide
+/// it explicitly. A wildcard arm (which `#[non_exhaustive]` would force on every policy)
+/// would silently allow or deny an effect its author never saw.
+///
 /// ```
 /// use rcip_core::Effect;
 /// assert_eq!("destructive".parse::<Effect>(), Ok(Effect::Destructive));

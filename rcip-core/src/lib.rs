@@ -10,9 +10,7 @@
 //! ```
 //! use rcip_core::{ApplicationDefinition, CapabilityDefinition, Effect, validate_definition};
 //! let app = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
-//!     CapabilityDefinition::new("notes.clear", Effect::Destructive)
-//!         .title("Clear notes")
-//!         .description("Deletes every note."),
+//!     CapabilityDefinition::new("notes.clear", Effect::Destructive, "Clear notes", "Deletes every note."),
 //! );
 //! validate_definition(&app).unwrap();
 //! ```

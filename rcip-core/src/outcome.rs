@@ -3,14 +3,19 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::Effect;
 
 /// The stable error and denial codes of protocol 1.0 (plus the preflight-only
 /// `PREFLIGHT_STALE`), with their wire strings.
+///
+/// Non-exhaustive: the reference added `PREFLIGHT_STALE` in a patch release (2.0.4), so a
+/// consumer must expect codes it does not know; match the ones it acts on and treat the
+/// rest by [`status`](Self::status).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// The id is not in the catalog.
     CapabilityNotFound,
@@ -100,8 +105,31 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// One schema validation failure, as consumers see it.
+///
+/// `params` are Ajv's error params for the keyword, named as Ajv names them, so a model
+/// that proposed the input can correct it: `{"additionalProperty": "x"}` names the property
+/// to drop, `{"missingProperty": "x"}` the one to add, `{"type": "string"}` the type wanted
+/// (the full list is in `docs/beyond-the-reference.md`). The reference keeps them out of its
+/// outcomes; rcip adds them as one more member, omitted when empty, which a reader of the
+/// reference's shape ignores.
+///
+/// ```
+/// use rcip_core::ValidationIssue;
+/// let issue = ValidationIssue::new("", "additionalProperties", "must NOT have additional properties")
+///     .with_param("additionalProperty", "titel");
+/// assert_eq!(
+///     serde_json::to_value(&issue).unwrap(),
+///     serde_json::json!({
+///         "instancePath": "",
+///         "keyword": "additionalProperties",
+///         "message": "must NOT have additional properties",
+///         "params": {"additionalProperty": "titel"}
+///     })
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ValidationIssue {
     /// JSON Pointer into the instance (`""` for the root).
     pub instance_path: String,
@@ -109,11 +137,49 @@ pub struct ValidationIssue {
     pub keyword: String,
     /// A human message.
     pub message: String,
+    /// Ajv's params for the keyword (empty when it has none, or the issue came from a peer
+    /// that does not send them).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub params: Map<String, Value>,
+}
+
+impl ValidationIssue {
+    /// An issue without params.
+    #[must_use]
+    pub fn new(
+        instance_path: impl Into<String>,
+        keyword: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ValidationIssue {
+            instance_path: instance_path.into(),
+            keyword: keyword.into(),
+            message: message.into(),
+            params: Map::new(),
+        }
+    }
+
+    /// Adds one param (a later one with the same name replaces it).
+    #[must_use]
+    pub fn with_param(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.params.insert(name.into(), value.into());
+        self
+    }
+
+    /// One param by its Ajv name, e.g. `issue.param("missingProperty")`.
+    #[must_use]
+    pub fn param(&self, name: &str) -> Option<&Value> {
+        self.params.get(name)
+    }
 }
 
 /// A stable error: a code, a safe message, and validation issues for schema failures.
+///
+/// Non-exhaustive (a later protocol version may add members): outside rcip-core it is read,
+/// deserialized, or made with `new`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RcipError {
     /// The stable code.
     pub code: ErrorCode,
@@ -159,8 +225,12 @@ impl std::fmt::Display for RcipError {
 impl std::error::Error for RcipError {}
 
 /// What a consumer needs to show a pending confirmation (never the input).
+///
+/// Non-exhaustive (a later protocol version may add members): outside rcip-core it is read,
+/// deserialized, or made with `new`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ConfirmationInfo {
     /// The confirmation id (random, unguessable).
     pub id: String,
@@ -174,7 +244,32 @@ pub struct ConfirmationInfo {
     pub expires_at: u64,
 }
 
+impl ConfirmationInfo {
+    /// Confirmation info with every member.
+    #[must_use]
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        description: impl Into<String>,
+        effect: Effect,
+        expires_at: u64,
+    ) -> Self {
+        ConfirmationInfo {
+            id: id.into(),
+            title: title.into(),
+            description: description.into(),
+            effect,
+            expires_at,
+        }
+    }
+}
+
 /// The status of an outcome.
+///
+/// Exhaustive on purpose, like [`InvocationOutcome`]: the four statuses are the protocol's
+/// (1.0), a consumer must handle each (a wildcard would silently treat a new one as one of
+/// these), and a status the protocol added would be a breaking change for every consumer
+/// in any language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
@@ -189,12 +284,12 @@ pub enum OutcomeStatus {
 }
 
 /// The result of an invocation; every expected failure is an outcome, never a panic.
+/// Exhaustive, as [`OutcomeStatus`] is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "status",
     rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
+    rename_all_fields = "camelCase"
 )]
 pub enum InvocationOutcome {
     /// The handler ran and its output is valid.

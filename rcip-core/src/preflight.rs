@@ -9,13 +9,13 @@ pub const PREFLIGHT_MIN_PROPOSALS: usize = 1;
 /// The largest batch a preflight accepts.
 pub const PREFLIGHT_MAX_PROPOSALS: usize = 16;
 
-/// The readiness of one proposal.
+/// The readiness of one proposal. Exhaustive for the reason
+/// [`OutcomeStatus`](crate::OutcomeStatus) is: the three statuses are the protocol's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "status",
     rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
+    rename_all_fields = "camelCase"
 )]
 pub enum PreflightOutcome {
     /// Would run now.
@@ -65,8 +65,12 @@ impl PreflightOutcome {
 }
 
 /// The report of one preflight batch.
+///
+/// Non-exhaustive (a later protocol version may add members): outside rcip-core it is read,
+/// deserialized, or made with `new`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PreflightReport {
     /// The discovery revision when the batch started.
     pub revision: u64,
@@ -77,4 +81,22 @@ pub struct PreflightReport {
     pub consistent: bool,
     /// One outcome per proposal, in input order.
     pub outcomes: Vec<PreflightOutcome>,
+}
+
+impl PreflightReport {
+    /// A report with every member.
+    #[must_use]
+    pub fn new(
+        revision: u64,
+        checked_at: u64,
+        consistent: bool,
+        outcomes: Vec<PreflightOutcome>,
+    ) -> Self {
+        PreflightReport {
+            revision,
+            checked_at,
+            consistent,
+            outcomes,
+        }
+    }
 }

@@ -12,7 +12,7 @@ use crate::{ApplicationMetadata, CapabilityDefinition, Effect, ScopeDefinition, 
 /// Equality is order-sensitive, as in the reference: re-ordering the same active scopes is a
 /// change of context (and invalidates pending approvals).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct SemanticContext {
     /// Active scope ids, without duplicates, in first-occurrence order.
     pub active_scope_ids: Vec<String>,
@@ -56,7 +56,7 @@ impl SemanticContext {
 
 /// Whether a bound capability may run now, as its host says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct Availability {
     /// Eligible to run.
     pub available: bool,
@@ -102,7 +102,8 @@ impl Availability {
     }
 }
 
-/// Contextual relevance (not execution state).
+/// Contextual relevance (not execution state). Exhaustive: relevance is two-valued by
+/// definition (a capability is current or it is not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Relevance {
@@ -114,8 +115,11 @@ pub enum Relevance {
 
 /// The declared part of a capability as discovery publishes it: fixed when the catalog is
 /// compiled, and shared (one `Arc`) by every snapshot entry and policy context built from it.
+///
+/// Non-exhaustive: made from a definition (`From<&CapabilityDefinition>`) or deserialized.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CapabilityContract {
     /// The capability id.
     pub id: String,
@@ -134,7 +138,11 @@ pub struct CapabilityContract {
     /// Its tags (`[]` when none were declared).
     pub tags: Vec<String>,
     /// Its usage guidance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::usage"
+    )]
     pub usage: Option<UsageGuidance>,
 }
 
@@ -159,8 +167,12 @@ impl From<&CapabilityDefinition> for CapabilityContract {
 /// (`entry.id`, `entry.effect`, ...); cloning an entry or building a new snapshot never
 /// copies schemas. On the wire the contract's fields come first, flattened, as in the
 /// reference.
+///
+/// Non-exhaustive: outside rcip-core it is read, deserialized, or made with
+/// [`new`](Self::new), which derives `available`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CapabilitySnapshot {
     /// The declared contract.
     #[serde(flatten)]
@@ -176,6 +188,26 @@ pub struct CapabilitySnapshot {
     pub relevance: Relevance,
 }
 
+impl CapabilitySnapshot {
+    /// An entry: `available` is `bound` and the availability's `available` (so an unbound
+    /// entry is never available).
+    #[must_use]
+    pub fn new(
+        contract: Arc<CapabilityContract>,
+        bound: bool,
+        availability: Option<Availability>,
+        relevance: Relevance,
+    ) -> Self {
+        CapabilitySnapshot {
+            contract,
+            bound,
+            available: bound && availability.as_ref().is_some_and(|a| a.available),
+            availability,
+            relevance,
+        }
+    }
+}
+
 impl std::ops::Deref for CapabilitySnapshot {
     type Target = CapabilityContract;
 
@@ -185,16 +217,26 @@ impl std::ops::Deref for CapabilitySnapshot {
 }
 
 /// The whole discovery picture at one revision.
+///
+/// Read leniently, like every report type: members this version does not know (at the top,
+/// in the application, a scope, a capability, its availability or usage) are ignored and
+/// not written back, so a Rust service can read what a newer peer wrote.
+///
+/// Non-exhaustive (a later protocol version may add members): outside rcip-core it is read,
+/// deserialized, or made with `new`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ApplicationSnapshot {
     /// Always [`RCIP_PROTOCOL_VERSION`](crate::RCIP_PROTOCOL_VERSION).
     pub protocol_version: Arc<str>,
     /// The revision: starts at 0 and grows by one at every refresh.
     pub revision: u64,
     /// Application metadata.
+    #[serde(deserialize_with = "lenient::application")]
     pub application: Arc<ApplicationMetadata>,
     /// Declared scopes.
+    #[serde(deserialize_with = "lenient::scopes")]
     pub scopes: Arc<[ScopeDefinition]>,
     /// The semantic context.
     pub context: Arc<SemanticContext>,
@@ -202,9 +244,32 @@ pub struct ApplicationSnapshot {
     pub capabilities: Vec<CapabilitySnapshot>,
 }
 
-/// Which relevance to keep in [`CapabilityFilter::context`].
+impl ApplicationSnapshot {
+    /// A snapshot of protocol [`RCIP_PROTOCOL_VERSION`](crate::RCIP_PROTOCOL_VERSION).
+    #[must_use]
+    pub fn new(
+        revision: u64,
+        application: Arc<ApplicationMetadata>,
+        scopes: Arc<[ScopeDefinition]>,
+        context: Arc<SemanticContext>,
+        capabilities: Vec<CapabilitySnapshot>,
+    ) -> Self {
+        ApplicationSnapshot {
+            protocol_version: Arc::from(crate::RCIP_PROTOCOL_VERSION),
+            revision,
+            application,
+            scopes,
+            context,
+            capabilities,
+        }
+    }
+}
+
+/// Which relevance to keep in [`CapabilityFilter::context`]. Non-exhaustive: filters can
+/// grow.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ContextFilter {
     /// No filter.
     #[default]
@@ -266,5 +331,96 @@ impl CapabilityFilter {
             return false;
         }
         true
+    }
+}
+
+/// Lenient readers for the definition parts a snapshot repeats. The definition types refuse
+/// unknown keys, because there a typo changes what is declared; in a snapshot they are a
+/// report, which a newer peer may have extended, so their copies here ignore them.
+mod lenient {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    use crate::{ApplicationMetadata, ScopeDefinition, UsageExample, UsageGuidance};
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Application {
+        id: String,
+        name: String,
+        description: String,
+        #[serde(default)]
+        version: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Scope {
+        id: String,
+        title: String,
+        description: String,
+        #[serde(default)]
+        parent_id: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Usage {
+        when_to_use: String,
+        #[serde(default)]
+        examples: Option<Vec<Example>>,
+    }
+
+    #[derive(Deserialize)]
+    struct Example {
+        description: String,
+        input: Value,
+    }
+
+    pub(super) fn application<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Arc<ApplicationMetadata>, D::Error> {
+        let a = Application::deserialize(deserializer)?;
+        Ok(Arc::new(ApplicationMetadata {
+            id: a.id,
+            name: a.name,
+            description: a.description,
+            version: a.version,
+        }))
+    }
+
+    pub(super) fn scopes<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Arc<[ScopeDefinition]>, D::Error> {
+        let scopes = Vec::<Scope>::deserialize(deserializer)?;
+        Ok(scopes
+            .into_iter()
+            .map(|s| ScopeDefinition {
+                id: s.id,
+                title: s.title,
+                description: s.description,
+                parent_id: s.parent_id,
+            })
+            .collect())
+    }
+
+    pub(super) fn usage<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<UsageGuidance>, D::Error> {
+        let usage = Option::<Usage>::deserialize(deserializer)?;
+        Ok(usage.map(|u| UsageGuidance {
+            when_to_use: u.when_to_use,
+            examples: u.examples.map(|examples| {
+                examples
+                    .into_iter()
+                    .map(|e| UsageExample {
+                        description: e.description,
+                        input: e.input,
+                    })
+                    .collect()
+            }),
+        }))
     }
 }

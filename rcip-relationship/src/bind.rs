@@ -259,3 +259,31 @@ pub(crate) fn public(error: &RecordError) -> HandlerError {
     };
     HandlerError::public(error.code(), error, issues)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record error reaches the handler error with its code in a field of its own; the
+    /// consumer's message (`"<CODE>: <message>"`) is only made for the outcome.
+    #[test]
+    fn a_record_error_keeps_its_code_apart() {
+        let error = public(&RecordError::InvalidArguments(
+            "`limit` must be positive".into(),
+        ));
+        assert_eq!(error.public_code(), Some("INVALID_ARGUMENTS"));
+        assert_eq!(
+            error.public_message(),
+            Some("invalid arguments: `limit` must be positive")
+        );
+        assert_eq!(
+            error.to_string(),
+            "INVALID_ARGUMENTS: invalid arguments: `limit` must be positive"
+        );
+        assert!(error.issues().is_empty());
+
+        let store = public(&RecordError::Store("disk on fire".into()));
+        assert_eq!(store.public_code(), Some("STORE_FAILED"));
+        assert_eq!(store.public_message(), Some("the record store failed"));
+    }
+}

@@ -140,9 +140,7 @@ fn command_capability(
     }
     let input = strict_schema(&command.input);
     Some(
-        CapabilityDefinition::new(id, Effect::Write)
-            .title(title)
-            .description(description)
+        CapabilityDefinition::new(id, Effect::Write, title, description)
             .scope(scope)
             .tag(type_def.name.to_string())
             .input_schema(json!({

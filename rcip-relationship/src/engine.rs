@@ -958,10 +958,8 @@ impl<S: RecordStore> Engine<S> {
     ) -> Result<(), RecordError> {
         let type_def = entry.def();
         let mut issues = Vec::new();
-        let issue = |path: String, keyword: &str, message: String| ValidationIssue {
-            instance_path: path,
-            keyword: keyword.to_owned(),
-            message,
+        let issue = |path: String, keyword: &str, message: String| {
+            ValidationIssue::new(path, keyword, message)
         };
         if type_def.kind == Kind::Entity {
             // Any role key, even with no participants, is refused: an entity has none.

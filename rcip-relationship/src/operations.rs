@@ -190,9 +190,7 @@ fn feed(package: &Package, scope: &str) -> Option<CapabilityDefinition> {
         ],
     );
     Some(
-        CapabilityDefinition::new(id, Effect::Read)
-            .title(format!("Changes in {}", package.namespace.replace('_', " ")))
-            .description(format!(
+        CapabilityDefinition::new(id, Effect::Read, format!("Changes in {}", package.namespace.replace('_', " ")), format!(
                 "The change feed of `{}` records, oldest first: pass `checkpoint` back to poll for later changes; deduplicate on `event_id`.",
                 package.namespace
             ))
@@ -341,9 +339,7 @@ fn type_operation(
         ),
     };
     Some(
-        CapabilityDefinition::new(id, effect)
-            .title(title)
-            .description(description)
+        CapabilityDefinition::new(id, effect, title, description)
             .scope(scope)
             .tag(type_def.name.to_string())
             .input_schema(input)
@@ -368,18 +364,21 @@ fn view_search(package: &Package, scope: &str, view: &View) -> Option<Capability
         }
     }
     Some(
-        CapabilityDefinition::new(id, Effect::Read)
-            .title(format!("View {}", view.name.replace('_', " ")))
-            .description(format!(
+        CapabilityDefinition::new(
+            id,
+            Effect::Read,
+            format!("View {}", view.name.replace('_', " ")),
+            format!(
                 "Lists `{}` records through view `{}`: only its records, only its fields ({}).",
                 view.type_name,
                 view.name,
                 view.fields.join(", ")
-            ))
-            .scope(scope)
-            .tag(type_def.name.to_string())
-            .input_schema(search_input(type_def))
-            .output_schema(page(record_view(package, type_def, data))),
+            ),
+        )
+        .scope(scope)
+        .tag(type_def.name.to_string())
+        .input_schema(search_input(type_def))
+        .output_schema(page(record_view(package, type_def, data))),
     )
 }
 

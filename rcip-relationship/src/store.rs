@@ -140,8 +140,9 @@ impl Commit {
     }
 }
 
-/// Why a commit was not applied (nothing of it was).
+/// Why a commit was not applied (nothing of it was). Non-exhaustive, like every error here.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CommitError {
     /// The stored record is at another revision (or exists, for a create).
     #[error("stale revision: the record is at {actual}")]

@@ -25,7 +25,7 @@ fn setup() -> (
         .capabilities
         .extend(package_capabilities(&package));
     // The reference's default policy denies unconfirmed writes; this host allows them.
-    let options = RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow));
+    let options = RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow));
     let runtime = Runtime::new(definition, options).unwrap();
     let engine = Arc::new(Engine::in_memory().with_program(package).unwrap());
     let guards = engine

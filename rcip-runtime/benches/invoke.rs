@@ -60,26 +60,29 @@ fn definition(size: usize) -> ApplicationDefinition {
         .scope(ScopeDefinition::new("notes", "Notes", "Notes."));
     for i in 0..size {
         app = app.capability(
-            CapabilityDefinition::new(format!("notes.read{i}"), Effect::Read)
-                .title("Read a note")
-                .description("Reads a note.")
-                .scope("notes")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "title": {"type": "string", "minLength": 1, "maxLength": 80},
-                        "count": {"type": "integer", "minimum": 0, "maximum": 1000},
-                        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 10}
-                    },
-                    "required": ["title"],
-                    "additionalProperties": false
-                }))
-                .output_schema(json!({
-                    "type": "object",
-                    "properties": {"id": {"type": "string"}, "title": {"type": "string"}},
-                    "required": ["id", "title"],
-                    "additionalProperties": false
-                })),
+            CapabilityDefinition::new(
+                format!("notes.read{i}"),
+                Effect::Read,
+                "Read a note",
+                "Reads a note.",
+            )
+            .scope("notes")
+            .input_schema(json!({
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "minLength": 1, "maxLength": 80},
+                    "count": {"type": "integer", "minimum": 0, "maximum": 1000},
+                    "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 10}
+                },
+                "required": ["title"],
+                "additionalProperties": false
+            }))
+            .output_schema(json!({
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "title": {"type": "string"}},
+                "required": ["id", "title"],
+                "additionalProperties": false
+            })),
         );
     }
     app
@@ -106,7 +109,7 @@ async fn validating_floor(
 }
 
 fn bound_runtime(size: usize) -> Runtime {
-    let options = RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow));
+    let options = RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow));
     let runtime = Runtime::new(definition(size), options).unwrap();
     for i in 0..size {
         runtime

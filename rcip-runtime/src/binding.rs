@@ -107,11 +107,21 @@ pub(crate) enum Failure {
     Public(PublicFailure),
 }
 
-/// What a [`HandlerError::public`] failure tells the consumer.
+/// What a [`HandlerError::public`] failure tells the consumer. The code is kept apart from
+/// the message so host code can branch on it; only the outcome joins them, into the one
+/// message string the reference's error shape has room for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PublicFailure {
+    pub(crate) code: String,
     pub(crate) message: String,
     pub(crate) issues: Vec<rcip_core::ValidationIssue>,
+}
+
+impl PublicFailure {
+    /// The outcome's message: `"<code>: <message>"`.
+    pub(crate) fn outcome_message(&self) -> String {
+        format!("{}: {}", self.code, self.message)
+    }
 }
 
 /// The kinds of [`HandlerError`].
@@ -142,21 +152,54 @@ impl HandlerError {
     /// `validationIssues`. For failures with a stable meaning the consumer can act on (a stale
     /// revision, a failed guard); everything else should stay [`failed`](Self::failed).
     ///
+    /// The error itself keeps the code and the message apart
+    /// ([`public_code`](Self::public_code), [`public_message`](Self::public_message)).
+    ///
     /// ```
     /// use rcip_runtime::{HandlerError, HandlerErrorKind};
     /// let error = HandlerError::public("STALE_REVISION", "the record is at revision 3", Vec::new());
     /// assert_eq!(error.kind(), HandlerErrorKind::Public);
+    /// assert_eq!(error.public_code(), Some("STALE_REVISION"));
+    /// assert_eq!(error.public_message(), Some("the record is at revision 3"));
     /// assert_eq!(error.to_string(), "STALE_REVISION: the record is at revision 3");
     /// ```
     pub fn public(
-        code: &str,
+        code: impl Into<String>,
         message: impl std::fmt::Display,
         issues: Vec<rcip_core::ValidationIssue>,
     ) -> Self {
         HandlerError(Failure::Public(PublicFailure {
-            message: format!("{code}: {message}"),
+            code: code.into(),
+            message: message.to_string(),
             issues,
         }))
+    }
+
+    /// The code of a [`public`](Self::public) failure (`None` for other kinds).
+    #[must_use]
+    pub fn public_code(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::Public(public) => Some(&public.code),
+            _ => None,
+        }
+    }
+
+    /// The message of a [`public`](Self::public) failure, without its code.
+    #[must_use]
+    pub fn public_message(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::Public(public) => Some(&public.message),
+            _ => None,
+        }
+    }
+
+    /// The validation issues of a [`public`](Self::public) failure (empty for other kinds).
+    #[must_use]
+    pub fn issues(&self) -> &[rcip_core::ValidationIssue] {
+        match &self.0 {
+            Failure::Public(public) => &public.issues,
+            _ => &[],
+        }
     }
 
     /// The handler gave up because its cancellation token fired.
@@ -197,7 +240,7 @@ impl std::fmt::Display for HandlerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = self.kind();
         match (&self.0, self.source_error()) {
-            (Failure::Public(public), _) => f.write_str(&public.message),
+            (Failure::Public(public), _) => write!(f, "{}: {}", public.code, public.message),
             (_, Some(source)) => write!(f, "{kind:?}: {source}"),
             (_, None) => write!(f, "{kind:?}"),
         }

@@ -89,11 +89,10 @@ fn build_definition(
             error,
         })
     };
-    let mut definition = CapabilityDefinition::new(parts.id, parts.effect)
-        .title(parts.title)
-        .description(parts.description)
-        .input_schema(schema(input)?)
-        .output_schema(schema(output)?);
+    let mut definition =
+        CapabilityDefinition::new(parts.id, parts.effect, parts.title, parts.description)
+            .input_schema(schema(input)?)
+            .output_schema(schema(output)?);
     for scope in parts.scopes {
         definition = definition.scope(*scope);
     }

@@ -39,9 +39,7 @@ impl std::ops::Deref for CompiledCapability {
 /// use rcip_runtime::{Runtime, RuntimeOptions};
 ///
 /// let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
-///     CapabilityDefinition::new("notes.count", Effect::Read)
-///         .title("Count notes")
-///         .description("Counts the notes.")
+///     CapabilityDefinition::new("notes.count", Effect::Read, "Count notes", "Counts the notes.")
 ///         .output_schema(serde_json::json!({"type": "integer"})),
 /// );
 /// let catalog = CompiledCatalog::compile(definition)?;

@@ -20,6 +20,24 @@ use crate::surfaces::ClientSurfaces;
 ///     .with_id("invocation-1");
 /// # let _ = request;
 /// ```
+///
+/// A transport can also read one straight from the reference's JSON,
+/// `{"capabilityId", "input", "invocationId"?}`. A request without `input` still parses (as
+/// [`Input::Missing`]) and is answered like the reference answers an `undefined` input:
+/// `INPUT_INVALID` "The capability input must be a JSON value.". `capabilityId` must be a
+/// string; a `null` or absent `invocationId` means "generate one"; members it does not know
+/// (`signal`, ...) are ignored. The cancellation token and the extensions are never read
+/// from JSON: the transport sets them.
+///
+/// ```
+/// use rcip_runtime::{Input, InvocationRequest};
+/// let request: InvocationRequest =
+///     serde_json::from_str(r#"{"capabilityId": "polls.list", "input": {}, "invocationId": "i-1"}"#)?;
+/// assert_eq!(request.invocation_id.as_deref(), Some("i-1"));
+/// let malformed: InvocationRequest = serde_json::from_str(r#"{"capabilityId": "polls.list"}"#)?;
+/// assert_eq!(malformed.input, Input::Missing);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct InvocationRequest {
     /// The capability id.
@@ -91,6 +109,12 @@ impl InvocationRequest {
 }
 
 /// One preflight proposal.
+///
+/// Read from the reference's JSON, `{"capabilityId", "input"}`, a proposal never fails to
+/// parse: one that is not an object or whose `capabilityId` is not a string becomes
+/// capability `"unknown"` with no input, and one without `input` keeps its id with no input
+/// ([`Input::Missing`]); both are then blocked as the reference blocks them, `INPUT_INVALID`
+/// "The proposed capability input must be a JSON value.".
 #[derive(Debug, Clone)]
 pub struct PreflightProposal {
     /// The capability id.
@@ -110,6 +134,20 @@ impl PreflightProposal {
 }
 
 /// 1 to 16 independent proposals, checked concurrently.
+///
+/// Read from the reference's JSON, `{"requests": [...]}` (unknown members, such as
+/// `signal`, ignored). A `requests` that is absent or not an array reads as no proposals, so
+/// [`preflight`](RcipClient::preflight) answers it as the reference does a non-array,
+/// [`Error::PreflightBatchSize`](crate::Error::PreflightBatchSize).
+///
+/// ```
+/// use rcip_runtime::PreflightBatch;
+/// let batch: PreflightBatch = serde_json::from_str(
+///     r#"{"requests": [{"capabilityId": "polls.list", "input": {}}, {"capabilityId": 7}]}"#,
+/// )?;
+/// assert_eq!(batch.requests[1].capability_id, "unknown");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct PreflightBatch {
     /// The proposals.
@@ -158,6 +196,86 @@ impl PreflightBatch {
     }
 }
 
+/// The JSON forms of requests, field for field the reference's: a transport parses them
+/// directly, and malformed parts reach the runtime's malformed-input answers instead of
+/// failing the parse.
+mod wire {
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    use super::{InvocationRequest, PreflightBatch, PreflightProposal};
+    use crate::Input;
+    use crate::extensions::Extensions;
+
+    /// The capability id the reference reports for a proposal without a string id.
+    const UNKNOWN_CAPABILITY: &str = "unknown";
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Request {
+        capability_id: String,
+        #[serde(default, deserialize_with = "present")]
+        input: Option<Value>,
+        #[serde(default)]
+        invocation_id: Option<String>,
+    }
+
+    /// `Some` for any present value, `null` included; only an absent member is `None`.
+    fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+        Value::deserialize(deserializer).map(Some)
+    }
+
+    fn input(value: Option<Value>) -> Input {
+        value.map_or(Input::Missing, Input::Value)
+    }
+
+    impl<'de> Deserialize<'de> for InvocationRequest {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let request = Request::deserialize(deserializer)?;
+            Ok(InvocationRequest {
+                capability_id: request.capability_id,
+                input: input(request.input),
+                invocation_id: request.invocation_id,
+                cancellation: None,
+                extensions: Extensions::new(),
+            })
+        }
+    }
+
+    impl<'de> Deserialize<'de> for PreflightProposal {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let Value::Object(mut proposal) = Value::deserialize(deserializer)? else {
+                return Ok(PreflightProposal::new(UNKNOWN_CAPABILITY, Input::Missing));
+            };
+            Ok(match proposal.remove("capabilityId") {
+                Some(Value::String(id)) => {
+                    PreflightProposal::new(id, input(proposal.remove("input")))
+                }
+                _ => PreflightProposal::new(UNKNOWN_CAPABILITY, Input::Missing),
+            })
+        }
+    }
+
+    impl<'de> Deserialize<'de> for PreflightBatch {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            #[derive(Deserialize)]
+            struct Batch {
+                #[serde(default)]
+                requests: Value,
+            }
+            let requests = match Batch::deserialize(deserializer)?.requests {
+                Value::Array(items) => items
+                    .into_iter()
+                    .map(PreflightProposal::deserialize)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(serde::de::Error::custom)?,
+                _ => Vec::new(),
+            };
+            Ok(PreflightBatch::new(requests))
+        }
+    }
+}
+
 /// Keeps a subscription alive; dropping it (or calling [`unsubscribe`](Self::unsubscribe))
 /// ends it. Ending twice is harmless.
 #[must_use = "dropping a Subscription unsubscribes at once"]
@@ -199,8 +317,8 @@ impl std::fmt::Debug for Subscription {
     }
 }
 
-/// A snapshot listener: called with no arguments after each revision; read the snapshot in
-/// it. A panic in it is contained and ignored.
+/// A snapshot listener, boxed for [`RcipClient::subscribe_boxed`]: called with no arguments
+/// after each revision; read the snapshot in it. A panic in it is contained and ignored.
 pub type Listener = Box<dyn Fn() + Send + Sync>;
 
 /// The generic RCIP client. A tool receives an `Arc<dyn RcipClient>` and nothing else: it
@@ -233,8 +351,11 @@ pub trait RcipClient: Send + Sync + std::fmt::Debug {
             .collect()
     }
 
-    /// Calls `listener` after every revision until the returned guard is dropped.
-    fn subscribe(&self, listener: Listener) -> Subscription;
+    /// Calls `listener` after every revision until the returned guard is dropped: the
+    /// object-safe form that implementors write. Callers use
+    /// [`RcipClientExt::subscribe`](crate::RcipClientExt::subscribe), which takes a closure
+    /// as [`Assist::subscribe`](https://docs.rs/rcip-assist) does.
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription;
 
     /// Asks the host to run one capability. Never fails: every expected failure is an
     /// outcome.

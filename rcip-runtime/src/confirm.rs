@@ -131,13 +131,13 @@ impl Inner {
         let ttl = self.confirmation_ttl;
         let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
         let expires_at = self.clock.now_ms().saturating_add(ttl_ms);
-        let confirmation = ConfirmationInfo {
-            id: id.clone(),
-            title: capability.title.to_string(),
-            description: reason.unwrap_or_else(|| capability.description.to_string()),
-            effect: capability.effect,
+        let confirmation = ConfirmationInfo::new(
+            id.clone(),
+            capability.title.as_str(),
+            reason.unwrap_or_else(|| capability.description.to_string()),
+            capability.effect,
             expires_at,
-        };
+        );
         let outcome = InvocationOutcome::ConfirmationRequired {
             invocation_id: attempt.invocation_id.to_string(),
             capability_id: attempt.capability_id.clone(),

@@ -23,11 +23,15 @@ pub const DEFAULT_MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
 /// # let _ = (a, b);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Input {
     /// A parsed value.
     Value(Value),
     /// Raw JSON text; text that is not JSON, too large or too deep is `INPUT_INVALID`.
     Text(String),
+    /// No input at all: a request read from JSON without an `input` member (the
+    /// reference's `undefined`). Always `INPUT_INVALID`, before anything else is looked at.
+    Missing,
 }
 
 impl Input {
@@ -48,6 +52,7 @@ impl Input {
                 let value: Value = serde_json::from_str(&text).ok()?;
                 within_depth(&value).then_some(value)
             }
+            Input::Missing => None,
         }
     }
 }
@@ -104,6 +109,7 @@ mod tests {
         assert!(Input::text("{not json").into_value(1024).is_none());
         assert!(Input::text("").into_value(1024).is_none());
         assert!(Input::text("[1,2,3]").into_value(3).is_none());
+        assert!(Input::Missing.into_value(usize::MAX).is_none());
         assert_eq!(
             Input::text("[1,2,3]").into_value(7),
             Some(serde_json::json!([1, 2, 3]))

@@ -378,10 +378,11 @@ fn handler_failure(failure: Option<Failure>, token: Option<&CancellationToken>) 
         _ if is_cancelled(token) => error(ErrorCode::ExecutionAborted, m::ABORTED),
         Some(Failure::Aborted) => error(ErrorCode::ExecutionAborted, m::ABORTED),
         Some(Failure::Public(public)) if public.issues.is_empty() => {
-            error(ErrorCode::ExecutionFailed, public.message)
+            error(ErrorCode::ExecutionFailed, public.outcome_message())
         }
         Some(Failure::Public(public)) => {
-            RcipError::with_issues(ErrorCode::ExecutionFailed, public.message, public.issues)
+            let message = public.outcome_message();
+            RcipError::with_issues(ErrorCode::ExecutionFailed, message, public.issues)
         }
         Some(Failure::Failed(_)) | None => error(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
     }

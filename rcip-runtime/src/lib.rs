@@ -20,9 +20,7 @@
 //! let definition = ApplicationDefinition::new("polls", "Polls", "Create and vote on polls.")
 //!     .scope(ScopeDefinition::new("polls", "Polls", "The poll list."))
 //!     .capability(
-//!         CapabilityDefinition::new("polls.close", Effect::Destructive)
-//!             .title("Close a poll")
-//!             .description("Closes a poll for good.")
+//!         CapabilityDefinition::new("polls.close", Effect::Destructive, "Close a poll", "Closes a poll for good.")
 //!             .scope("polls")
 //!             .input_schema(json!({
 //!                 "type": "object",

@@ -10,9 +10,12 @@ use serde_json::Value;
 use crate::extensions::{Extensions, Principal};
 use crate::support::BoxFuture;
 
-/// Why a policy is being asked.
+/// Why a policy is being asked. Non-exhaustive: a new surface that consults the policy (as
+/// preflight was added in 2.0.4) adds a phase; a policy should treat one it does not know
+/// as it treats `Invoke`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum PolicyPhase {
     /// An advisory preflight check.
     Preflight,
@@ -20,23 +23,49 @@ pub enum PolicyPhase {
     Invoke,
 }
 
-/// What a policy sees. Everything is a shared immutable copy.
+/// What a policy sees. Everything is a shared immutable copy, so cloning it (to move it into
+/// an async policy's future) copies a few `Arc`s; only the runtime builds one.
 #[derive(Debug, Clone)]
 pub struct PolicyContext {
-    /// Preflight or invoke.
-    pub phase: PolicyPhase,
-    /// A fresh snapshot entry of the capability, with live availability.
-    pub capability: CapabilitySnapshot,
-    /// The schema-valid input.
-    pub input: Arc<Value>,
-    /// The semantic context at evaluation time.
-    pub semantic_context: Arc<SemanticContext>,
-    /// `true` only on the re-run after a host approval.
-    pub confirmed: bool,
+    pub(crate) phase: PolicyPhase,
+    pub(crate) capability: CapabilitySnapshot,
+    pub(crate) input: Arc<Value>,
+    pub(crate) semantic_context: Arc<SemanticContext>,
+    pub(crate) confirmed: bool,
     pub(crate) extensions: Extensions,
 }
 
 impl PolicyContext {
+    /// Preflight or invoke.
+    #[must_use]
+    pub fn phase(&self) -> PolicyPhase {
+        self.phase
+    }
+
+    /// A fresh snapshot entry of the capability, with live availability.
+    #[must_use]
+    pub fn capability(&self) -> &CapabilitySnapshot {
+        &self.capability
+    }
+
+    /// The schema-valid input (shared: clone the `Arc` to keep it).
+    #[must_use]
+    pub fn input(&self) -> &Arc<Value> {
+        &self.input
+    }
+
+    /// The semantic context at evaluation time (shared: clone the `Arc` to keep it).
+    #[must_use]
+    pub fn semantic_context(&self) -> &Arc<SemanticContext> {
+        &self.semantic_context
+    }
+
+    /// `true` only on the re-run after a host approval.
+    #[must_use]
+    pub fn confirmed(&self) -> bool {
+        self.confirmed
+    }
+
     /// What the caller's transport attached to the request (the same values the handler
     /// will see).
     #[must_use]
@@ -60,8 +89,10 @@ impl PolicyContext {
     }
 }
 
-/// A policy's answer.
+/// A policy's answer. Non-exhaustive: a later protocol may add answers (the runtime is the
+/// only one that matches on it).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PolicyDecision {
     /// Run it.
     Allow,
@@ -130,9 +161,9 @@ pub struct DefaultPolicy;
 
 impl Policy for DefaultPolicy {
     fn evaluate(&self, context: PolicyContext) -> PolicyVerdict {
-        PolicyVerdict::Ready(Ok(match context.capability.effect {
+        PolicyVerdict::Ready(Ok(match context.capability().effect {
             Effect::Read => PolicyDecision::Allow,
-            _ if context.confirmed => PolicyDecision::Allow,
+            _ if context.confirmed() => PolicyDecision::Allow,
             Effect::Destructive => PolicyDecision::Confirm { reason: None },
             Effect::Write | Effect::External => PolicyDecision::Deny { reason: None },
         }))
@@ -143,10 +174,10 @@ struct SyncPolicy<F>(F);
 
 impl<F> Policy for SyncPolicy<F>
 where
-    F: Fn(&PolicyContext) -> PolicyDecision + Send + Sync + 'static,
+    F: Fn(PolicyContext) -> PolicyDecision + Send + Sync + 'static,
 {
     fn evaluate(&self, context: PolicyContext) -> PolicyVerdict {
-        PolicyVerdict::Ready(Ok((self.0)(&context)))
+        PolicyVerdict::Ready(Ok((self.0)(context)))
     }
 }
 
@@ -162,26 +193,40 @@ where
     }
 }
 
-/// A synchronous policy from a closure.
+/// A synchronous policy from a closure. It takes the context by value, as
+/// [`async_policy_fn`] and [`Policy::evaluate`] do (an async closure has to own what its
+/// future uses, so by value is the one form both can share).
 ///
 /// ```
 /// use rcip_runtime::{Effect, PolicyDecision, policy_fn};
 /// // Allow reads, confirm everything else (the pilot's policy).
-/// let policy = policy_fn(|ctx| match ctx.capability.effect {
+/// let policy = policy_fn(|ctx| match ctx.capability().effect {
 ///     Effect::Read => PolicyDecision::Allow,
-///     _ if ctx.confirmed => PolicyDecision::Allow,
+///     _ if ctx.confirmed() => PolicyDecision::Allow,
 ///     _ => PolicyDecision::Confirm { reason: None },
 /// });
 /// # let _ = policy;
 /// ```
 pub fn policy_fn<F>(f: F) -> Arc<dyn Policy>
 where
-    F: Fn(&PolicyContext) -> PolicyDecision + Send + Sync + 'static,
+    F: Fn(PolicyContext) -> PolicyDecision + Send + Sync + 'static,
 {
     Arc::new(SyncPolicy(f))
 }
 
-/// An asynchronous policy from a closure returning a future.
+/// An asynchronous policy from a closure returning a future; the context moves into it.
+///
+/// ```
+/// use rcip_runtime::{Effect, PolicyDecision, PolicyError, async_policy_fn};
+/// let policy = async_policy_fn(|ctx| async move {
+///     // e.g. ask an authorization service about ctx.principal() here
+///     Ok::<_, PolicyError>(match ctx.capability().effect {
+///         Effect::Read => PolicyDecision::Allow,
+///         _ => PolicyDecision::deny("Read-only today."),
+///     })
+/// });
+/// # let _ = policy;
+/// ```
 pub fn async_policy_fn<F, Fut>(f: F) -> Arc<dyn Policy>
 where
     F: Fn(PolicyContext) -> Fut + Send + Sync + 'static,

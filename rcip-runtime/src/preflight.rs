@@ -91,11 +91,11 @@ impl Inner {
                 }
             }
         }
-        Ok(PreflightReport {
-            revision: start_revision,
-            checked_at: self.clock.now_ms(),
+        Ok(PreflightReport::new(
+            start_revision,
+            self.clock.now_ms(),
             consistent,
             outcomes,
-        })
+        ))
     }
 }

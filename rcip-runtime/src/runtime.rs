@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use rcip_core::{
     ApplicationDefinition, ApplicationSnapshot, Availability, CapabilitySnapshot, ErrorCode,
-    EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport, RCIP_PROTOCOL_VERSION,
-    RuntimeEvent, SemanticContext,
+    EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport, RuntimeEvent,
+    SemanticContext,
 };
 
 use crate::binding::{AvailabilityFn, Handler};
@@ -31,36 +31,32 @@ pub const DEFAULT_CONFIRMATION_TTL: Duration = Duration::from_secs(120);
 /// An observer of redacted lifecycle events. A panic in it is contained and ignored.
 pub type EventObserver = Arc<dyn Fn(&RuntimeEvent) + Send + Sync>;
 
-/// How a runtime behaves; every field has the reference's default.
+/// How a runtime behaves: [`RuntimeOptions::new`] (or `Default`) has the reference's
+/// defaults, and each builder method changes one of them.
 ///
 /// ```
 /// use std::time::Duration;
 /// use rcip_runtime::{RuntimeOptions, Effect, PolicyDecision, policy_fn};
-/// let options = RuntimeOptions::default()
-///     .with_policy(policy_fn(|ctx| match ctx.capability.effect {
+/// let options = RuntimeOptions::new()
+///     .policy(policy_fn(|ctx| match ctx.capability().effect {
 ///         Effect::Read => PolicyDecision::Allow,
-///         _ if ctx.confirmed => PolicyDecision::Allow,
+///         _ if ctx.confirmed() => PolicyDecision::Allow,
 ///         _ => PolicyDecision::Confirm { reason: None },
 ///     }))
-///     .with_confirmation_ttl(Duration::from_secs(30))
+///     .confirmation_ttl(Duration::from_secs(30))
+///     .max_input_bytes(64 * 1024)
 ///     .on_event(|event| eprintln!("{:?} {}", event.phase, event.capability_id));
 /// # let _ = options;
 /// ```
 #[derive(Clone)]
 pub struct RuntimeOptions {
-    /// Host policy; [`DefaultPolicy`] when not set.
-    pub policy: Arc<dyn Policy>,
-    /// How long a confirmation stays valid ([`DEFAULT_CONFIRMATION_TTL`]).
-    pub confirmation_ttl: Duration,
-    /// A lifecycle observer (events also go to `tracing`, target `rcip::event`).
-    pub on_event: Option<EventObserver>,
-    /// Where wall-clock time comes from.
-    pub clock: Arc<dyn Clock>,
-    /// The largest raw JSON text input accepted, in bytes ([`DEFAULT_MAX_INPUT_BYTES`]).
-    pub max_input_bytes: usize,
-    /// Whether every declared capability must be bound before the runtime serves (off by
-    /// default): see [`require_all_bound`](Self::require_all_bound).
-    pub require_all_bound: bool,
+    policy: Arc<dyn Policy>,
+    confirmation_ttl: Duration,
+    on_event: Option<EventObserver>,
+    clock: Arc<dyn Clock>,
+    max_input_bytes: usize,
+    /// Whether every declared capability must be bound before the runtime serves.
+    require_all_bound: bool,
 }
 
 impl Default for RuntimeOptions {
@@ -89,37 +85,45 @@ impl std::fmt::Debug for RuntimeOptions {
 }
 
 impl RuntimeOptions {
-    /// Sets the policy.
+    /// The reference's defaults: [`DefaultPolicy`], [`DEFAULT_CONFIRMATION_TTL`], no event
+    /// observer, the system clock, [`DEFAULT_MAX_INPUT_BYTES`].
     #[must_use]
-    pub fn with_policy(mut self, policy: Arc<dyn Policy>) -> Self {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the host policy ([`DefaultPolicy`] when not set).
+    #[must_use]
+    pub fn policy(mut self, policy: Arc<dyn Policy>) -> Self {
         self.policy = policy;
         self
     }
 
-    /// Sets the confirmation lifetime.
+    /// Sets how long a confirmation stays valid ([`DEFAULT_CONFIRMATION_TTL`]).
     #[must_use]
-    pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {
+    pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
         self.confirmation_ttl = ttl;
         self
     }
 
-    /// Sets the event observer.
+    /// Sets the lifecycle observer (events also go to `tracing`, target `rcip::event`). A
+    /// panic in it is contained and ignored.
     #[must_use]
     pub fn on_event(mut self, observer: impl Fn(&RuntimeEvent) + Send + Sync + 'static) -> Self {
         self.on_event = Some(Arc::new(observer));
         self
     }
 
-    /// Sets the clock.
+    /// Sets where wall-clock time comes from.
     #[must_use]
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
     }
 
-    /// Sets the largest raw JSON text input.
+    /// Sets the largest raw JSON text input accepted, in bytes ([`DEFAULT_MAX_INPUT_BYTES`]).
     #[must_use]
-    pub fn with_max_input_bytes(mut self, bytes: usize) -> Self {
+    pub fn max_input_bytes(mut self, bytes: usize) -> Self {
         self.max_input_bytes = bytes;
         self
     }
@@ -316,14 +320,13 @@ impl Inner {
                 capability_entry(capability, binding.is_some(), availability, &context)
             })
             .collect();
-        ApplicationSnapshot {
-            protocol_version: Arc::from(RCIP_PROTOCOL_VERSION),
+        ApplicationSnapshot::new(
             revision,
-            application: self.catalog.application.clone(),
-            scopes: self.catalog.scopes.clone(),
+            self.catalog.application.clone(),
+            self.catalog.scopes.clone(),
             context,
             capabilities,
-        }
+        )
     }
 
     fn subscribe(self: &Arc<Self>, listener: Listener) -> Subscription {
@@ -389,13 +392,13 @@ impl Inner {
             error_code = error_code.map_or("", ErrorCode::as_str),
         );
         if let Some(observer) = &self.observer {
-            let event = RuntimeEvent {
-                timestamp: self.clock.now_ms(),
-                invocation_id: invocation_id.to_owned(),
-                capability_id: capability_id.to_owned(),
+            let event = RuntimeEvent::new(
+                self.clock.now_ms(),
+                invocation_id,
+                capability_id,
                 phase,
                 error_code,
-            };
+            );
             let _ = contain(|| observer(&event));
         }
     }
@@ -408,13 +411,12 @@ pub(crate) fn capability_entry(
     availability: Option<Availability>,
     context: &SemanticContext,
 ) -> CapabilitySnapshot {
-    CapabilitySnapshot {
-        contract: capability.contract.clone(),
+    CapabilitySnapshot::new(
+        capability.contract.clone(),
         bound,
-        available: bound && availability.as_ref().is_some_and(|a| a.available),
         availability,
-        relevance: context.relevance_of(&capability.contract.scope_ids),
-    }
+        context.relevance_of(&capability.contract.scope_ids),
+    )
 }
 
 /// An RCIP runtime: one catalog's bindings, context, revision, confirmations and listeners.
@@ -428,9 +430,7 @@ pub(crate) fn capability_entry(
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
 /// let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
-///     CapabilityDefinition::new("notes.count", Effect::Read)
-///         .title("Count notes")
-///         .description("Counts the notes.")
+///     CapabilityDefinition::new("notes.count", Effect::Read, "Count notes", "Counts the notes.")
 ///         .output_schema(json!({"type": "integer"})),
 /// );
 /// let runtime = Runtime::new(definition, RuntimeOptions::default())?;
@@ -594,7 +594,7 @@ impl RcipClient for Client {
         self.inner.snapshot()
     }
 
-    fn subscribe(&self, listener: Listener) -> Subscription {
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription {
         self.inner.subscribe(listener)
     }
 

@@ -12,9 +12,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
 //! let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
-//!     CapabilityDefinition::new("notes.count", Effect::Read)
-//!         .title("Count notes")
-//!         .description("Counts the notes.")
+//!     CapabilityDefinition::new("notes.count", Effect::Read, "Count notes", "Counts the notes.")
 //!         .output_schema(json!({"type": "integer"})),
 //! );
 //! let runtime = Runtime::new(definition, RuntimeOptions::default())?;

@@ -8,7 +8,9 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::capability::CapabilitySpec;
-use crate::client::{InvocationRequest, PreflightBatch, PreflightProposal, RcipClient};
+use crate::client::{
+    InvocationRequest, PreflightBatch, PreflightProposal, RcipClient, Subscription,
+};
 use crate::support::BoxFuture;
 use crate::surfaces::Surface;
 use crate::{Error, Input};
@@ -121,6 +123,25 @@ impl<O> TypedOutcome<O> {
 /// if let Some(created) = outcome.output() { println!("{}", created.poll_id); }
 /// ```
 pub trait RcipClientExt: RcipClient {
+    /// Calls `listener` after every revision until the returned guard is dropped (or
+    /// [`unsubscribe`](Subscription::unsubscribe)d); read the snapshot in it. A panic in it
+    /// is contained and ignored. Works on `dyn RcipClient` too; the closure is boxed once
+    /// and handed to [`RcipClient::subscribe_boxed`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use rcip_runtime::{RcipClient, RcipClientExt, Subscription};
+    ///
+    /// fn track_revision(client: Arc<dyn RcipClient>, seen: Arc<AtomicU64>) -> Subscription {
+    ///     let reader = client.clone();
+    ///     client.subscribe(move || seen.store(reader.get_snapshot().revision, Ordering::Relaxed))
+    /// }
+    /// ```
+    fn subscribe(&self, listener: impl Fn() + Send + Sync + 'static) -> Subscription {
+        self.subscribe_boxed(Box::new(listener))
+    }
+
     /// Invokes capability `C` with a typed input and reads its output as `C::Output`. The
     /// request goes through the same runtime checks as any other.
     fn invoke_typed<C>(&self, input: &C::Input) -> BoxFuture<TypedOutcome<C::Output>>

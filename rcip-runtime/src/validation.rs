@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use rcip_core::ValidationIssue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One compiled draft 2020-12 validator, shared by every capability with the same schema.
 pub struct SchemaValidator {
@@ -48,44 +48,55 @@ impl SchemaValidator {
             push_issues(&mut issues, &error);
         }
         if issues.is_empty() {
-            issues.push(ValidationIssue {
-                instance_path: String::new(),
-                keyword: "false schema".to_owned(),
-                message: "Schema validation failed.".to_owned(),
-            });
+            issues.push(ValidationIssue::new(
+                "",
+                "false schema",
+                "Schema validation failed.",
+            ));
         }
         Err(issues)
     }
 }
 
 /// Converts one validator error into the issues Ajv (the reference's validator) would
-/// report for it: same `instancePath` and `keyword`, and Ajv's wording for the common
-/// keywords so consumers that match on messages keep working. Ajv reports one issue per
-/// unexpected property; so do we.
+/// report for it: same `instancePath` and `keyword`, Ajv's wording for the common keywords
+/// so consumers that match on messages keep working, and Ajv's `params` so a model can act
+/// on the issue (which property to drop or add, which type or bound is wanted). Ajv reports
+/// one issue per unexpected property; so do we.
 fn push_issues(issues: &mut Vec<ValidationIssue>, error: &jsonschema::ValidationError<'_>) {
     let path = error.instance_path().to_string();
     let kind = error.kind();
-    let issue = |keyword: &str, message: String| ValidationIssue {
-        instance_path: path.clone(),
-        keyword: keyword.to_owned(),
-        message,
+    let issue =
+        |keyword: &str, message: String| ValidationIssue::new(path.clone(), keyword, message);
+    let bound = |comparison: &str, limit: &Value| {
+        Map::from_iter([
+            ("comparison".to_owned(), Value::from(comparison)),
+            ("limit".to_owned(), limit.clone()),
+        ])
     };
-    let message = match kind {
+    let one = |name: &str, value: Value| Map::from_iter([(name.to_owned(), value)]);
+    let (message, params) = match kind {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            for _ in unexpected {
-                issues.push(issue(
-                    "additionalProperties",
-                    "must NOT have additional properties".to_owned(),
-                ));
+            for name in unexpected {
+                issues.push(
+                    issue(
+                        "additionalProperties",
+                        "must NOT have additional properties".to_owned(),
+                    )
+                    .with_param("additionalProperty", name.as_str()),
+                );
             }
             return;
         }
         ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            for _ in unexpected {
-                issues.push(issue(
-                    "unevaluatedProperties",
-                    "must NOT have unevaluated properties".to_owned(),
-                ));
+            for name in unexpected {
+                issues.push(
+                    issue(
+                        "unevaluatedProperties",
+                        "must NOT have unevaluated properties".to_owned(),
+                    )
+                    .with_param("unevaluatedProperty", name.as_str()),
+                );
             }
             return;
         }
@@ -93,55 +104,132 @@ fn push_issues(issues: &mut Vec<ValidationIssue>, error: &jsonschema::Validation
             let name = property
                 .as_str()
                 .map_or_else(|| property.to_string(), str::to_owned);
-            format!("must have required property '{name}'")
+            (
+                format!("must have required property '{name}'"),
+                one("missingProperty", Value::String(name)),
+            )
         }
         ValidationErrorKind::Type { kind } => match kind {
-            TypeKind::Single(t) => format!("must be {t}"),
+            TypeKind::Single(t) => (format!("must be {t}"), one("type", t.to_string().into())),
             TypeKind::Multiple(set) => {
                 let names: Vec<String> = set.iter().map(|t| t.to_string()).collect();
-                format!("must be {}", names.join(","))
+                let message = format!("must be {}", names.join(","));
+                // Ajv gives a type list as the list itself.
+                (message, one("type", Value::from(names)))
             }
         },
-        ValidationErrorKind::MinLength { limit } => {
-            format!("must NOT have fewer than {limit} characters")
+        ValidationErrorKind::MinLength { limit } => (
+            format!("must NOT have fewer than {limit} characters"),
+            one("limit", (*limit).into()),
+        ),
+        ValidationErrorKind::MaxLength { limit } => (
+            format!("must NOT have more than {limit} characters"),
+            one("limit", (*limit).into()),
+        ),
+        ValidationErrorKind::MinItems { limit } => (
+            format!("must NOT have fewer than {limit} items"),
+            one("limit", (*limit).into()),
+        ),
+        ValidationErrorKind::MaxItems { limit } => (
+            format!("must NOT have more than {limit} items"),
+            one("limit", (*limit).into()),
+        ),
+        ValidationErrorKind::AdditionalItems { limit } => (
+            format!("must NOT have more than {limit} items"),
+            one("limit", (*limit).into()),
+        ),
+        ValidationErrorKind::MinProperties { limit } => (
+            format!("must NOT have fewer than {limit} properties"),
+            one("limit", (*limit).into()),
+        ),
+        ValidationErrorKind::MaxProperties { limit } => (
+            format!("must NOT have more than {limit} properties"),
+            one("limit", (*limit).into()),
+        ),
+        ValidationErrorKind::Minimum { limit } => {
+            (format!("must be >= {limit}"), bound(">=", limit))
         }
-        ValidationErrorKind::MaxLength { limit } => {
-            format!("must NOT have more than {limit} characters")
+        ValidationErrorKind::Maximum { limit } => {
+            (format!("must be <= {limit}"), bound("<=", limit))
         }
-        ValidationErrorKind::MinItems { limit } => {
-            format!("must NOT have fewer than {limit} items")
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            (format!("must be > {limit}"), bound(">", limit))
         }
-        ValidationErrorKind::MaxItems { limit } => format!("must NOT have more than {limit} items"),
-        ValidationErrorKind::MinProperties { limit } => {
-            format!("must NOT have fewer than {limit} properties")
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            (format!("must be < {limit}"), bound("<", limit))
         }
-        ValidationErrorKind::MaxProperties { limit } => {
-            format!("must NOT have more than {limit} properties")
+        ValidationErrorKind::MultipleOf { multiple_of } => (
+            format!("must be multiple of {multiple_of}"),
+            one("multipleOf", multiple_of_value(*multiple_of)),
+        ),
+        ValidationErrorKind::Enum { options } => (
+            "must be equal to one of the allowed values".to_owned(),
+            one("allowedValues", Value::clone(options)),
+        ),
+        ValidationErrorKind::Constant { expected_value } => (
+            "must be equal to constant".to_owned(),
+            one("allowedValue", Value::clone(expected_value)),
+        ),
+        ValidationErrorKind::Pattern { pattern } => (
+            format!("must match pattern \"{pattern}\""),
+            one("pattern", pattern.as_str().into()),
+        ),
+        ValidationErrorKind::Format { format } => (
+            format!("must match format \"{format}\""),
+            one("format", format.as_str().into()),
+        ),
+        // Ajv names the two equal items; the Rust validator does not say which they are.
+        ValidationErrorKind::UniqueItems => {
+            ("must NOT have duplicate items".to_owned(), Map::new())
         }
-        ValidationErrorKind::Minimum { limit } => format!("must be >= {limit}"),
-        ValidationErrorKind::Maximum { limit } => format!("must be <= {limit}"),
-        ValidationErrorKind::ExclusiveMinimum { limit } => format!("must be > {limit}"),
-        ValidationErrorKind::ExclusiveMaximum { limit } => format!("must be < {limit}"),
-        ValidationErrorKind::MultipleOf { multiple_of } => {
-            format!("must be multiple of {multiple_of}")
+        ValidationErrorKind::AnyOf { .. } => {
+            ("must match a schema in anyOf".to_owned(), Map::new())
         }
-        ValidationErrorKind::Enum { .. } => "must be equal to one of the allowed values".to_owned(),
-        ValidationErrorKind::Constant { .. } => "must be equal to constant".to_owned(),
-        ValidationErrorKind::Pattern { pattern } => format!("must match pattern \"{pattern}\""),
-        ValidationErrorKind::UniqueItems => "must NOT have duplicate items".to_owned(),
-        ValidationErrorKind::AnyOf { .. } => "must match a schema in anyOf".to_owned(),
-        ValidationErrorKind::OneOfNotValid { .. }
-        | ValidationErrorKind::OneOfMultipleValid { .. } => {
-            "must match exactly one schema in oneOf".to_owned()
+        ValidationErrorKind::OneOfNotValid { .. } => (
+            "must match exactly one schema in oneOf".to_owned(),
+            one("passingSchemas", Value::Null),
+        ),
+        ValidationErrorKind::OneOfMultipleValid { context } => {
+            // A branch without errors passed; Ajv reports the first two that did.
+            let passing: Vec<Value> = context
+                .iter()
+                .enumerate()
+                .filter(|(_, branch)| branch.is_empty())
+                .take(2)
+                .map(|(index, _)| Value::from(index))
+                .collect();
+            (
+                "must match exactly one schema in oneOf".to_owned(),
+                one("passingSchemas", Value::from(passing)),
+            )
         }
-        ValidationErrorKind::Not { .. } => "must NOT be valid".to_owned(),
-        ValidationErrorKind::Contains => "must contain at least 1 valid item(s)".to_owned(),
-        ValidationErrorKind::PropertyNames { .. } => "property name must be valid".to_owned(),
+        ValidationErrorKind::Not { .. } => ("must NOT be valid".to_owned(), Map::new()),
+        ValidationErrorKind::Contains => (
+            "must contain at least 1 valid item(s)".to_owned(),
+            one("minContains", 1.into()),
+        ),
+        ValidationErrorKind::PropertyNames { error } => (
+            "property name must be valid".to_owned(),
+            one("propertyName", error.instance().as_ref().clone()),
+        ),
         ValidationErrorKind::FalseSchema => {
             issues.push(issue("false schema", "boolean schema is false".to_owned()));
             return;
         }
-        _ => error.to_string(),
+        _ => (error.to_string(), Map::new()),
     };
-    issues.push(issue(kind.keyword(), message));
+    let mut issue = issue(kind.keyword(), message);
+    issue.params = params;
+    issues.push(issue);
+}
+
+/// `multipleOf` as JSON: an integer when it is one (Ajv passes the schema's own number).
+fn multiple_of_value(multiple_of: f64) -> Value {
+    // Exact for every integer an f64 can hold below 2^53; others stay floats.
+    if multiple_of.fract() == 0.0 && multiple_of.abs() < 9_007_199_254_740_992.0 {
+        #[allow(clippy::cast_possible_truncation)]
+        Value::from(multiple_of as i64)
+    } else {
+        serde_json::Number::from_f64(multiple_of).map_or(Value::Null, Value::Number)
+    }
 }

@@ -78,7 +78,7 @@ catalog! {
 fn runtime() -> Runtime {
     let runtime = Runtime::new(
         Notes::definition().unwrap(),
-        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+        RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
     )
     .unwrap();
     runtime.host().bind_capability::<add>(()).unwrap().keep();
@@ -136,8 +136,8 @@ impl RcipClient for TestClient {
         self.inner.get_snapshot()
     }
 
-    fn subscribe(&self, listener: Listener) -> Subscription {
-        self.inner.subscribe(listener)
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription {
+        self.inner.subscribe_boxed(listener)
     }
 
     fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome> {
@@ -179,8 +179,8 @@ impl RcipClient for Minimal {
         self.inner.get_snapshot()
     }
 
-    fn subscribe(&self, listener: Listener) -> Subscription {
-        self.inner.subscribe(listener)
+    fn subscribe_boxed(&self, listener: Listener) -> Subscription {
+        self.inner.subscribe_boxed(listener)
     }
 
     fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome> {

@@ -14,11 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
 fn runtime() -> Runtime {
-    Runtime::new(
-        definition(),
-        RuntimeOptions::default().with_policy(allow_all()),
-    )
-    .unwrap()
+    Runtime::new(definition(), RuntimeOptions::default().policy(allow_all())).unwrap()
 }
 
 /// 2.2 / 4.6: 1,000 concurrent invocations with distinct ids all succeed, each handler runs
@@ -44,9 +40,9 @@ async fn thousand_distinct_ids_all_succeed() {
     let client = runtime.client();
     let notified = Arc::new(AtomicU64::new(0));
     let seen = notified.clone();
-    let _sub = client.subscribe(Box::new(move || {
+    let _sub = client.subscribe(move || {
         seen.fetch_add(1, Ordering::SeqCst);
-    }));
+    });
     let start = client.get_snapshot().revision;
 
     let handles: Vec<_> =

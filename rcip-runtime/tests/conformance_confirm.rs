@@ -81,9 +81,9 @@ struct Logged {
 impl Policy for Logged {
     fn evaluate(&self, context: PolicyContext) -> PolicyVerdict {
         self.log.lock().unwrap().push((
-            context.phase,
-            context.confirmed,
-            context.capability.id.to_string(),
+            context.phase(),
+            context.confirmed(),
+            context.capability().id.to_string(),
         ));
         self.inner.evaluate(context)
     }
@@ -109,16 +109,16 @@ impl Fx {
         let clock = ManualClock::at(T0);
         let policy_log = PolicyLog::default();
         let mut options = RuntimeOptions::default()
-            .with_clock(clock.clone())
+            .clock(clock.clone())
             .on_event(events.observer());
         if let Some(policy) = policy {
-            options = options.with_policy(Arc::new(Logged {
+            options = options.policy(Arc::new(Logged {
                 inner: policy,
                 log: policy_log.clone(),
             }));
         }
         if let Some(ttl) = ttl {
-            options = options.with_confirmation_ttl(ttl);
+            options = options.confirmation_ttl(ttl);
         }
         let runtime = Runtime::new(definition(), options).unwrap();
         let host = runtime.host();
@@ -271,13 +271,13 @@ async fn ticket_carries_capability_title_description_effect_and_expiry() {
     let ticket = fx.ticket("inv-issue").await;
     assert_eq!(
         ticket,
-        ConfirmationInfo {
-            id: ticket.id.clone(),
-            title: "Title of notes.purge".to_owned(),
-            description: "Description of notes.purge.".to_owned(),
-            effect: Effect::Destructive,
-            expires_at: T0 + TTL_MS,
-        }
+        ConfirmationInfo::new(
+            ticket.id.clone(),
+            "Title of notes.purge",
+            "Description of notes.purge.",
+            Effect::Destructive,
+            T0 + TTL_MS,
+        )
     );
     assert_eq!(fx.phases("inv-issue"), pending_phases());
     assert_eq!(fx.calls.count(), 0);
@@ -292,7 +292,7 @@ async fn ticket_carries_capability_title_description_effect_and_expiry() {
 #[tokio::test]
 async fn ticket_description_is_the_policy_reason() {
     let policy = policy_fn(|ctx| {
-        if ctx.confirmed {
+        if ctx.confirmed() {
             PolicyDecision::Allow
         } else {
             PolicyDecision::confirm("Purging deletes archived notes for good.")
@@ -403,7 +403,7 @@ async fn confirm_again_on_the_confirmed_rerun_is_denied() {
 #[tokio::test]
 async fn deny_on_the_confirmed_rerun_is_denied_with_its_reason() {
     let policy = policy_fn(|ctx| {
-        if ctx.confirmed {
+        if ctx.confirmed() {
             PolicyDecision::deny("The archive quota is locked.")
         } else {
             PolicyDecision::Confirm { reason: None }

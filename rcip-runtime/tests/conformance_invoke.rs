@@ -53,7 +53,7 @@ struct Harness {
 
 impl Harness {
     fn new(policy: Arc<dyn Policy>) -> Self {
-        Self::with_options(RuntimeOptions::default().with_policy(policy))
+        Self::with_options(RuntimeOptions::default().policy(policy))
     }
 
     fn with_options(options: RuntimeOptions) -> Self {
@@ -61,9 +61,7 @@ impl Harness {
         let clock = ManualClock::at(1_000);
         let runtime = Runtime::new(
             definition(),
-            options
-                .on_event(events.observer())
-                .with_clock(clock.clone()),
+            options.on_event(events.observer()).clock(clock.clone()),
         )
         .unwrap();
         Harness {
@@ -588,8 +586,8 @@ fn nested_arrays(depth: usize) -> Value {
 async fn input_invalid_too_deep_or_too_large() {
     let h = Harness::with_options(
         RuntimeOptions::default()
-            .with_policy(allow_all())
-            .with_max_input_bytes(4096),
+            .policy(allow_all())
+            .max_input_bytes(4096),
     );
     let _g = h.host.bind("app.ping", echo_binding(counter())).unwrap();
     let not_json = "The capability input must be a JSON value.";
@@ -668,7 +666,7 @@ async fn input_invalid_precedes_not_found() {
 #[tokio::test]
 async fn policy_denied_with_and_without_reason() {
     let h = Harness::new(policy_fn(|ctx| {
-        if ctx.input["title"] == "reasoned" {
+        if ctx.input()["title"] == "reasoned" {
             PolicyDecision::deny("Only the owner may read this note.")
         } else {
             PolicyDecision::Deny { reason: None }
@@ -1093,11 +1091,11 @@ async fn a_public_handler_failure_keeps_its_message_and_issues() {
                 Err::<Value, _>(HandlerError::public(
                     "SCHEMA_VIOLATION",
                     "the data does not match",
-                    vec![rcip_runtime::rcip_core::ValidationIssue {
-                        instance_path: "/title".into(),
-                        keyword: "maxLength".into(),
-                        message: "must NOT have more than 10 characters".into(),
-                    }],
+                    vec![rcip_runtime::rcip_core::ValidationIssue::new(
+                        "/title",
+                        "maxLength",
+                        "must NOT have more than 10 characters",
+                    )],
                 ))
             }),
         )
@@ -1393,7 +1391,7 @@ async fn succeeded_event_precedes_subscriber_notification() {
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_policy(allow_all())
+            .policy(allow_all())
             .on_event(move |e| {
                 observed
                     .lock()
@@ -1416,13 +1414,13 @@ async fn succeeded_event_precedes_subscriber_notification() {
         .unwrap();
     let listened = log.clone();
     let reader = client.clone();
-    let _sub = client.subscribe(Box::new(move || {
+    let _sub = client.subscribe(move || {
         let revision = reader.get_snapshot().revision;
         listened
             .lock()
             .unwrap()
             .push(format!("listener:{revision}"));
-    }));
+    });
     let outcome = client
         .invoke(request("inv-1", "notes.read", note("a")))
         .await;
@@ -1448,7 +1446,7 @@ fn runtime_with_started_hook(
     Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_policy(allow_all())
+            .policy(allow_all())
             .on_event(move |e| {
                 record(e);
                 if e.phase == EventPhase::Started {
@@ -1592,9 +1590,9 @@ async fn revision_sequence() {
     let h = Harness::with_options(RuntimeOptions::default()); // default policy
     let notified = counter();
     let seen = notified.clone();
-    let _sub = h.client.subscribe(Box::new(move || {
+    let _sub = h.client.subscribe(move || {
         seen.fetch_add(1, Ordering::SeqCst);
-    }));
+    });
 
     let mut last = h.client.get_snapshot();
     assert_eq!(last.revision, 0);
@@ -1874,8 +1872,8 @@ async fn handler_context_and_input_copy() {
         clock_slot.clone(),
     );
     let h = Harness::new(async_policy_fn(move |ctx: PolicyContext| {
-        *kept_input.lock().unwrap() = Some(ctx.input.clone());
-        *kept_context.lock().unwrap() = Some(ctx.semantic_context.clone());
+        *kept_input.lock().unwrap() = Some(ctx.input().clone());
+        *kept_context.lock().unwrap() = Some(ctx.semantic_context().clone());
         let clock = policy_clock.lock().unwrap().clone();
         async move {
             // Time passes while the policy decides.

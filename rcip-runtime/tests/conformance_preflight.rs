@@ -39,7 +39,11 @@ const DENY_REASON: &str = "Creating notes is paused.";
 /// The fixture policy's decision: by the proposal's `title` when it names one, else by
 /// effect (read/write allowed, destructive confirmed, external denied).
 fn decide(ctx: &PolicyContext) -> Result<PolicyDecision, PolicyError> {
-    let title = ctx.input.get("title").and_then(Value::as_str).unwrap_or("");
+    let title = ctx
+        .input()
+        .get("title")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     Ok(match title {
         "allow" => PolicyDecision::Allow,
         "deny" => PolicyDecision::Deny { reason: None },
@@ -47,7 +51,7 @@ fn decide(ctx: &PolicyContext) -> Result<PolicyDecision, PolicyError> {
         "confirm" => PolicyDecision::Confirm { reason: None },
         "confirm-reason" => PolicyDecision::confirm(CONFIRM_REASON),
         "fail" => return Err("policy store unreachable: secret detail".into()),
-        _ => match ctx.capability.effect {
+        _ => match ctx.capability().effect {
             Effect::Read | Effect::Write => PolicyDecision::Allow,
             Effect::Destructive => PolicyDecision::Confirm { reason: None },
             Effect::External => PolicyDecision::Deny { reason: None },
@@ -68,13 +72,13 @@ struct TestPolicy {
 impl Policy for TestPolicy {
     fn evaluate(&self, context: PolicyContext) -> PolicyVerdict {
         self.log.lock().unwrap().push((
-            context.phase,
-            context.confirmed,
-            context.capability.id.to_string(),
+            context.phase(),
+            context.confirmed(),
+            context.capability().id.to_string(),
         ));
         let decision = decide(&context);
         match &self.gate {
-            Some(gate) if context.phase == PolicyPhase::Preflight => {
+            Some(gate) if context.phase() == PolicyPhase::Preflight => {
                 let gate = gate.clone();
                 PolicyVerdict::Pending(Box::pin(async move {
                     gate.cancelled().await;
@@ -112,9 +116,9 @@ impl Fx {
             gate: gated.then(|| gate.clone()),
         };
         let options = RuntimeOptions::default()
-            .with_clock(clock.clone())
-            .with_policy(Arc::new(policy))
-            .with_confirmation_ttl(Duration::from_secs(1))
+            .clock(clock.clone())
+            .policy(Arc::new(policy))
+            .confirmation_ttl(Duration::from_secs(1))
             .on_event(events.observer());
         let runtime = Runtime::new(definition(), options).unwrap();
         let host = runtime.host();
@@ -265,15 +269,15 @@ async fn ready_outcome_carries_the_effect() {
         .await;
     assert_eq!(
         report,
-        PreflightReport {
+        PreflightReport::new(
             revision,
-            checked_at: T0 + 250,
-            consistent: true,
-            outcomes: vec![
+            T0 + 250,
+            true,
+            vec![
                 ready("notes.create", Effect::Write),
                 blocked("app.ping", ErrorCode::CapabilityUnbound, UNBOUND),
             ],
-        }
+        )
     );
     fx.assert_no_side_effects();
 }

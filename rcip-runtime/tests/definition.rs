@@ -22,9 +22,12 @@ fn scope(id: &str) -> ScopeDefinition {
 }
 
 fn cap(id: &str) -> CapabilityDefinition {
-    CapabilityDefinition::new(id, Effect::Read)
-        .title(format!("Title {id}"))
-        .description(format!("Description {id}."))
+    CapabilityDefinition::new(
+        id,
+        Effect::Read,
+        format!("Title {id}"),
+        format!("Description {id}."),
+    )
 }
 
 /// `{"title": string}` (required), nothing else.
@@ -761,9 +764,7 @@ fn definition_loads_from_json_and_round_trips() {
         .scope(ScopeDefinition::new("polls", "Polls", "The poll list."))
         .scope(ScopeDefinition::new("polls.detail", "Poll", "One poll.").parent("polls"))
         .capability(
-            CapabilityDefinition::new("polls.vote", Effect::Write)
-                .title("Vote")
-                .description("Votes in a poll.")
+            CapabilityDefinition::new("polls.vote", Effect::Write, "Vote", "Votes in a poll.")
                 .scope("polls.detail")
                 .input_schema(json!({
                     "type": "object",
@@ -778,9 +779,7 @@ fn definition_loads_from_json_and_round_trips() {
                 ),
         )
         .capability(
-            CapabilityDefinition::new("polls.list", Effect::Read)
-                .title("List")
-                .description("Lists polls.")
+            CapabilityDefinition::new("polls.list", Effect::Read, "List", "Lists polls.")
                 .input_schema(json!(true))
                 .output_schema(json!({"type": "array", "items": {"type": "string"}})),
         );

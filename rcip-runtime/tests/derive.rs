@@ -76,7 +76,7 @@ fn the_derive_declares_the_contract() {
 async fn the_host_binds_a_handler_to_a_derived_contract() {
     let runtime = Runtime::new(
         App::definition().unwrap(),
-        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+        RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
     )
     .unwrap();
     runtime
@@ -110,7 +110,7 @@ async fn the_host_binds_a_handler_to_a_derived_contract() {
 async fn bind_all_skips_contracts_without_a_handler() {
     let runtime = Runtime::new(
         App::definition().unwrap(),
-        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+        RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
     )
     .unwrap();
     // `count` is stateless, and `CreatePoll` has no handler to bind: `()` is enough.

@@ -851,9 +851,9 @@ fn unsubscribe_method_is_idempotent() {
     let client = runtime.client();
     let calls = Arc::new(AtomicU64::new(0));
     let n = calls.clone();
-    let subscription = client.subscribe(Box::new(move || {
+    let subscription = client.subscribe(move || {
         n.fetch_add(1, Ordering::SeqCst);
-    }));
+    });
     runtime.host().refresh();
     subscription.unsubscribe();
     runtime.host().refresh();
@@ -874,7 +874,7 @@ fn unsubscribe_method_is_idempotent() {
     assert_eq!(cancels.load(Ordering::SeqCst), 2);
 
     // Unsubscribing after the runtime is gone is harmless.
-    let late = client.subscribe(Box::new(|| {}));
+    let late = client.subscribe(|| {});
     drop(client);
     drop(runtime);
     late.unsubscribe();
@@ -890,14 +890,14 @@ fn listener_calling_get_snapshot_does_not_deadlock() {
     let seen: Arc<Mutex<Seen>> = Arc::default();
     let inner_client = client.clone();
     let store = seen.clone();
-    let _subscription = client.subscribe(Box::new(move || {
+    let _subscription = client.subscribe(move || {
         let snapshot = inner_client.get_snapshot();
         let current = ids(&inner_client.list_capabilities(&CapabilityFilter {
             context: Some(ContextFilter::Current),
             ..CapabilityFilter::default()
         }));
         store.lock().unwrap().push((snapshot, current));
-    }));
+    });
     let _guard = runtime.host().bind("app.ping", ping_binding()).unwrap();
     runtime
         .host()
@@ -923,12 +923,12 @@ fn listener_calling_get_snapshot_does_not_deadlock() {
 fn panicking_listener_does_not_break_refresh() {
     let runtime = runtime();
     let client = runtime.client();
-    let _bad = client.subscribe(Box::new(|| panic!("listener exploded")));
+    let _bad = client.subscribe(|| panic!("listener exploded"));
     let calls = Arc::new(AtomicU64::new(0));
     let n = calls.clone();
-    let _good = client.subscribe(Box::new(move || {
+    let _good = client.subscribe(move || {
         n.fetch_add(1, Ordering::SeqCst);
-    }));
+    });
     runtime.host().refresh();
     runtime.host().refresh();
     assert_eq!(calls.load(Ordering::SeqCst), 2);
@@ -980,7 +980,7 @@ impl RcipClient for FixedClient {
         self.snapshot.clone()
     }
 
-    fn subscribe(&self, _listener: Listener) -> Subscription {
+    fn subscribe_boxed(&self, _listener: Listener) -> Subscription {
         Subscription::new(|| {})
     }
 
@@ -1063,9 +1063,9 @@ async fn runtimes_from_one_catalog_are_isolated() {
     // A listener on b is not told about a's refreshes.
     let calls = Arc::new(AtomicU64::new(0));
     let n = calls.clone();
-    let _sub = b.client().subscribe(Box::new(move || {
+    let _sub = b.client().subscribe(move || {
         n.fetch_add(1, Ordering::SeqCst);
-    }));
+    });
     a.host().refresh();
     assert_eq!(calls.load(Ordering::SeqCst), 0);
     b.host().refresh();

@@ -46,27 +46,25 @@ fn fixture() -> Fixture {
     let events = EventRecorder::default();
     let policy = policy_fn(move |ctx| {
         policy_seen.push(
-            if ctx.confirmed {
+            if ctx.confirmed() {
                 "policy(confirmed)"
             } else {
                 "policy"
             },
             ctx.principal(),
         );
-        match ctx.capability.effect {
+        match ctx.capability().effect {
             Effect::Read => PolicyDecision::Allow,
             _ if !ctx.principal().is_some_and(|p| p.has_scope("notes:write")) => {
                 PolicyDecision::deny("Sign in with the notes:write scope.")
             }
-            Effect::Destructive if !ctx.confirmed => PolicyDecision::Confirm { reason: None },
+            Effect::Destructive if !ctx.confirmed() => PolicyDecision::Confirm { reason: None },
             _ => PolicyDecision::Allow,
         }
     });
-    let options = RuntimeOptions {
-        policy,
-        on_event: Some(Arc::new(events.observer())),
-        ..RuntimeOptions::default()
-    };
+    let options = RuntimeOptions::new()
+        .policy(policy)
+        .on_event(events.observer());
     let runtime = Runtime::new(definition(), options).unwrap();
     let host = runtime.host();
     let mut guards = Vec::new();

@@ -209,7 +209,7 @@ fn derived_schemas_are_strict_and_inlined() {
 async fn annotated_functions_run_through_the_runtime() {
     let runtime = Runtime::new(
         definition(),
-        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+        RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
     )
     .unwrap();
     let host = runtime.host();
@@ -313,7 +313,7 @@ fn untyped_outputs_are_refused_with_a_clear_error() {
 async fn typed_invocation_round_trips_the_contract_types() {
     let runtime = Runtime::new(
         definition(),
-        RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow)),
+        RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
     )
     .unwrap();
     runtime

@@ -107,7 +107,7 @@ async fn invoke(runtime: &Runtime, id: &str) -> InvocationOutcome {
 /// `started`; no revision bump; then the runtime serves normally.
 #[tokio::test]
 async fn handler_panic_in_async_body() {
-    let s = setup(RuntimeOptions::default().with_policy(allow_all()));
+    let s = setup(RuntimeOptions::default().policy(allow_all()));
     let once = Once::armed();
     let _g = s
         .runtime
@@ -150,7 +150,7 @@ async fn handler_panic_in_async_body() {
 /// `EXECUTION_FAILED` too.
 #[tokio::test]
 async fn handler_panic_before_future() {
-    let s = setup(RuntimeOptions::default().with_policy(allow_all()));
+    let s = setup(RuntimeOptions::default().policy(allow_all()));
     let once = Once::armed();
     let _g = s
         .runtime
@@ -183,7 +183,7 @@ async fn handler_panic_before_future() {
 /// (as a throw after abort).
 #[tokio::test]
 async fn handler_panic_after_cancel_is_aborted() {
-    let s = setup(RuntimeOptions::default().with_policy(allow_all()));
+    let s = setup(RuntimeOptions::default().policy(allow_all()));
     let once = Once::armed();
     // The caller's token; the handler sees only its read side, so the test cancels it.
     let token = CancellationToken::new();
@@ -242,7 +242,7 @@ async fn handler_panic_after_cancel_is_aborted() {
 #[tokio::test]
 async fn sync_policy_panic() {
     let once = Once::armed();
-    let s = setup(RuntimeOptions::default().with_policy(policy_fn(move |_| {
+    let s = setup(RuntimeOptions::default().policy(policy_fn(move |_| {
         if once.fire() {
             panic!("{SECRET}");
         }
@@ -279,7 +279,7 @@ async fn sync_policy_panic() {
 async fn async_policy_panic() {
     let once = Once::armed();
     let s = setup(
-        RuntimeOptions::default().with_policy(async_policy_fn(move |_ctx| {
+        RuntimeOptions::default().policy(async_policy_fn(move |_ctx| {
             let once = once.clone();
             async move {
                 tokio::task::yield_now().await;
@@ -313,7 +313,7 @@ async fn policy_panic_after_cancel_is_aborted() {
     let token = CancellationToken::new();
     let cancel = token.clone();
     let once = Once::armed();
-    let s = setup(RuntimeOptions::default().with_policy(policy_fn(move |_| {
+    let s = setup(RuntimeOptions::default().policy(policy_fn(move |_| {
         if once.fire() {
             cancel.cancel();
             panic!("{SECRET}");
@@ -351,7 +351,7 @@ async fn policy_panic_after_cancel_is_aborted() {
 /// everything is normal.
 #[tokio::test]
 async fn availability_check_panic() {
-    let s = setup(RuntimeOptions::default().with_policy(allow_all()));
+    let s = setup(RuntimeOptions::default().policy(allow_all()));
     let panicking = Arc::new(AtomicBool::new(true));
     let flag = panicking.clone();
     let calls = Arc::new(AtomicU64::new(0));
@@ -403,7 +403,7 @@ async fn availability_check_panic() {
 /// revision still moves), and so does the next one.
 #[tokio::test]
 async fn listener_panic() {
-    let s = setup(RuntimeOptions::default().with_policy(allow_all()));
+    let s = setup(RuntimeOptions::default().policy(allow_all()));
     let _g = s
         .runtime
         .host()
@@ -412,10 +412,10 @@ async fn listener_panic() {
     let client = s.runtime.client();
     let called = Arc::new(AtomicU64::new(0));
     let seen = called.clone();
-    let _sub = client.subscribe(Box::new(move || {
+    let _sub = client.subscribe(move || {
         seen.fetch_add(1, Ordering::SeqCst);
         panic!("{SECRET}");
-    }));
+    });
     let before = client.get_snapshot().revision;
     let outcome = invoke(&s.runtime, "inv-1").await;
     assert_eq!(
@@ -449,7 +449,7 @@ async fn observer_panic() {
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_policy(allow_all())
+            .policy(allow_all())
             .on_event(move |_event| {
                 count.fetch_add(1, Ordering::SeqCst);
                 panic!("{SECRET}");

@@ -34,7 +34,7 @@ fn finishes_in_time(f: impl FnOnce() + Send + 'static) {
 async fn approval_keeps_its_id_against_a_racing_invoke() {
     let runtime = Runtime::new(
         definition(),
-        RuntimeOptions::default().with_policy(confirm_writes()),
+        RuntimeOptions::default().policy(confirm_writes()),
     )
     .unwrap();
     let calls = Arc::new(AtomicU64::new(0));
@@ -107,8 +107,8 @@ async fn confirmation_requested_precedes_the_tickets_end() {
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_policy(confirm_writes())
-            .with_confirmation_ttl(Duration::ZERO)
+            .policy(confirm_writes())
+            .confirmation_ttl(Duration::ZERO)
             .on_event(move |event| {
                 if event.phase == EventPhase::ConfirmationRequested {
                     std::thread::sleep(Duration::from_millis(5));
@@ -156,9 +156,9 @@ fn dropping_a_binding_that_owns_host_state_does_not_deadlock() {
         let host = runtime.host();
         let client = runtime.client();
         let reader = client.clone();
-        let _subscription = client.subscribe(Box::new(move || {
+        let _subscription = client.subscribe(move || {
             let _ = reader.get_snapshot();
-        }));
+        });
         let inner_guard = host
             .bind("notes.read", echo_binding(Arc::default()))
             .unwrap();
@@ -188,16 +188,16 @@ fn dropping_a_listener_that_owns_host_state_does_not_deadlock() {
         let client = runtime.client();
         let notified = Arc::new(AtomicU64::new(0));
         let seen = notified.clone();
-        let _other = client.subscribe(Box::new(move || {
+        let _other = client.subscribe(move || {
             seen.fetch_add(1, Ordering::SeqCst);
-        }));
+        });
         let guard = host
             .bind("notes.read", echo_binding(Arc::default()))
             .unwrap();
         let owned = Mutex::new(Some(guard));
-        let subscription = client.subscribe(Box::new(move || {
+        let subscription = client.subscribe(move || {
             let _keep = &owned;
-        }));
+        });
         let before = notified.load(Ordering::SeqCst);
         subscription.unsubscribe();
         // The unbinding refreshed, and the remaining listener heard it.
@@ -218,9 +218,9 @@ fn tickets_free_their_id_without_timers() {
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_policy(confirm_writes())
-            .with_clock(clock.clone())
-            .with_confirmation_ttl(Duration::from_secs(60)),
+            .policy(confirm_writes())
+            .clock(clock.clone())
+            .confirmation_ttl(Duration::from_secs(60)),
     )
     .unwrap();
     runtime
@@ -267,11 +267,8 @@ fn tickets_free_their_id_without_timers() {
 /// only a handler that *fails* after a cancellation is `EXECUTION_ABORTED`.
 #[tokio::test]
 async fn invalid_output_after_cancel_is_output_invalid() {
-    let runtime = Runtime::new(
-        definition(),
-        RuntimeOptions::default().with_policy(allow_all()),
-    )
-    .unwrap();
+    let runtime =
+        Runtime::new(definition(), RuntimeOptions::default().policy(allow_all())).unwrap();
     let token = CancellationToken::new();
     let caller = token.clone();
     runtime

@@ -141,7 +141,7 @@ catalog! {
 }
 
 fn allow_all() -> RuntimeOptions {
-    RuntimeOptions::default().with_policy(policy_fn(|_| PolicyDecision::Allow))
+    RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow))
 }
 
 fn service() -> Arc<Greeter> {

@@ -61,7 +61,7 @@ fn lifecycle_events_are_tracing_events_too() {
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_policy(allow_all())
+            .policy(allow_all())
             .on_event(events.observer()),
     )
     .unwrap();

@@ -31,30 +31,37 @@ fn definition() -> ApplicationDefinition {
         .scope(ScopeDefinition::new("tasks", "Tasks", "All tasks."))
         .scope(ScopeDefinition::new("tasks.done", "Done", "Completed tasks.").parent("tasks"))
         .capability(
-            CapabilityDefinition::new("tasks.list", Effect::Read)
-                .title("List tasks")
-                .description("Lists open tasks.")
-                .scope("tasks")
-                .input_schema(list_input_schema())
-                .output_schema(json!({"type": "array", "items": {"type": "string"}}))
-                .tag("query")
-                .tag("list")
-                .usage(
-                    UsageGuidance::new("When the user asks what is on the list.")
-                        .example("The first ten tasks", json!({"limit": 10})),
-                ),
+            CapabilityDefinition::new(
+                "tasks.list",
+                Effect::Read,
+                "List tasks",
+                "Lists open tasks.",
+            )
+            .scope("tasks")
+            .input_schema(list_input_schema())
+            .output_schema(json!({"type": "array", "items": {"type": "string"}}))
+            .tag("query")
+            .tag("list")
+            .usage(
+                UsageGuidance::new("When the user asks what is on the list.")
+                    .example("The first ten tasks", json!({"limit": 10})),
+            ),
         )
         .capability(
-            CapabilityDefinition::new("tasks.archive", Effect::Write)
-                .title("Archive done tasks")
-                .description("Moves done tasks to the archive.")
-                .scope("tasks.done"),
+            CapabilityDefinition::new(
+                "tasks.archive",
+                Effect::Write,
+                "Archive done tasks",
+                "Moves done tasks to the archive.",
+            )
+            .scope("tasks.done"),
         )
-        .capability(
-            CapabilityDefinition::new("tasks.clear", Effect::Destructive)
-                .title("Clear tasks")
-                .description("Removes every task."),
-        )
+        .capability(CapabilityDefinition::new(
+            "tasks.clear",
+            Effect::Destructive,
+            "Clear tasks",
+            "Removes every task.",
+        ))
 }
 
 struct Fixture {
@@ -72,7 +79,7 @@ fn fixture() -> Fixture {
     let runtime = Runtime::new(
         definition(),
         RuntimeOptions::default()
-            .with_clock(clock.clone())
+            .clock(clock.clone())
             .on_event(events.observer()),
     )
     .unwrap();
@@ -410,7 +417,12 @@ async fn failed_outcome_with_validation_issues_json() {
                 "code": "INPUT_INVALID",
                 "message": "The capability input does not match its declared schema.",
                 "validationIssues": [
-                    {"instancePath": "/limit", "keyword": "minimum", "message": "must be >= 1"}
+                    {
+                        "instancePath": "/limit",
+                        "keyword": "minimum",
+                        "message": "must be >= 1",
+                        "params": {"comparison": ">=", "limit": 1}
+                    }
                 ]
             }
         }),
@@ -509,11 +521,7 @@ fn constructed_outcomes_round_trip() {
         RcipError::with_issues(
             ErrorCode::OutputInvalid,
             "The capability output does not match its declared schema.",
-            vec![ValidationIssue {
-                instance_path: String::new(),
-                keyword: "type".into(),
-                message: "must be string".into(),
-            }],
+            vec![ValidationIssue::new("", "type", "must be string")],
         ),
     );
     assert_wire(
@@ -580,7 +588,12 @@ async fn preflight_report_json() {
                         "code": "INPUT_INVALID",
                         "message": "The capability input does not match its declared schema.",
                         "validationIssues": [
-                            {"instancePath": "/limit", "keyword": "minimum", "message": "must be >= 1"}
+                            {
+                        "instancePath": "/limit",
+                        "keyword": "minimum",
+                        "message": "must be >= 1",
+                        "params": {"comparison": ">=", "limit": 1}
+                    }
                         ]
                     }
                 },
@@ -608,18 +621,18 @@ async fn preflight_report_json() {
 /// 5: a stale report: `consistent: false` and a `PREFLIGHT_STALE` blocked outcome.
 #[test]
 fn stale_preflight_report_round_trips() {
-    let report = PreflightReport {
-        revision: 7,
-        checked_at: T0,
-        consistent: false,
-        outcomes: vec![PreflightOutcome::Blocked {
+    let report = PreflightReport::new(
+        7,
+        T0,
+        false,
+        vec![PreflightOutcome::Blocked {
             capability_id: "tasks.list".into(),
             error: RcipError::new(
                 ErrorCode::PreflightStale,
                 "Application discovery changed during preflight. Check the current state again.",
             ),
         }],
-    };
+    );
     assert_wire(
         &report,
         &json!({

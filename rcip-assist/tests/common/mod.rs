@@ -36,16 +36,12 @@ pub fn notes_app() -> Notes {
     let object = json!({"type": "object", "additionalProperties": false});
     let definition = ApplicationDefinition::new("notes", "Notes", "Keeps notes.")
         .capability(
-            CapabilityDefinition::new("notes.list", Effect::Read)
-                .title("List notes")
-                .description("Every note.")
+            CapabilityDefinition::new("notes.list", Effect::Read, "List notes", "Every note.")
                 .input_schema(object.clone())
                 .output_schema(json!({"type": "array", "items": {"type": "string"}})),
         )
         .capability(
-            CapabilityDefinition::new("notes.add", Effect::Write)
-                .title("Add a note")
-                .description("Adds a note.")
+            CapabilityDefinition::new("notes.add", Effect::Write, "Add a note", "Adds a note.")
                 .input_schema(json!({
                     "type": "object",
                     "properties": {"text": {"type": "string"}},
@@ -55,26 +51,27 @@ pub fn notes_app() -> Notes {
                 .output_schema(json!({"type": "integer"})),
         )
         .capability(
-            CapabilityDefinition::new("notes.clear", Effect::Destructive)
-                .title("Clear notes")
-                .description("Deletes every note.")
-                .input_schema(object.clone())
-                .output_schema(json!({"type": "integer"})),
+            CapabilityDefinition::new(
+                "notes.clear",
+                Effect::Destructive,
+                "Clear notes",
+                "Deletes every note.",
+            )
+            .input_schema(object.clone())
+            .output_schema(json!({"type": "integer"})),
         )
         .capability(
-            CapabilityDefinition::new("notes.broken", Effect::Write)
-                .title("Broken")
-                .description("Always fails.")
+            CapabilityDefinition::new("notes.broken", Effect::Write, "Broken", "Always fails.")
                 .input_schema(object),
         );
     let events = EventRecorder::default();
-    let policy = policy_fn(|ctx| match ctx.capability.effect {
+    let policy = policy_fn(|ctx| match ctx.capability().effect {
         Effect::Read | Effect::Write => PolicyDecision::Allow,
-        _ if ctx.confirmed => PolicyDecision::Allow,
+        _ if ctx.confirmed() => PolicyDecision::Allow,
         _ => PolicyDecision::Confirm { reason: None },
     });
     let options = RuntimeOptions::default()
-        .with_policy(policy)
+        .policy(policy)
         .on_event(events.observer());
     let runtime = Runtime::new(definition, options).unwrap();
     let host = runtime.host();

@@ -47,12 +47,15 @@ pub fn note_output_schema() -> Value {
 /// `app.ping` takes `{}` and returns `"pong"`-like strings (`{"type": "string"}`).
 pub fn definition() -> ApplicationDefinition {
     let note = |id: &str, effect: Effect, scope: &str| {
-        CapabilityDefinition::new(id, effect)
-            .title(format!("Title of {id}"))
-            .description(format!("Description of {id}."))
-            .scope(scope)
-            .input_schema(note_input_schema())
-            .output_schema(note_output_schema())
+        CapabilityDefinition::new(
+            id,
+            effect,
+            format!("Title of {id}"),
+            format!("Description of {id}."),
+        )
+        .scope(scope)
+        .input_schema(note_input_schema())
+        .output_schema(note_output_schema())
     };
     ApplicationDefinition::new("notes", "Notes", "A notebook for tests.")
         .scope(ScopeDefinition::new("notes", "Notes", "The note list."))
@@ -62,9 +65,7 @@ pub fn definition() -> ApplicationDefinition {
         .capability(note("notes.share", Effect::External, "notes"))
         .capability(note("notes.purge", Effect::Destructive, "archive"))
         .capability(
-            CapabilityDefinition::new("app.ping", Effect::Read)
-                .title("Ping")
-                .description("Answers pong.")
+            CapabilityDefinition::new("app.ping", Effect::Read, "Ping", "Answers pong.")
                 .output_schema(json!({"type": "string"})),
         )
 }
@@ -92,9 +93,9 @@ pub fn allow_all() -> Arc<dyn Policy> {
 
 /// "Allow reads; confirm everything else unless confirmed" (the pilot's policy).
 pub fn confirm_writes() -> Arc<dyn Policy> {
-    policy_fn(|ctx| match ctx.capability.effect {
+    policy_fn(|ctx| match ctx.capability().effect {
         Effect::Read => PolicyDecision::Allow,
-        _ if ctx.confirmed => PolicyDecision::Allow,
+        _ if ctx.confirmed() => PolicyDecision::Allow,
         _ => PolicyDecision::Confirm { reason: None },
     })
 }

@@ -19,7 +19,7 @@ impl CapabilitySet for Commands {
     const IDS: &'static [&'static str] = &["polls.poll.open", "polls.poll.close"];
     const SCOPES: &'static [&'static str] = &["polls"];
     fn definitions() -> Vec<CapabilityDefinition> {
-        Self::IDS.iter().map(|id| CapabilityDefinition::new(*id, Effect::Write)).collect()
+        Self::IDS.iter().map(|id| CapabilityDefinition::new(*id, Effect::Write, "T", "D.")).collect()
     }
 }
 
