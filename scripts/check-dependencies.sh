@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The layout's dependency rules, checked on the resolved trees (run by .ci/run):
+# - rcip-runtime without default features but with `macros` has no SQLite, no uuid, no
+#   humantime and none of the protocol crates it does not use (jsonschema's own `uuid-simd`,
+#   a different crate, is allowed);
+# - what `cargo run --example polls` builds compiles no C code (no `cc`, no bundled SQLite);
+# - rcip-build and rcip-cli use rcip-relationship's model only, never its engine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+crates() { cargo tree --prefix none "$@" | sed -E 's/ v[0-9].*//' | sort -u; }
+fail=0
+refuse() { # refuse LABEL PATTERN TREE...
+  local label=$1 pattern=$2; shift 2
+  local found
+  found=$(crates "$@" | grep -E "^(${pattern})$" || true)
+  if [ -n "$found" ]; then
+    echo "check-dependencies: $label has: $(echo $found)"; fail=1
+  else
+    echo "check-dependencies: $label: ok"
+  fi
+}
+
+refuse "rcip-runtime (macros only)" 'rusqlite|libsqlite3-sys|uuid|humantime|rcip-relationship|rcip-assist|rcip-mcpl' \
+  -p rcip-runtime --no-default-features -F macros -e normal
+refuse "the polls example's build" 'cc|libsqlite3-sys|rusqlite' \
+  -p rcip-examples -e normal,build,dev
+refuse "rcip-build" 'rcip-runtime|tokio|rusqlite' -p rcip-build -e normal
+refuse "rcip-cli" 'rcip-runtime|tokio|rusqlite' -p rcip-cli -e normal
+exit $fail
