@@ -6,7 +6,12 @@
 //! Invocation ids, confirmation ids, tags and availability reason codes are free strings and
 //! do not follow this grammar.
 
-/// Returns whether `id` is a valid RCIP identifier.
+/// The longest identifier, in bytes (identifiers are ASCII): 256. The reference sets no
+/// limit; rcip bounds ids so that a caller's id is never echoed back at any length.
+pub const MAX_IDENTIFIER_LENGTH: usize = 256;
+
+/// Returns whether `id` is a valid RCIP identifier (the grammar, and at most
+/// [`MAX_IDENTIFIER_LENGTH`] bytes).
 ///
 /// This is a `const fn` so that generated code can check identifiers at compile time; the
 /// macros, the build script and the runtime all call this one function.
@@ -17,11 +22,13 @@
 /// assert!(is_valid_identifier("rcip.contract-diagnostics"));
 /// assert!(!is_valid_identifier("polls.Create"));
 /// assert!(!is_valid_identifier("todos..create"));
+/// assert!(is_valid_identifier(&"a".repeat(256)));
+/// assert!(!is_valid_identifier(&"a".repeat(257)));
 /// ```
 #[must_use]
 pub const fn is_valid_identifier(id: &str) -> bool {
     let bytes = id.as_bytes();
-    if bytes.is_empty() || !bytes[0].is_ascii_lowercase() {
+    if bytes.is_empty() || bytes.len() > MAX_IDENTIFIER_LENGTH || !bytes[0].is_ascii_lowercase() {
         return false;
     }
     let mut i = 1;

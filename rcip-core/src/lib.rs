@@ -38,7 +38,7 @@ pub use definition::{
 pub use effect::{Effect, UnknownEffect};
 pub use event::{EventPhase, RuntimeEvent};
 pub use export::{catalog_export, catalog_revision};
-pub use id::{derive_capability_id, is_valid_identifier};
+pub use id::{MAX_IDENTIFIER_LENGTH, derive_capability_id, is_valid_identifier};
 pub use outcome::{
     ConfirmationInfo, ErrorCode, InvocationOutcome, OutcomeStatus, RcipError, ValidationIssue,
 };

@@ -12,6 +12,11 @@ use crate::extensions::Extensions;
 use crate::support::BoxFuture;
 use crate::surfaces::ClientSurfaces;
 
+/// The longest invocation id a client accepts, in bytes of UTF-8: 256. An empty or longer
+/// id is refused as `INPUT_INVALID` ("The invocation id must be 1 to 256 bytes long."),
+/// echoed clipped to this length. (The reference accepts any string.)
+pub const MAX_INVOCATION_ID_LENGTH: usize = 256;
+
 /// One request to run a capability.
 ///
 /// ```

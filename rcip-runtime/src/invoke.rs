@@ -4,12 +4,14 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rcip_core::{ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticContext};
+use rcip_core::{
+    ErrorCode, EventPhase, InvocationOutcome, MAX_IDENTIFIER_LENGTH, RcipError, SemanticContext,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::binding::{CancellationSignal, Failure, HandlerError, InvocationContext};
-use crate::client::InvocationRequest;
+use crate::client::{InvocationRequest, MAX_INVOCATION_ID_LENGTH};
 use crate::extensions::Extensions;
 use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
@@ -43,6 +45,7 @@ pub mod messages {
     pub const CHANGED_WHILE_PENDING: &str =
         "The application changed while confirmation was pending. Request the operation again.";
     pub const PROPOSAL_NOT_JSON: &str = "The proposed capability input must be a JSON value.";
+    pub const INVOCATION_ID_LENGTH: &str = "The invocation id must be 1 to 256 bytes long.";
     pub const PREFLIGHT_STALE: &str =
         "Application discovery changed during preflight. Check the current state again.";
 }
@@ -77,6 +80,21 @@ pub(crate) struct Ready {
     pub(crate) decision: PolicyDecision,
 }
 
+/// A caller's id as rcip echoes it: unchanged up to `limit` bytes; longer, cut at a character
+/// boundary and marked with `…`, still at most `limit` bytes. The mark is not in the
+/// identifier grammar, so a clipped capability id never names a real capability.
+pub(crate) fn clip(mut id: String, limit: usize) -> String {
+    if id.len() > limit {
+        let mut end = limit - '…'.len_utf8();
+        while !id.is_char_boundary(end) {
+            end -= 1;
+        }
+        id.truncate(end);
+        id.push('…');
+    }
+    id
+}
+
 pub(crate) fn is_cancelled(token: Option<&CancellationToken>) -> bool {
     token.is_some_and(CancellationToken::is_cancelled)
 }
@@ -84,7 +102,18 @@ pub(crate) fn is_cancelled(token: Option<&CancellationToken>) -> bool {
 impl Inner {
     /// `client.invoke`: steps 1–4, then the pipeline.
     pub(crate) async fn invoke(self: &Arc<Self>, request: InvocationRequest) -> InvocationOutcome {
+        // Bounded ids (rcip's, not the reference's): an over-long capability id is clipped,
+        // so it is echoed at most at the limit and is not found; an empty or over-long
+        // invocation id is refused before anything else, with no event.
+        let capability_id = clip(request.capability_id, MAX_IDENTIFIER_LENGTH);
         let invocation_id: Arc<str> = match request.invocation_id {
+            Some(id) if id.is_empty() || id.len() > MAX_INVOCATION_ID_LENGTH => {
+                return InvocationOutcome::from_error(
+                    clip(id, MAX_INVOCATION_ID_LENGTH),
+                    capability_id,
+                    error(ErrorCode::InputInvalid, m::INVOCATION_ID_LENGTH),
+                );
+            }
             Some(id) => Arc::from(id),
             None => next_invocation_id(self.clock.now_ms(), |id| Arc::from(id)),
         };
@@ -98,7 +127,7 @@ impl Inner {
         let Some(reservation) = reservation else {
             return InvocationOutcome::from_error(
                 invocation_id.to_string(),
-                request.capability_id,
+                capability_id,
                 error(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
             );
         };
@@ -106,13 +135,13 @@ impl Inner {
         let Some(input) = request.input.into_value(self.max_input_bytes) else {
             return InvocationOutcome::from_error(
                 invocation_id.to_string(),
-                request.capability_id,
+                capability_id,
                 error(ErrorCode::InputInvalid, m::NOT_JSON),
             );
         };
         let attempt = Attempt {
             invocation_id,
-            capability_id: request.capability_id,
+            capability_id,
             cancellation: request.cancellation,
             extensions: request.extensions,
             confirmed: false,
@@ -187,9 +216,17 @@ impl Inner {
         // The policy has dropped its share by now, so this moves rather than copies.
         let input = Arc::unwrap_or_clone(input);
         let handler = ready.binding.handler.clone();
-        let result = match contain(|| handler.call(input, context)) {
-            Some(future) => contain_async(future).await,
-            None => None,
+        let result = match token.filter(|_| self.abort_on_cancel) {
+            // Opt-in: the caller's cancellation ends the invocation even if the handler
+            // ignores it; its future is dropped, so its work stops at its next await.
+            Some(token) => match cancellable(token, || handler.call(input, context)).await {
+                Some(result) => result,
+                None => return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED)),
+            },
+            None => match contain(|| handler.call(input, context)) {
+                Some(future) => contain_async(future).await,
+                None => None,
+            },
         };
 
         // Step 11: failures never carry the handler's own text across, except a failure the

@@ -77,10 +77,10 @@ pub use rcip_core::CapabilitySet;
 pub use rcip_core::{
     ApplicationDefinition, ApplicationMetadata, ApplicationSnapshot, Availability,
     CapabilityDefinition, CapabilityFilter, CapabilitySnapshot, ConfirmationInfo, ContextFilter,
-    DefinitionError, Effect, ErrorCode, EventPhase, InvocationOutcome, OutcomeStatus,
-    PreflightOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RcipError, Relevance, RuntimeEvent,
-    ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue, catalog_export,
-    catalog_revision, is_valid_identifier,
+    DefinitionError, Effect, ErrorCode, EventPhase, InvocationOutcome, MAX_IDENTIFIER_LENGTH,
+    OutcomeStatus, PreflightOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RcipError, Relevance,
+    RuntimeEvent, ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue,
+    catalog_export, catalog_revision, is_valid_identifier,
 };
 pub use rcip_rcp;
 
@@ -90,7 +90,8 @@ pub use binding::{
 pub use capability::{Capability, CapabilitySpec};
 pub use catalog::CompiledCatalog;
 pub use client::{
-    InvocationRequest, Listener, PreflightBatch, PreflightProposal, RcipClient, Subscription,
+    InvocationRequest, Listener, MAX_INVOCATION_ID_LENGTH, PreflightBatch, PreflightProposal,
+    RcipClient, Subscription,
 };
 pub use confirm::MAX_CONFIRMATION_RECEIPTS;
 pub use error::Error;

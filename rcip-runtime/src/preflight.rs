@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use futures_util::future::join_all;
 use rcip_core::{
-    ErrorCode, PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS, PreflightOutcome, PreflightReport,
-    RcipError,
+    ErrorCode, MAX_IDENTIFIER_LENGTH, PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS,
+    PreflightOutcome, PreflightReport, RcipError,
 };
 
 use crate::client::PreflightBatch;
-use crate::invoke::messages as m;
+use crate::invoke::{clip, messages as m};
 use crate::policy::{PolicyDecision, PolicyPhase};
 use crate::runtime::Inner;
 
@@ -36,7 +36,7 @@ impl Inner {
         let checks = batch.requests.into_iter().map(|proposal| {
             let token = token.clone();
             async move {
-                let capability_id = proposal.capability_id;
+                let capability_id = clip(proposal.capability_id, MAX_IDENTIFIER_LENGTH);
                 let Some(input) = proposal.input.into_value(self.max_input_bytes) else {
                     return PreflightOutcome::Blocked {
                         capability_id,

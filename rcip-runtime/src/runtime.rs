@@ -57,6 +57,8 @@ pub struct RuntimeOptions {
     max_input_bytes: usize,
     /// Whether every declared capability must be bound before the runtime serves.
     require_all_bound: bool,
+    /// Whether a caller's cancellation drops a handler that ignores it.
+    abort_on_cancel: bool,
 }
 
 impl Default for RuntimeOptions {
@@ -68,6 +70,7 @@ impl Default for RuntimeOptions {
             clock: Arc::new(SystemClock),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             require_all_bound: false,
+            abort_on_cancel: false,
         }
     }
 }
@@ -80,6 +83,7 @@ impl std::fmt::Debug for RuntimeOptions {
             .field("clock", &self.clock)
             .field("max_input_bytes", &self.max_input_bytes)
             .field("require_all_bound", &self.require_all_bound)
+            .field("abort_on_cancel", &self.abort_on_cancel)
             .finish_non_exhaustive()
     }
 }
@@ -142,6 +146,24 @@ impl RuntimeOptions {
         self.require_all_bound = required;
         self
     }
+
+    /// Races each handler against its invocation's cancellation token: when the caller
+    /// cancels, the invocation answers `EXECUTION_ABORTED` ("The capability invocation was
+    /// cancelled.") at once and the handler's future is dropped, so its work stops at its
+    /// next `.await`. Off by default, as in the reference, where cancellation is cooperative
+    /// and a handler that ignores it keeps its caller waiting. A handler that must not be
+    /// interrupted mid-write should leave this off or finish its writes before awaiting.
+    ///
+    /// ```
+    /// use rcip_runtime::RuntimeOptions;
+    /// let options = RuntimeOptions::new().abort_on_cancel(true);
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn abort_on_cancel(mut self, abort: bool) -> Self {
+        self.abort_on_cancel = abort;
+        self
+    }
 }
 
 /// A live binding, as installed.
@@ -193,6 +215,7 @@ pub(crate) struct Inner {
     pub(crate) observer: Option<EventObserver>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) max_input_bytes: usize,
+    pub(crate) abort_on_cancel: bool,
     /// One slot per capability, in catalog order.
     bindings: Box<[Mutex<Option<Arc<BoundHandler>>>]>,
     next_generation: AtomicU64,
@@ -535,6 +558,7 @@ impl Runtime {
                 observer: options.on_event,
                 clock: options.clock,
                 max_input_bytes: options.max_input_bytes,
+                abort_on_cancel: options.abort_on_cancel,
                 bindings,
                 next_generation: AtomicU64::new(1),
                 context: Mutex::new(Arc::new(SemanticContext::default())),

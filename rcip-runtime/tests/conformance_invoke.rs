@@ -1923,7 +1923,8 @@ async fn handler_context_and_input_copy() {
     assert_eq!(stamps, vec![1_000, 5_000, 5_000]);
 }
 
-/// 3.7: any string is a valid invocation id (even `""`); without one the runtime assigns
+/// 3.7: any string is a valid invocation id (rcip: 1 to 256 bytes, see `tests/bounds.rs`; the
+/// reference takes `""` too); without one the runtime assigns
 /// `invocation_<base36 ms>_<base36 seq>`, which the handler and the outcome share.
 #[tokio::test]
 async fn invocation_ids_given_or_generated() {
@@ -1941,8 +1942,8 @@ async fn invocation_ids_given_or_generated() {
             }),
         )
         .unwrap();
-    let empty = h.invoke("", "app.ping", json!({})).await;
-    assert_eq!(empty.invocation_id(), "");
+    let free_form = h.invoke(" any string ✓ ", "app.ping", json!({})).await;
+    assert_eq!(free_form.invocation_id(), " any string ✓ ");
     let generated = h
         .client
         .invoke(InvocationRequest::new("app.ping", json!({})))
@@ -1957,5 +1958,5 @@ async fn invocation_ids_given_or_generated() {
                 .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()),
         "the sequence is base 36: {id}"
     );
-    assert_eq!(*seen.lock().unwrap(), vec![String::new(), id]);
+    assert_eq!(*seen.lock().unwrap(), vec![" any string ✓ ".to_owned(), id]);
 }

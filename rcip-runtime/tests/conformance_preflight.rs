@@ -634,7 +634,7 @@ async fn pending_preflight_reserves_no_invocation_id() {
     wait_until(|| fx.policy_calls() == 2).await;
     assert!(!task.is_finished());
 
-    for id in ["inv-1", "invocation_1", ""] {
+    for id in ["inv-1", "invocation_1", " "] {
         let outcome = fx
             .client
             .invoke(InvocationRequest::new("notes.read", note("r")).with_id(id))
