@@ -110,7 +110,10 @@ fn enter(above: usize) -> Result<usize, JcsError> {
 /// [`MAX_CANONICAL_DEPTH`].
 pub fn canonical_object(map: &Map<String, Value>) -> Result<String, JcsError> {
     let mut out = String::new();
-    write_members(&mut out, map.iter().map(|(name, value)| (name.as_str(), value)))?;
+    write_members(
+        &mut out,
+        map.iter().map(|(name, value)| (name.as_str(), value)),
+    )?;
     Ok(out)
 }
 

@@ -100,7 +100,10 @@ fn projections(manifest: &Map<String, Value>) -> [Option<String>; 3] {
             )
         }
         // A non-object `featureSets` is one opaque value carrying no ontology.
-        Some(other) => (Some(written(canonical_json(other))), Some("null".to_owned())),
+        Some(other) => (
+            Some(written(canonical_json(other))),
+            Some("null".to_owned()),
+        ),
     };
     [
         Some(written(canonical_object(&capabilities))),
