@@ -477,7 +477,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The catalog with its content revision (RFC 8785 canonical JSON, SHA-256).
         println!(
             "{}",
-            serde_json::to_string_pretty(&catalog_export(&PollsApp::definition()?))?
+            serde_json::to_string_pretty(&catalog_export(&PollsApp::definition()?)?)?
         );
         return Ok(());
     }

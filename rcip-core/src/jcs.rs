@@ -17,22 +17,55 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Number, Value};
 use sha2::{Digest as _, Sha256};
 
+use crate::depth::MAX_VALUE_DEPTH;
+
+/// The deepest value canonicalized: [`MAX_VALUE_DEPTH`] nested arrays and objects, the
+/// most a JSON text can carry through serde_json. Past it the writer would recurse without
+/// bound, so it stops with [`JcsError::TooDeep`] instead.
+pub const MAX_CANONICAL_DEPTH: usize = MAX_VALUE_DEPTH;
+
+/// Why a value has no canonical form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JcsError {
+    /// More than [`MAX_CANONICAL_DEPTH`] arrays and objects nest.
+    #[error("value_too_deep: a value nests at most {limit} arrays and objects")]
+    TooDeep {
+        /// The limit, [`MAX_CANONICAL_DEPTH`].
+        limit: usize,
+    },
+}
+
+impl JcsError {
+    /// The stable machine code: `value_too_deep`.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::TooDeep { .. } => "value_too_deep",
+        }
+    }
+}
+
 /// The canonical form of `value`.
 ///
 /// ```
 /// use rcip_core::jcs::canonical_json;
 /// use serde_json::json;
-/// assert_eq!(canonical_json(&json!({"b": 1.0, "a": [1e21, -0.0, "\u{1f}"]})),
+/// assert_eq!(canonical_json(&json!({"b": 1.0, "a": [1e21, -0.0, "\u{1f}"]})).unwrap(),
 ///            r#"{"a":[1e+21,0,"\u001f"],"b":1}"#);
 /// ```
-#[must_use]
-pub fn canonical_json(value: &Value) -> String {
+///
+/// # Errors
+///
+/// [`JcsError::TooDeep`] past [`MAX_CANONICAL_DEPTH`].
+pub fn canonical_json(value: &Value) -> Result<String, JcsError> {
     let mut out = String::new();
-    write_value(&mut out, value);
-    out
+    write_value(&mut out, value, 0)?;
+    Ok(out)
 }
 
-fn write_value(out: &mut String, value: &Value) {
+/// Writes `value`, which sits inside `above` arrays and objects.
+fn write_value(out: &mut String, value: &Value, above: usize) -> Result<(), JcsError> {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -40,34 +73,71 @@ fn write_value(out: &mut String, value: &Value) {
         Value::Number(n) => write_number(out, n),
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
+            let depth = enter(above)?;
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, item);
+                write_value(out, item, depth)?;
             }
             out.push(']');
         }
-        Value::Object(map) => write_object(out, map),
+        Value::Object(map) => {
+            write_object_at(out, map.iter().map(|(n, v)| (n.as_str(), v)), above)?;
+        }
+    }
+    Ok(())
+}
+
+/// The depth of a container inside `above` others, if within the limit.
+fn enter(above: usize) -> Result<usize, JcsError> {
+    let depth = above + 1;
+    if depth > MAX_CANONICAL_DEPTH {
+        Err(JcsError::TooDeep {
+            limit: MAX_CANONICAL_DEPTH,
+        })
+    } else {
+        Ok(depth)
     }
 }
 
 /// The canonical JSON of an object, given its members.
-pub fn canonical_object(map: &Map<String, Value>) -> String {
+///
+/// # Errors
+///
+/// [`JcsError::TooDeep`] when the object (itself one level) nests past
+/// [`MAX_CANONICAL_DEPTH`].
+pub fn canonical_object(map: &Map<String, Value>) -> Result<String, JcsError> {
     let mut out = String::new();
-    write_object(&mut out, map);
-    out
-}
-
-fn write_object(out: &mut String, map: &Map<String, Value>) {
-    write_members(out, map.iter().map(|(name, value)| (name.as_str(), value)));
+    write_members(
+        &mut out,
+        map.iter().map(|(name, value)| (name.as_str(), value)),
+    )?;
+    Ok(out)
 }
 
 /// An object from its members, in canonical order: names sort by UTF-16 code units
 /// (RFC 8785 §3.2.3), which differs from UTF-8 order only for names with characters above
-/// U+FFFF next to U+E000..U+FFFF.
-pub fn write_members<'a>(out: &mut String, members: impl Iterator<Item = (&'a str, &'a Value)>) {
+/// U+FFFF next to U+E000..U+FFFF. The object counts as one level of
+/// [`MAX_CANONICAL_DEPTH`].
+///
+/// # Errors
+///
+/// [`JcsError::TooDeep`]; `out` then holds a partial object.
+pub fn write_members<'a>(
+    out: &mut String,
+    members: impl Iterator<Item = (&'a str, &'a Value)>,
+) -> Result<(), JcsError> {
+    write_object_at(out, members, 0)
+}
+
+fn write_object_at<'a>(
+    out: &mut String,
+    members: impl Iterator<Item = (&'a str, &'a Value)>,
+    above: usize,
+) -> Result<(), JcsError> {
+    let depth = enter(above)?;
     let mut members: Vec<(&str, &Value)> = members.collect();
     members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
     out.push('{');
@@ -77,9 +147,10 @@ pub fn write_members<'a>(out: &mut String, members: impl Iterator<Item = (&'a st
         }
         write_string(out, name);
         out.push(':');
-        write_value(out, value);
+        write_value(out, value, depth)?;
     }
     out.push('}');
+    Ok(())
 }
 
 /// ECMAScript `Number::toString` of the number as an IEEE-754 double (integers beyond 2^53

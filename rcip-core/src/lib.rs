@@ -18,6 +18,7 @@
 
 mod capability_set;
 mod definition;
+pub mod depth;
 mod effect;
 mod event;
 mod export;

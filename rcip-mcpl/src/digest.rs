@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use rcip_core::jcs::{digest_of_canonical, write_members};
+use rcip_core::depth::exceeds_depth;
+use rcip_core::jcs::{JcsError, MAX_CANONICAL_DEPTH, digest_of_canonical, write_members};
 
 /// Why a manifest has no digest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,15 +24,40 @@ pub enum DigestError {
     /// The manifest is not a JSON object.
     #[error("manifest_not_object: a manifest is a JSON object")]
     ManifestNotObject,
+    /// The manifest nests more than [`MAX_MANIFEST_DEPTH`] arrays and objects (only a
+    /// manifest built in memory can: serde_json refuses such text).
+    #[error("value_too_deep: a manifest nests at most {limit} arrays and objects")]
+    TooDeep {
+        /// The limit, [`MAX_MANIFEST_DEPTH`].
+        limit: usize,
+    },
+}
+
+/// The deepest manifest digested: the canonical JSON writer's limit (serde_json's limit
+/// for text), the root object counting as one level.
+pub const MAX_MANIFEST_DEPTH: usize = MAX_CANONICAL_DEPTH;
+
+impl From<JcsError> for DigestError {
+    fn from(error: JcsError) -> Self {
+        match error {
+            JcsError::TooDeep { limit } => Self::TooDeep { limit },
+            // `JcsError` may grow; any other failure is still a manifest too deep to write.
+            _ => Self::TooDeep {
+                limit: MAX_MANIFEST_DEPTH,
+            },
+        }
+    }
 }
 
 impl DigestError {
-    /// The vector file's error code: `identifier_charset` or `manifest_not_object`.
+    /// The vector file's error code, `identifier_charset` or `manifest_not_object`, or
+    /// `value_too_deep` (not a vector code: text never reaches it).
     #[must_use]
     pub const fn code(&self) -> &'static str {
         match self {
             Self::IdentifierCharset { .. } => "identifier_charset",
             Self::ManifestNotObject => "manifest_not_object",
+            Self::TooDeep { .. } => "value_too_deep",
         }
     }
 }
@@ -46,7 +72,7 @@ pub fn manifest_canonical_json(manifest: &Value) -> Result<String, DigestError> 
     let (root, feature_sets) = digest_members(manifest)?;
     let mut out = String::with_capacity(256);
     // Written straight from the received members: only `featureSets` is rebuilt.
-    write_members(&mut out, members(root, feature_sets.as_ref()));
+    write_members(&mut out, members(root, feature_sets.as_ref()))?;
     Ok(out)
 }
 
@@ -55,6 +81,13 @@ fn digest_members(manifest: &Value) -> Result<(&Map<String, Value>, Option<Value
     let Value::Object(root) = manifest else {
         return Err(DigestError::ManifestNotObject);
     };
+    // Measured before any walk: the identifier check, the normalization and the clones
+    // below all recurse.
+    if exceeds_depth(manifest, MAX_MANIFEST_DEPTH) {
+        return Err(DigestError::TooDeep {
+            limit: MAX_MANIFEST_DEPTH,
+        });
+    }
     check_identifiers(root)?;
     let feature_sets = match root.get("featureSets") {
         Some(Value::Object(sets)) => Some(Value::Object(normalize_feature_sets(sets))),

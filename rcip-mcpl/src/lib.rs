@@ -50,7 +50,8 @@ mod tracker;
 mod vocabulary;
 
 pub use digest::{
-    DigestError, manifest_canonical_json, manifest_digest, normalize_manifest, sort_set,
+    DigestError, MAX_MANIFEST_DEPTH, manifest_canonical_json, manifest_digest, normalize_manifest,
+    sort_set,
 };
 pub use grants::{
     AcceptedReceipt, DisabledReason, Fallback, FeatureSetsUpdate, GrantState, McplErrorCode,
@@ -60,7 +61,7 @@ pub use grants::{
 pub use mcpl_0_5::{CapabilityPath, VOCABULARY};
 /// The receipts' exact-`bool` `accepted` members are `monostate::MustBeBool`s.
 pub use monostate;
-pub use rcip_core::jcs::{canonical_json, digest_of_canonical};
+pub use rcip_core::jcs::{JcsError, canonical_json, digest_of_canonical};
 pub use tracker::{
     ChangeDomain, ConnectionId, ManifestChange, ManifestChanged, ManifestTracker, Transaction,
     TransactionError, changed_domains,

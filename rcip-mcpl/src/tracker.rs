@@ -11,6 +11,14 @@ use super::digest::{DigestError, normalize_manifest};
 use rcip_core::jcs::digest_of_canonical;
 use rcip_core::jcs::{canonical_json, canonical_object};
 
+/// The canonical JSON of a projection. Projections are taken of normalized manifests only,
+/// which [`normalize_manifest`] has measured within the writer's depth limit, and never
+/// nest deeper than their manifest: the writer cannot fail here, and an empty string
+/// (never canonical JSON) would only compare as a change.
+fn written(canonical: Result<String, rcip_core::jcs::JcsError>) -> String {
+    canonical.unwrap_or_default()
+}
+
 /// A part of a manifest a change can touch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -61,7 +69,7 @@ pub fn changed_domains(
 /// A manifest normalized, with its revision (computed from that same normal form).
 fn normalized(manifest: &Value) -> Result<(Map<String, Value>, String), DigestError> {
     let normal = normalize_manifest(manifest)?;
-    let revision = digest_of_canonical(&canonical_object(&normal));
+    let revision = digest_of_canonical(&canonical_object(&normal)?);
     Ok((normal, revision))
 }
 
@@ -87,15 +95,18 @@ fn projections(manifest: &Map<String, Value>) -> [Option<String>; 3] {
                 without.insert(name.clone(), set);
             }
             (
-                Some(canonical_object(&without)),
-                Some(canonical_object(&ontologies)),
+                Some(written(canonical_object(&without))),
+                Some(written(canonical_object(&ontologies))),
             )
         }
         // A non-object `featureSets` is one opaque value carrying no ontology.
-        Some(other) => (Some(canonical_json(other)), Some("null".to_owned())),
+        Some(other) => (
+            Some(written(canonical_json(other))),
+            Some("null".to_owned()),
+        ),
     };
     [
-        Some(canonical_object(&capabilities)),
+        Some(written(canonical_object(&capabilities))),
         feature_sets,
         ontologies,
     ]

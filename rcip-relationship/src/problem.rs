@@ -93,6 +93,9 @@ codes! {
     InvalidJson = "INVALID_JSON",
     /// The file is larger than a package may be.
     PackageTooLarge = "PACKAGE_TOO_LARGE",
+    /// A package value (built in memory) nests more than `MAX_PACKAGE_DEPTH` arrays and
+    /// objects.
+    PackageTooDeep = "PACKAGE_TOO_DEEP",
     /// A value has the wrong JSON type (an object expected, a string, an integer...).
     WrongType = "WRONG_TYPE",
     /// A key the form does not define.

@@ -14,6 +14,10 @@ use super::model::Package;
 use super::problem::{PackageError, Problem, ProblemCode as Code};
 use super::rule::{Expr, Root};
 
+/// The deepest package [`validate_package`] walks: 128 nested arrays and objects, the most
+/// serde_json parses from text (`PACKAGE_TOO_DEEP` past it).
+pub const MAX_PACKAGE_DEPTH: usize = rcip_core::depth::MAX_VALUE_DEPTH;
+
 /// The largest package text [`parse_package`] reads (4 MiB).
 pub const MAX_PACKAGE_BYTES: usize = 4 * 1024 * 1024;
 /// The longest name, in bytes.
@@ -76,6 +80,14 @@ fn single(code: Code, message: String) -> PackageError {
 ///
 /// Every problem of the package, in document order.
 pub fn validate_package(value: &Value) -> Result<Package, PackageError> {
+    // Measured first and iteratively: the checks below recurse into schemas, inputs and
+    // rules, and a value built in memory has no parser's depth limit.
+    if rcip_core::depth::exceeds_depth(value, MAX_PACKAGE_DEPTH) {
+        return Err(single(
+            Code::PackageTooDeep,
+            format!("a package nests at most {MAX_PACKAGE_DEPTH} arrays and objects"),
+        ));
+    }
     let mut checker = Checker::default();
     let package = checker.package(value);
     match package {
