@@ -6,6 +6,29 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use rcip_core::ValidationIssue;
 use serde_json::{Map, Value};
 
+/// The most schema issues one check reports. Past it the list ends with one
+/// [`TRUNCATED_KEYWORD`] issue, so an invalid input's outcome stays small (a few KiB) however
+/// many of its parts are wrong: without a bound, a 2 MB array of wrong items gave a 73 MB
+/// outcome. The reference (Ajv with `allErrors`) reports every issue; a model fixing its input
+/// acts on the first ones anyway.
+pub const MAX_VALIDATION_ISSUES: usize = 100;
+
+/// The keyword of the last issue of a list cut at [`MAX_VALIDATION_ISSUES`]: instance path
+/// `""`, message "more issues not reported (at most 100 are listed)", params `{"limit": 100}`.
+/// It is a plain issue, so a reader of the reference's shape reads it as one more issue; the
+/// `rcip:` prefix cannot clash with a JSON Schema keyword.
+pub const TRUNCATED_KEYWORD: &str = "rcip:truncated";
+
+/// The truncation marker that ends a list cut at [`MAX_VALIDATION_ISSUES`].
+pub(crate) fn truncated_issue() -> ValidationIssue {
+    ValidationIssue::new(
+        "",
+        TRUNCATED_KEYWORD,
+        format!("more issues not reported (at most {MAX_VALIDATION_ISSUES} are listed)"),
+    )
+    .with_param("limit", MAX_VALIDATION_ISSUES)
+}
+
 /// One compiled draft 2020-12 validator, shared by every capability with the same schema.
 pub struct SchemaValidator {
     validator: jsonschema::Validator,
@@ -38,14 +61,31 @@ impl SchemaValidator {
             .map_err(|e| e.to_string())
     }
 
-    /// Validates an instance: the fast `is_valid` first, every issue only on failure.
+    /// Validates an instance: the fast `is_valid` first, the issues only on failure, at most
+    /// [`MAX_VALIDATION_ISSUES`] of them, then the [`TRUNCATED_KEYWORD`] marker if there were
+    /// more.
     pub fn check(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
         if self.validator.is_valid(instance) {
             return Ok(());
         }
         let mut issues = Vec::new();
+        let mut truncated = false;
         for error in self.validator.iter_errors(instance) {
-            push_issues(&mut issues, &error);
+            // Only the issues we keep are converted: the conversion (paths, messages,
+            // params) is the costly part, so it stays bounded by the limit.
+            if issues.len() >= MAX_VALIDATION_ISSUES {
+                truncated = true;
+                break;
+            }
+            push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES + 1);
+        }
+        if issues.len() > MAX_VALIDATION_ISSUES {
+            // One error can give many issues (one per unexpected property).
+            issues.truncate(MAX_VALIDATION_ISSUES);
+            truncated = true;
+        }
+        if truncated {
+            issues.push(truncated_issue());
         }
         if issues.is_empty() {
             issues.push(ValidationIssue::new(
@@ -62,8 +102,13 @@ impl SchemaValidator {
 /// report for it: same `instancePath` and `keyword`, Ajv's wording for the common keywords
 /// so consumers that match on messages keep working, and Ajv's `params` so a model can act
 /// on the issue (which property to drop or add, which type or bound is wanted). Ajv reports
-/// one issue per unexpected property; so do we.
-fn push_issues(issues: &mut Vec<ValidationIssue>, error: &jsonschema::ValidationError<'_>) {
+/// one issue per unexpected property; so do we, until `issues` holds `room` (more than that
+/// would be cut anyway, and one error can name 200,000 properties).
+fn push_issues(
+    issues: &mut Vec<ValidationIssue>,
+    error: &jsonschema::ValidationError<'_>,
+    room: usize,
+) {
     let path = error.instance_path().to_string();
     let kind = error.kind();
     let issue =
@@ -78,6 +123,9 @@ fn push_issues(issues: &mut Vec<ValidationIssue>, error: &jsonschema::Validation
     let (message, params) = match kind {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             for name in unexpected {
+                if issues.len() >= room {
+                    return;
+                }
                 issues.push(
                     issue(
                         "additionalProperties",
@@ -90,6 +138,9 @@ fn push_issues(issues: &mut Vec<ValidationIssue>, error: &jsonschema::Validation
         }
         ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             for name in unexpected {
+                if issues.len() >= room {
+                    return;
+                }
                 issues.push(
                     issue(
                         "unevaluatedProperties",
