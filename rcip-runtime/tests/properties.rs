@@ -6,9 +6,6 @@ use proptest::prelude::*;
 use rcip_runtime::*;
 use serde_json::{Value, json};
 
-/// Replace with rcip_runtime's constant after the issue limit merges.
-const ISSUE_LIMIT: usize = 100;
-
 fn runtime(tokio: &tokio::runtime::Runtime) -> Runtime {
     let schema = json!({
         "type": "object",
@@ -72,7 +69,6 @@ proptest! {
 
 /// Thousands of failing items: the issue list stays within the documented limit.
 #[test]
-#[ignore = "enable after the issue limit lands"]
 fn issue_lists_are_within_the_limit() {
     let tokio = tokio();
     let runtime = runtime(&tokio);
@@ -83,5 +79,12 @@ fn issue_lists_are_within_the_limit() {
             .invoke(InvocationRequest::new("p.echo", json!({"tags": tags}))),
     );
     let issues = outcome.error().unwrap().validation_issues.as_ref().unwrap();
-    assert!(issues.len() <= ISSUE_LIMIT, "{} issues", issues.len());
+    // The limit, plus the marker that says the list was cut.
+    assert_eq!(
+        issues.len(),
+        MAX_VALIDATION_ISSUES + 1,
+        "{} issues",
+        issues.len()
+    );
+    assert_eq!(issues[MAX_VALIDATION_ISSUES].keyword, TRUNCATED_KEYWORD);
 }
