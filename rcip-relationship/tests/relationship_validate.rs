@@ -2285,6 +2285,11 @@ fn every_problem_code_is_emitted_by_some_package() {
         with(&format!("{CLOSE}/guard"), json!([{}])),
         with(&format!("{CLOSE}/guard"), nested_nots(11)),
         with(&format!("{POLL}/commands/get"), command()),
+        // Deeper than any text can be (serde_json stops at 128), so built as a value.
+        with(
+            &format!("{POLL_SCHEMA}/properties/question/description"),
+            (0..200).fold(json!(0), |inner, _| json!([inner])),
+        ),
     ];
     let mut seen: Vec<Code> = texts
         .iter()
