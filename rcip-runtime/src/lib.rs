@@ -110,7 +110,10 @@ pub use support::{BoxFuture, Clock, SystemClock};
 pub use surfaces::{ClientSurfaces, PreflightSurface, Surface};
 pub use tokio_util::sync::CancellationToken;
 pub use typed::{RcipClientExt, TypedOutcome};
-pub use validation::{MAX_VALIDATION_ISSUES, TRUNCATED_KEYWORD};
+pub use validation::{
+    FULL_REPORT_VALUES, FULL_REPORT_WEIGHT, MAX_ISSUE_TEXT_BYTES, MAX_VALIDATION_ISSUES,
+    TRUNCATED_KEYWORD,
+};
 
 /// rcip-macros' examples, compiled here: a proc-macro crate cannot run doctests that use the
 /// runtime, so its docs include these files except when rustdoc collects doctests, and this

@@ -63,29 +63,40 @@ impl SchemaValidator {
 
     /// Validates an instance: the fast `is_valid` first, the issues only on failure, at most
     /// [`MAX_VALIDATION_ISSUES`] of them, then the [`TRUNCATED_KEYWORD`] marker if there were
-    /// more.
+    /// more. An instance too large for a full report within [`FULL_REPORT_VALUES`] and
+    /// [`FULL_REPORT_WEIGHT`] reports the issues of its first error only, then the marker
+    /// (with `maxValues` in its params): the cost stays bounded by the limits, not the input.
     pub fn check(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
         if self.validator.is_valid(instance) {
             return Ok(());
         }
         let mut issues = Vec::new();
         let mut truncated = false;
-        for error in self.validator.iter_errors(instance) {
-            // Only the issues we keep are converted: the conversion (paths, messages,
-            // params) is the costly part, so it stays bounded by the limit.
-            if issues.len() >= MAX_VALIDATION_ISSUES {
-                truncated = true;
-                break;
+        if fits_full_report(instance) {
+            // jsonschema's `iter_errors` collects every error before it yields the first, and
+            // each error copies its instance path: its cost grows with the errors the input
+            // holds. `fits_full_report` bounds that product before we ask for it.
+            for error in self.validator.iter_errors(instance) {
+                // Only the issues we keep are converted: the conversion (paths, messages,
+                // params) is the costly part, so it stays bounded by the limit.
+                if issues.len() >= MAX_VALIDATION_ISSUES {
+                    truncated = true;
+                    break;
+                }
+                push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES + 1);
             }
-            push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES + 1);
-        }
-        if issues.len() > MAX_VALIDATION_ISSUES {
-            // One error can give many issues (one per unexpected property).
-            issues.truncate(MAX_VALIDATION_ISSUES);
-            truncated = true;
-        }
-        if truncated {
-            issues.push(truncated_issue());
+            if issues.len() > MAX_VALIDATION_ISSUES {
+                // One error can give many issues (one per unexpected property).
+                issues.truncate(MAX_VALIDATION_ISSUES);
+                truncated = true;
+            }
+            if truncated {
+                issues.push(truncated_issue());
+            }
+        } else if let Err(error) = self.validator.validate(instance) {
+            // `validate` stops at the first error: the walk costs no more than `is_valid`.
+            push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES);
+            issues.push(partial_report_issue());
         }
         if issues.is_empty() {
             issues.push(ValidationIssue::new(
@@ -96,6 +107,105 @@ impl SchemaValidator {
         }
         Err(issues)
     }
+}
+
+/// The most values (arrays, objects and scalars, the root included) an invalid instance may
+/// hold and still get a full issue list; a larger one reports its first error's issues, then
+/// a [`TRUNCATED_KEYWORD`] marker with `{"maxValues": 16384}` in its params.
+pub const FULL_REPORT_VALUES: usize = 16_384;
+
+/// The most path bytes, summed over every value of an invalid instance (each value counts 1
+/// plus the length of its JSON Pointer), for a full issue list. Each error the validator
+/// collects copies its instance path, so a few values under a megabyte-long key would cost
+/// gigabytes; this bounds that product. Past it, as past [`FULL_REPORT_VALUES`].
+pub const FULL_REPORT_WEIGHT: usize = 1 << 20;
+
+/// The most bytes of an issue's instance path, message or string param; longer ones are cut
+/// at a character boundary and end with `…`, so 101 issues stay well under 64 KiB whatever
+/// names the input uses.
+pub const MAX_ISSUE_TEXT_BYTES: usize = 200;
+
+/// Whether `instance` is within [`FULL_REPORT_VALUES`] and [`FULL_REPORT_WEIGHT`]. Iterative,
+/// and stops at the first limit crossed, so it costs at most [`FULL_REPORT_VALUES`] steps.
+fn fits_full_report(instance: &Value) -> bool {
+    /// The children of one container not visited yet, with the container's path length.
+    enum Children<'v> {
+        Items(std::iter::Enumerate<std::slice::Iter<'v, Value>>, usize),
+        Members(serde_json::map::Iter<'v>, usize),
+    }
+    let mut values = 0;
+    let mut weight = 0;
+    // Containers are entered lazily (an iterator each, not all their children at once), so a
+    // 2-million-item array costs as many steps as the limit, not its length.
+    let mut pending: Vec<Children<'_>> = Vec::new();
+    let mut next = Some((instance, 0_usize));
+    loop {
+        if let Some((value, path)) = next.take() {
+            values += 1;
+            weight += 1 + path;
+            if values > FULL_REPORT_VALUES || weight > FULL_REPORT_WEIGHT {
+                return false;
+            }
+            match value {
+                Value::Array(items) => {
+                    pending.push(Children::Items(items.iter().enumerate(), path))
+                }
+                Value::Object(members) => pending.push(Children::Members(members.iter(), path)),
+                _ => {}
+            }
+        }
+        let Some(top) = pending.last_mut() else {
+            return true;
+        };
+        next = match top {
+            Children::Items(items, path) => items
+                .next()
+                .map(|(index, item)| (item, *path + 1 + decimal_digits(index))),
+            Children::Members(members, path) => members
+                .next()
+                .map(|(name, member)| (member, *path + 1 + name.len())),
+        };
+        if next.is_none() {
+            pending.pop();
+        }
+    }
+}
+
+fn decimal_digits(mut n: usize) -> usize {
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
+
+/// The marker after the first error's issues of an instance too large for a full report.
+fn partial_report_issue() -> ValidationIssue {
+    ValidationIssue::new(
+        "",
+        TRUNCATED_KEYWORD,
+        format!(
+            "more issues not looked for (an input of more than {FULL_REPORT_VALUES} values reports its first error only)"
+        ),
+    )
+    .with_param("maxValues", FULL_REPORT_VALUES)
+}
+
+/// `text` cut to [`MAX_ISSUE_TEXT_BYTES`] (see there).
+fn clip_text(text: &str) -> String {
+    if text.len() <= MAX_ISSUE_TEXT_BYTES {
+        return text.to_owned();
+    }
+    // Copy only the part kept: a name can be megabytes long.
+    let mut end = MAX_ISSUE_TEXT_BYTES - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut clipped = String::with_capacity(MAX_ISSUE_TEXT_BYTES);
+    clipped.push_str(&text[..end]);
+    clipped.push('…');
+    clipped
 }
 
 /// Converts one validator error into the issues Ajv (the reference's validator) would
@@ -109,10 +219,11 @@ fn push_issues(
     error: &jsonschema::ValidationError<'_>,
     room: usize,
 ) {
-    let path = error.instance_path().to_string();
+    let path = clip_text(&error.instance_path().to_string());
     let kind = error.kind();
-    let issue =
-        |keyword: &str, message: String| ValidationIssue::new(path.clone(), keyword, message);
+    let issue = |keyword: &str, message: String| {
+        ValidationIssue::new(path.clone(), keyword, clip_text(&message))
+    };
     let bound = |comparison: &str, limit: &Value| {
         Map::from_iter([
             ("comparison".to_owned(), Value::from(comparison)),
@@ -131,7 +242,7 @@ fn push_issues(
                         "additionalProperties",
                         "must NOT have additional properties".to_owned(),
                     )
-                    .with_param("additionalProperty", name.as_str()),
+                    .with_param("additionalProperty", clip_text(name)),
                 );
             }
             return;
@@ -146,7 +257,7 @@ fn push_issues(
                         "unevaluatedProperties",
                         "must NOT have unevaluated properties".to_owned(),
                     )
-                    .with_param("unevaluatedProperty", name.as_str()),
+                    .with_param("unevaluatedProperty", clip_text(name)),
                 );
             }
             return;
@@ -155,6 +266,7 @@ fn push_issues(
             let name = property
                 .as_str()
                 .map_or_else(|| property.to_string(), str::to_owned);
+            let name = clip_text(&name);
             (
                 format!("must have required property '{name}'"),
                 one("missingProperty", Value::String(name)),
@@ -261,7 +373,7 @@ fn push_issues(
         ),
         ValidationErrorKind::PropertyNames { error } => (
             "property name must be valid".to_owned(),
-            one("propertyName", error.instance().as_ref().clone()),
+            one("propertyName", clip_value(error.instance().as_ref())),
         ),
         ValidationErrorKind::FalseSchema => {
             issues.push(issue("false schema", "boolean schema is false".to_owned()));
@@ -272,6 +384,14 @@ fn push_issues(
     let mut issue = issue(kind.keyword(), message);
     issue.params = params;
     issues.push(issue);
+}
+
+/// A caller's value for a param: a string clipped as [`clip_text`] does; anything else (a
+/// property name is always a string) as `null`, never a copy of a large value.
+fn clip_value(value: &Value) -> Value {
+    value
+        .as_str()
+        .map_or(Value::Null, |text| Value::String(clip_text(text)))
 }
 
 /// `multipleOf` as JSON: an integer when it is one (Ajv passes the schema's own number).
