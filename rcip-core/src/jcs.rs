@@ -6,9 +6,8 @@
 //! `json-canon` 0.1 refuses integers above 2^53 - 1, which the vectors round as JavaScript
 //! does). What they lack is [`write_members`]: the MCPL digest writes the manifest's object
 //! straight from its borrowed members, replacing one and skipping another, where their
-//! `Serialize`-only API would need an adapter or a normalized copy. Both also turn on
-//! serde_json's `float_roundtrip` for every crate of a build, and `serde_jcs` brings a second
-//! `ryu-js`. What is left to write is small: numbers are `ryu-js` (ECMAScript
+//! `Serialize`-only API would need an adapter or a normalized copy. And `serde_jcs` brings a
+//! second `ryu-js`. What is left to write is small: numbers are `ryu-js` (ECMAScript
 //! `Number::toString`, a maintained crate), keys sort by UTF-16 code units, and string
 //! escaping is the five lines of RFC 8785 §3.2.2.2.
 
