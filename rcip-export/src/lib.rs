@@ -1,0 +1,6 @@
+//! The rcip catalog in the exact tool forms MCP, OpenAI, Anthropic and Gemini accept.
+#![deny(missing_docs)]
+
+mod profile;
+
+pub use profile::{Profile, UnknownProfile};
