@@ -4,16 +4,8 @@ use rcip_core::depth::{dismantle, nested_arrays as nested};
 use rcip_core::jcs::{JcsError, MAX_CANONICAL_DEPTH, canonical_json, canonical_object};
 use rcip_core::schema::{StrictRule, check_strict};
 use rcip_core::{SchemaIds, SchemaRole, check_schema};
+use rcip_test_support::on_small_stack;
 use serde_json::{Map, Value, json};
-
-/// Runs `check` on a thread with a 2 MiB stack (a tokio worker's) and fails if it crashed.
-fn on_small_stack(check: impl FnOnce() + Send + 'static) {
-    let thread = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(check)
-        .expect("a thread");
-    assert!(thread.join().is_ok(), "the check panicked");
-}
 
 #[test]
 fn canonical_json_refuses_a_value_100_000_deep() {
@@ -57,18 +49,25 @@ fn the_limit_itself_is_canonicalized() {
     assert!(canonical_object(&map).is_err());
 }
 
+/// An application with one capability of these input and output schemas.
+fn notes(input_schema: Value, output_schema: Value) -> rcip_core::ApplicationDefinition {
+    let mut capability = rcip_core::CapabilityDefinition::new(
+        "notes.list",
+        rcip_core::Effect::Read,
+        "List",
+        "Lists notes.",
+    );
+    capability.input_schema = input_schema;
+    capability.output_schema = output_schema;
+    let mut definition = rcip_core::ApplicationDefinition::new("notes", "Notes", "Notes.");
+    definition.capabilities.push(capability);
+    definition
+}
+
 #[test]
 fn a_catalog_with_a_deep_schema_has_no_revision() {
     on_small_stack(|| {
-        let mut capability = rcip_core::CapabilityDefinition::new(
-            "notes.list",
-            rcip_core::Effect::Read,
-            "List",
-            "Lists notes.",
-        );
-        capability.input_schema = nested(100_000);
-        let mut definition = rcip_core::ApplicationDefinition::new("notes", "Notes", "Notes.");
-        definition.capabilities.push(capability);
+        let mut definition = notes(nested(100_000), json!({}));
         let error = rcip_core::catalog_revision(&definition).expect_err("too deep");
         assert_eq!(error.code(), "value_too_deep");
         assert!(rcip_core::catalog_export(&definition).is_err());
@@ -154,15 +153,7 @@ fn check_schema_takes_a_schema_at_the_value_limit() {
 #[test]
 fn validate_definition_refuses_a_deep_schema() {
     on_small_stack(|| {
-        let mut capability = rcip_core::CapabilityDefinition::new(
-            "notes.list",
-            rcip_core::Effect::Read,
-            "List",
-            "Lists notes.",
-        );
-        capability.output_schema = member("const", nested(100_000));
-        let mut definition = rcip_core::ApplicationDefinition::new("notes", "Notes", "Notes.");
-        definition.capabilities.push(capability);
+        let mut definition = notes(json!({}), member("const", nested(100_000)));
         let error = rcip_core::validate_definition(&definition).expect_err("too deep");
         assert_eq!(error.code(), "INVALID_SCHEMA");
         for capability in std::mem::take(&mut definition.capabilities) {

@@ -6,6 +6,7 @@ use rcip_mcpl::{
     DisabledReason, GrantState, MAX_MANIFEST_DEPTH, VOCABULARY, changed_domains,
     feature_set_states, manifest_canonical_json, manifest_digest, parse_vocabulary,
 };
+use rcip_test_support::on_small_stack;
 use serde_json::{Map, Value, json};
 
 /// `{key: value}`, built by moving: `json!` would serialize an interpolated value,
@@ -22,14 +23,6 @@ fn manifest(depth: usize) -> Value {
     let mut root = member("x-deep", nested_arrays(depth));
     root["version"] = json!("0.5");
     root
-}
-
-fn on_small_stack(check: impl FnOnce() + Send + 'static) {
-    let thread = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(check)
-        .expect("a thread");
-    assert!(thread.join().is_ok(), "the check panicked");
 }
 
 #[test]

@@ -9,6 +9,7 @@
 
 use rcip_core::depth::{dismantle, nested_arrays};
 use rcip_rcp::{Capabilities, Capability};
+use rcip_test_support::on_small_stack;
 use serde_json::{Map, Value};
 
 /// Every member name the 17 capabilities know (each capability knows some of them).
@@ -50,14 +51,6 @@ const MEMBERS: &[&str] = &[
     "vocabulary",
     "writable",
 ];
-
-fn on_small_stack(check: impl FnOnce() + Send + 'static) {
-    let thread = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(check)
-        .expect("a thread");
-    assert!(thread.join().is_ok(), "the check panicked");
-}
 
 fn object(key: &str, value: Value) -> Value {
     let mut map = Map::new();

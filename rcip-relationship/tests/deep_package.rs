@@ -7,6 +7,7 @@ use rcip_relationship::{
     Actor, CreateRecord, Engine, ExecuteCommand, ListCommands, MAX_PACKAGE_DEPTH, ProblemCode,
     RecordError, RuleRoots, Scope, UpdateRecord, parse_package, parse_rule, validate_package,
 };
+use rcip_test_support::on_small_stack;
 use serde_json::{Map, Value, json};
 
 /// `{"a": {"b": … value}}` along `path`, built by moving (`json!` would serialize an
@@ -17,14 +18,6 @@ fn at(path: &[&str], value: Value) -> Value {
         map.insert((*name).to_owned(), inner);
         Value::Object(map)
     })
-}
-
-fn on_small_stack(check: impl FnOnce() + Send + 'static) {
-    let thread = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(check)
-        .expect("a thread");
-    assert!(thread.join().is_ok(), "the check panicked");
 }
 
 fn codes(package: &Value) -> Vec<ProblemCode> {
