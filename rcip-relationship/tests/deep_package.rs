@@ -174,3 +174,33 @@ fn a_rule_evaluating_to_a_deep_value_is_absent() {
         assert_eq!(rule.evaluate(&scope), Some(json!([[1]])));
     });
 }
+
+#[test]
+fn parse_rule_refuses_a_rule_100_000_deep() {
+    // Already safe: the rule walker counts its depth and stops at `MAX_RULE_DEPTH`.
+    const DEPTH: usize = 100_000;
+    on_small_stack(|| {
+        // Nested operators, and a deep constant operand.
+        let mut rule = json!(true);
+        for _ in 0..DEPTH {
+            rule = Value::Object(Map::from_iter([("not".to_owned(), rule)]));
+        }
+        let error = parse_rule(&rule, RuleRoots::VIEW).unwrap_err();
+        assert!(
+            error
+                .problems
+                .iter()
+                .any(|p| p.code == ProblemCode::RuleTooDeep),
+            "{:?}",
+            error.problems.iter().map(|p| p.code).collect::<Vec<_>>()
+        );
+        dismantle(rule);
+        let rule = Value::Object(Map::from_iter([(
+            "eq".to_owned(),
+            Value::Array(vec![json!({"path": "data.x"}), nested(DEPTH)]),
+        )]));
+        let error = parse_rule(&rule, RuleRoots::VIEW).unwrap_err();
+        assert!(!error.problems.is_empty());
+        dismantle(rule);
+    });
+}
