@@ -150,6 +150,8 @@ impl Programs {
         println!("cargo::rerun-if-changed={}", dir.display());
         let files = package_files(&dir)?;
         let mut packages = Vec::with_capacity(files.len());
+        // One error per package file at most (each cut at MAX_PACKAGE_PROBLEMS, and
+        // duplicate namespaces one per package): bounded by the crate's own folder.
         let mut errors = Vec::new();
         for file in &files {
             let shown = file

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use rcip_mcpl::{VocabNode, Vocabulary, parse_vocabulary};
+use rcip_mcpl::{MAX_VOCABULARY_PROBLEMS, VocabNode, Vocabulary, parse_vocabulary};
 
 use crate::rust_names::ident;
 use crate::string_enum::StringEnum;
@@ -124,6 +124,13 @@ pub(crate) fn generate(vocabulary: &Vocabulary, krate: &syn::Path) -> Result<Str
     let variants: Vec<String> = paths.iter().map(|p| variant(p)).collect();
     let mut problems = Vec::new();
     for (i, name) in variants.iter().enumerate() {
+        // As `parse_vocabulary`'s own list: the first problems, then one line for the rest.
+        if problems.len() == MAX_VOCABULARY_PROBLEMS {
+            problems.push(format!(
+                ": more problems were found; only the first {MAX_VOCABULARY_PROBLEMS} are listed"
+            ));
+            break;
+        }
         if name.is_empty() {
             problems.push(format!(
                 "/paths/{i}: path {:?} has no letters or digits to name it in Rust",
@@ -225,6 +232,26 @@ mod tests {
 
     fn krate() -> syn::Path {
         syn::parse_str("::rcip_mcpl").expect("a path")
+    }
+
+    #[test]
+    fn many_collisions_are_cut_at_the_limit() {
+        // `a_b`, `a__b`, ...: 300 paths, all `AB`, 299 collisions.
+        let paths: Vec<String> = (1..=300).map(|n| format!("a{}b", "_".repeat(n))).collect();
+        let vocabulary = parse_vocabulary(&json!({"vocabulary": "x", "paths": paths}))
+            .expect("valid vocabulary");
+        let problems = generate(&vocabulary, &krate()).expect_err("names collide");
+        assert_eq!(problems.len(), rcip_mcpl::MAX_VOCABULARY_PROBLEMS + 1);
+        assert_eq!(
+            problems.last().map(String::as_str),
+            Some(": more problems were found; only the first 100 are listed")
+        );
+        // Exactly the limit: no marker.
+        let vocabulary = parse_vocabulary(&json!({"vocabulary": "x", "paths": paths[..101]}))
+            .expect("valid vocabulary");
+        let problems = generate(&vocabulary, &krate()).expect_err("names collide");
+        assert_eq!(problems.len(), 100);
+        assert!(problems.iter().all(|p| p.contains("both become `AB`")));
     }
 
     #[test]

@@ -48,6 +48,29 @@ pub fn exceeds_depth(value: &Value, limit: usize) -> bool {
     depth_beyond(value, limit) > limit
 }
 
+/// `depth` arrays nested around `0` (`nested_arrays(2)` is `[[0]]`), built iteratively.
+///
+/// For tests of the limits above: a value far deeper than any parser would produce, made
+/// without the recursion (`json!`, `clone`) that such a value defeats. Drop it with
+/// [`dismantle`].
+///
+/// ```
+/// use rcip_core::depth::{depth_beyond, dismantle, nested_arrays};
+/// use serde_json::json;
+/// assert_eq!(nested_arrays(2), json!([[0]]));
+/// let deep = nested_arrays(100_000);
+/// assert_eq!(depth_beyond(&deep, 128), 129);
+/// dismantle(deep);
+/// ```
+#[must_use]
+pub fn nested_arrays(depth: usize) -> Value {
+    let mut value = Value::from(0);
+    for _ in 0..depth {
+        value = Value::Array(vec![value]);
+    }
+    value
+}
+
 /// Drops `value` without recursion. serde_json's `Value` drops recursively, so a value
 /// nested some tens of thousands deep overflows a small stack merely by going out of
 /// scope; this takes it apart level by level instead.

@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::schema::{SchemaViolation, check_strict};
+use crate::depth::{MAX_VALUE_DEPTH, exceeds_depth};
+use crate::schema::{SchemaViolation, StrictRule, check_strict};
 use crate::{
     ApplicationDefinition, CapabilityDefinition, RCIP_PROTOCOL_VERSION, is_valid_identifier,
 };
@@ -346,12 +347,39 @@ pub struct SchemaIds<'a> {
 
 /// Checks one schema against the strict rules and records its `$id`: a `$id` already used
 /// by a *different* schema is an error (Ajv's rule), by an identical one is fine.
+///
+/// A schema nesting more than [`MAX_VALUE_DEPTH`] arrays and objects is refused first
+/// (`INVALID_SCHEMA`, rule `SCHEMA_TOO_DEEP`, pointer `""`): the strict walk bounds only
+/// the subschemas, while a `default`, `const` or `enum` value may be deeper, and comparing
+/// two schemas for their `$id`, like compiling one later, recurses into every value.
+///
+/// ```
+/// use rcip_core::depth::{dismantle, nested_arrays};
+/// use rcip_core::{SchemaIds, SchemaRole, check_schema};
+/// use serde_json::{Map, Value};
+/// let mut schema = Map::new();
+/// schema.insert("default".to_owned(), nested_arrays(200));
+/// let schema = Value::Object(schema);
+/// let error = check_schema("notes.list", SchemaRole::Input, &schema, &mut SchemaIds::default())
+///     .unwrap_err();
+/// assert_eq!(error.code(), "INVALID_SCHEMA");
+/// dismantle(schema);
+/// ```
 pub fn check_schema<'a>(
     capability_id: &str,
     role: SchemaRole,
     schema: &'a Value,
     ids: &mut SchemaIds<'a>,
 ) -> Result<(), DefinitionError> {
+    if exceeds_depth(schema, MAX_VALUE_DEPTH) {
+        return Err(DefinitionError::InvalidSchema {
+            id: capability_id.to_owned(),
+            role,
+            rule: StrictRule::SchemaTooDeep.code(),
+            pointer: String::new(),
+            reason: format!("a schema nests at most {MAX_VALUE_DEPTH} arrays and objects"),
+        });
+    }
     check_strict(schema).map_err(|v| DefinitionError::from_violation(capability_id, role, v))?;
     if let Some(schema_id) = schema.get("$id").and_then(Value::as_str) {
         match ids.declared.get(schema_id) {

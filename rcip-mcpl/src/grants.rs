@@ -5,8 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use monostate::MustBeBool;
+use rcip_core::depth::exceeds_depth;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+use crate::MAX_MANIFEST_DEPTH;
 
 use super::vocabulary::Vocabulary;
 
@@ -240,6 +243,13 @@ fn feature_set_state(
                 match item.as_str() {
                     Some(path) if vocabulary.contains(path) => uses.push(path),
                     Some(other) => unrecognized.push(other.to_owned()),
+                    // Written as JSON, which recurses: a value built in memory past the
+                    // manifest depth is named instead.
+                    None if exceeds_depth(item, MAX_MANIFEST_DEPTH) => {
+                        unrecognized.push(format!(
+                            "(a value nesting more than {MAX_MANIFEST_DEPTH} arrays and objects)"
+                        ));
+                    }
                     None => unrecognized.push(item.to_string()),
                 }
             }

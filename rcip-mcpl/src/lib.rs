@@ -66,7 +66,10 @@ pub use tracker::{
     ChangeDomain, ConnectionId, ManifestChange, ManifestChanged, ManifestTracker, Transaction,
     TransactionError, changed_domains,
 };
-pub use vocabulary::{VocabNode, Vocabulary, VocabularyError, parse_vocabulary};
+pub use vocabulary::{
+    MAX_PATH_SEGMENTS, MAX_VOCABULARY_PATHS, MAX_VOCABULARY_PROBLEMS, VocabNode, Vocabulary,
+    VocabularyError, parse_vocabulary,
+};
 
 /// Includes the Rust that `rcip-build` generated from an MCPL vocabulary file
 /// (`$OUT_DIR/rcip_vocabulary_<file stem>.rs`): `CapabilityPath` and `VOCABULARY`.

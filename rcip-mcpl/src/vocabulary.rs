@@ -6,7 +6,7 @@
 //! [`Vocabulary`] (the tree below). The MCPL 0.5 vocabulary ships compiled in `rcip-runtime`.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use serde_json::Value;
 
@@ -35,20 +35,63 @@ pub struct Vocabulary {
     pub advertised_outside: Cow<'static, [Cow<'static, str>]>,
 }
 
+/// The most problems [`parse_vocabulary`] lists; past it the list ends with one
+/// `TOO_MANY_PROBLEMS` problem.
+pub const MAX_VOCABULARY_PROBLEMS: usize = 100;
+/// The most paths a vocabulary may have (MCPL 0.5 has 17): the tree is built by scanning
+/// the paths once per node, and every path becomes an enum variant in generated code.
+pub const MAX_VOCABULARY_PATHS: usize = 1024;
+/// The most segments of one path (MCPL 0.5's longest has 4): building the tree recurses
+/// once per segment, and so does the advertisement walk.
+pub const MAX_PATH_SEGMENTS: usize = 16;
+
 /// Why a vocabulary file was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{pointer}: {message}")]
 pub struct VocabularyError {
     /// JSON Pointer to the offending value.
     pub pointer: String,
+    /// The stable code of the problem: `NOT_AN_OBJECT`, `UNKNOWN_KEY`, `INVALID_NAME`,
+    /// `WRONG_TYPE`, `INVALID_PATH`, `PATH_TOO_DEEP`, `TOO_MANY_PATHS`, `DUPLICATE_PATH`,
+    /// `NOT_A_LEAF`, `UNKNOWN_PATH`, or `TOO_MANY_PROBLEMS` for the last problem of a
+    /// list cut at [`MAX_VOCABULARY_PROBLEMS`].
+    pub code: &'static str,
     /// What is wrong.
     pub message: String,
 }
 
-fn error(pointer: impl Into<String>, message: impl Into<String>) -> VocabularyError {
-    VocabularyError {
-        pointer: pointer.into(),
-        message: message.into(),
+/// The problems found so far: the first [`MAX_VOCABULARY_PROBLEMS`], and whether more
+/// were dropped (the walks stop then: what they would find is not kept).
+#[derive(Default)]
+struct Problems {
+    list: Vec<VocabularyError>,
+    dropped: bool,
+}
+
+impl Problems {
+    fn push(&mut self, pointer: impl Into<String>, code: &'static str, message: impl Into<String>) {
+        if self.list.len() < MAX_VOCABULARY_PROBLEMS {
+            self.list.push(VocabularyError {
+                pointer: pointer.into(),
+                code,
+                message: message.into(),
+            });
+        } else {
+            self.dropped = true;
+        }
+    }
+
+    fn into_list(mut self) -> Vec<VocabularyError> {
+        if self.dropped {
+            self.list.push(VocabularyError {
+                pointer: String::new(),
+                code: "TOO_MANY_PROBLEMS",
+                message: format!(
+                    "more problems were found; only the first {MAX_VOCABULARY_PROBLEMS} are listed"
+                ),
+            });
+        }
+        self.list
     }
 }
 
@@ -61,8 +104,10 @@ fn is_segment(segment: &str) -> bool {
 
 /// Checks a vocabulary file and builds its tree.
 ///
-/// Paths are `[A-Za-z0-9_-]` segments joined by `.`, unique, and `advertisedOutside` names
-/// paths of the vocabulary that have no children. Unknown keys are refused.
+/// Paths are `[A-Za-z0-9_-]` segments joined by `.` (at most [`MAX_PATH_SEGMENTS`]),
+/// unique, at most [`MAX_VOCABULARY_PATHS`] of them, and `advertisedOutside` names paths
+/// of the vocabulary that have no children. Unknown keys are refused. The file is read
+/// only to the depth of its form (a path that is an array is a `WRONG_TYPE`, however deep).
 ///
 /// ```
 /// use rcip_mcpl::parse_vocabulary;
@@ -71,22 +116,32 @@ fn is_segment(segment: &str) -> bool {
 ///     "paths": ["a", "a.b", "c.d"], "advertisedOutside": []})).unwrap();
 /// assert_eq!(vocabulary.roots.len(), 2);
 /// assert!(vocabulary.roots[1].path.is_none()); // `c` only groups `c.d`
+///
+/// let problems = parse_vocabulary(&json!({"vocabulary": "demo/1", "paths": ["a", "a"]}))
+///     .unwrap_err();
+/// assert_eq!(problems[0].code, "DUPLICATE_PATH");
 /// ```
 ///
 /// # Errors
 ///
-/// Every problem found, in document order.
+/// Every problem found, in document order: at most [`MAX_VOCABULARY_PROBLEMS`], then one
+/// `TOO_MANY_PROBLEMS` if there were more.
 pub fn parse_vocabulary(file: &Value) -> Result<Vocabulary, Vec<VocabularyError>> {
-    let mut problems = Vec::new();
+    let mut problems = Problems::default();
     let Value::Object(map) = file else {
-        return Err(vec![error("", "a vocabulary is a JSON object")]);
+        problems.push("", "NOT_AN_OBJECT", "a vocabulary is a JSON object");
+        return Err(problems.into_list());
     };
     for key in map.keys() {
+        if problems.dropped {
+            break;
+        }
         if !matches!(key.as_str(), "vocabulary" | "paths" | "advertisedOutside") {
-            problems.push(error(
+            problems.push(
                 format!("/{key}"),
+                "UNKNOWN_KEY",
                 format!("unknown key {key:?} (allowed: vocabulary, paths, advertisedOutside)"),
-            ));
+            );
         }
     }
     let name = match map.get("vocabulary") {
@@ -100,62 +155,107 @@ pub fn parse_vocabulary(file: &Value) -> Result<Vocabulary, Vec<VocabularyError>
             name.clone()
         }
         _ => {
-            problems.push(error(
+            problems.push(
                 "/vocabulary",
+                "INVALID_NAME",
                 "expected the vocabulary's name (a non-empty string of [A-Za-z0-9._/-])",
-            ));
+            );
             String::new()
         }
     };
     let mut paths: Vec<String> = Vec::new();
+    // For the duplicate checks: a scan of `paths` per path would be quadratic.
+    let mut seen: HashSet<&str> = HashSet::new();
     match map.get("paths") {
+        Some(Value::Array(items)) if items.len() > MAX_VOCABULARY_PATHS => problems.push(
+            "/paths",
+            "TOO_MANY_PATHS",
+            format!(
+                "{} paths; a vocabulary has at most {MAX_VOCABULARY_PATHS}",
+                items.len()
+            ),
+        ),
         Some(Value::Array(items)) if !items.is_empty() => {
             for (i, item) in items.iter().enumerate() {
+                if problems.dropped {
+                    break;
+                }
                 let at = format!("/paths/{i}");
                 let Some(path) = item.as_str() else {
-                    problems.push(error(at, "expected a path (a string)"));
+                    problems.push(at, "WRONG_TYPE", "expected a path (a string)");
                     continue;
                 };
                 if !path.split('.').all(is_segment) {
-                    problems.push(error(
+                    problems.push(
                         at,
+                        "INVALID_PATH",
                         format!("invalid path {path:?}: segments of [A-Za-z0-9_-] joined by '.'"),
-                    ));
-                } else if paths.iter().any(|p| p == path) {
-                    problems.push(error(at, format!("path {path:?} is listed twice")));
+                    );
+                } else if path.split('.').count() > MAX_PATH_SEGMENTS {
+                    problems.push(
+                        at,
+                        "PATH_TOO_DEEP",
+                        format!("a path has at most {MAX_PATH_SEGMENTS} segments"),
+                    );
+                } else if !seen.insert(path) {
+                    problems.push(
+                        at,
+                        "DUPLICATE_PATH",
+                        format!("path {path:?} is listed twice"),
+                    );
                 } else {
                     paths.push(path.to_owned());
                 }
             }
         }
-        _ => problems.push(error("/paths", "expected a non-empty array of paths")),
+        _ => problems.push(
+            "/paths",
+            "WRONG_TYPE",
+            "expected a non-empty array of paths",
+        ),
     }
     let mut outside = Vec::new();
     match map.get("advertisedOutside") {
         None => {}
+        Some(Value::Array(items)) if items.len() > MAX_VOCABULARY_PATHS => problems.push(
+            "/advertisedOutside",
+            "TOO_MANY_PATHS",
+            format!(
+                "{} paths; a vocabulary has at most {MAX_VOCABULARY_PATHS}",
+                items.len()
+            ),
+        ),
         Some(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
+                if problems.dropped {
+                    break;
+                }
                 let at = format!("/advertisedOutside/{i}");
                 match item.as_str() {
-                    Some(path) if paths.iter().any(|p| p == path) => {
+                    Some(path) if seen.contains(path) => {
                         if paths.iter().any(|p| p.starts_with(&format!("{path}."))) {
-                            problems.push(error(at, format!("{path:?} has paths beneath it; only a leaf can be advertised outside")));
+                            problems.push(at, "NOT_A_LEAF", format!("{path:?} has paths beneath it; only a leaf can be advertised outside"));
                         } else {
                             outside.push(Cow::Owned(path.to_owned()));
                         }
                     }
-                    Some(path) => problems.push(error(
+                    Some(path) => problems.push(
                         at,
+                        "UNKNOWN_PATH",
                         format!("{path:?} is not a path of this vocabulary"),
-                    )),
-                    None => problems.push(error(at, "expected a path (a string)")),
+                    ),
+                    None => problems.push(at, "WRONG_TYPE", "expected a path (a string)"),
                 }
             }
         }
-        Some(_) => problems.push(error("/advertisedOutside", "expected an array of paths")),
+        Some(_) => problems.push(
+            "/advertisedOutside",
+            "WRONG_TYPE",
+            "expected an array of paths",
+        ),
     }
-    if !problems.is_empty() {
-        return Err(problems);
+    if !problems.list.is_empty() {
+        return Err(problems.into_list());
     }
     Ok(Vocabulary {
         name: Cow::Owned(name),

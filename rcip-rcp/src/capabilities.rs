@@ -252,6 +252,9 @@ impl Capabilities {
     /// ```
     pub fn decode(value: Value) -> Result<(Self, Vec<CapabilityProblem>), RcpError> {
         let mut others = PresenceMap::from_value(value)?;
+        // Bounded by the shapes, not the input: at most one problem per capability and per
+        // known member of it (each is taken out of its map once), so never cut. Each member
+        // is read only as deep as its shape (no recursion into a caller's deep value).
         let mut problems = Vec::new();
         let mut caps = Capabilities::default();
         for capability in Capability::ALL {

@@ -158,8 +158,14 @@ impl Member for Vec<String> {
 }
 
 impl Member for FilterFields {
+    /// By hand, on the value's own type: serde's untagged enums first buffer the whole
+    /// value, recursively, and a value built in memory may nest deeper than any stack.
     fn read(value: &Value) -> Option<Self> {
-        read_serde(value)
+        match value {
+            Value::Array(_) => read_serde(value).map(FilterFields::Names),
+            Value::Object(_) => read_serde(value).map(FilterFields::Typed),
+            _ => None,
+        }
     }
 }
 

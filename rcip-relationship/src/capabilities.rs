@@ -57,6 +57,8 @@ pub fn package_scope_id(package: &Package) -> String {
 /// ```
 #[must_use]
 pub fn duplicate_namespaces(packages: &[(PathBuf, Package)]) -> Vec<PackageError> {
+    // At most one error per package given: bounded by the caller's own list of files, so
+    // not cut (each error is one problem).
     let mut errors = Vec::new();
     for (i, (file, package)) in packages.iter().enumerate() {
         let form = package_scope_id(package);

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::{Command, Kind, Package, Role, Scope, TypeDef, View, command_capability_id};
 use rcip_core::ValidationIssue;
+use rcip_core::depth::{MAX_VALUE_DEPTH, dismantle, exceeds_depth};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -25,7 +26,7 @@ use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
 use rcip_runtime::__private::shared::{SchemaValidator, random_128};
-use rcip_runtime::{Clock, SystemClock};
+use rcip_runtime::{Clock, MAX_VALIDATION_ISSUES, SystemClock, TRUNCATED_KEYWORD};
 
 /// The longest idempotency key, in characters: the `maxLength` of the capabilities' key
 /// schemas ([`MAX_KEY_LENGTH`](crate::MAX_KEY_LENGTH)), so that whatever
@@ -187,7 +188,8 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
-    pub fn create(&self, actor: &Actor, args: CreateRecord) -> Result<RecordView, RecordError> {
+    pub fn create(&self, actor: &Actor, mut args: CreateRecord) -> Result<RecordView, RecordError> {
+        refuse_deep("the data", &mut args.data)?;
         let mutation = match self.begin(actor, Operation::RecordCreate, &args)? {
             Begun::Replay(result) => return Ok(result),
             Begun::Fresh(mutation) => mutation,
@@ -233,7 +235,8 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
-    pub fn update(&self, actor: &Actor, args: UpdateRecord) -> Result<RecordView, RecordError> {
+    pub fn update(&self, actor: &Actor, mut args: UpdateRecord) -> Result<RecordView, RecordError> {
+        refuse_deep("patch.set", &mut args.patch.set)?;
         let (mutation, mut record) =
             match self.begin_change(actor, Operation::RecordUpdate, &args)? {
                 Changing::Replay(result) => return Ok(result),
@@ -304,8 +307,9 @@ impl<S: RecordStore> Engine<S> {
     pub fn execute(
         &self,
         actor: &Actor,
-        args: ExecuteCommand,
+        mut args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
+        refuse_deep("the input", &mut args.input)?;
         let (mutation, mut record) =
             match self.begin_change(actor, Operation::CommandExecute, &args)? {
                 Changing::Replay(result) => return Ok(result),
@@ -389,8 +393,11 @@ impl<S: RecordStore> Engine<S> {
     pub fn list_commands(
         &self,
         actor: &Actor,
-        args: ListCommands,
+        mut args: ListCommands,
     ) -> Result<Vec<CommandStatus>, RecordError> {
+        if let Some(input) = &mut args.input {
+            refuse_deep("the input", input)?;
+        }
         let record = self.readable(actor, &args.workspace_id, args.record_id)?;
         self.permit(actor, Operation::CommandList, &record)?;
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
@@ -971,7 +978,13 @@ impl<S: RecordStore> Engine<S> {
                 ));
             }
         } else {
+            // The issues stop at one more than the runtime's limit: enough to know the list
+            // is cut (see the end), however many unknown roles or participants come.
+            let full = |issues: &Vec<ValidationIssue>| issues.len() > MAX_VALIDATION_ISSUES;
             for name in record.participants.keys() {
+                if full(&issues) {
+                    break;
+                }
                 if type_def.role(name).is_none() {
                     issues.push(issue(
                         format!("/roles/{name}"),
@@ -996,7 +1009,17 @@ impl<S: RecordStore> Engine<S> {
                         ),
                     ));
                 }
-                for (i, id) in ids.iter().enumerate() {
+                // Past `max` the role is already wrong (the cardinality issue): the ids
+                // looked up stop `MAX_VALIDATION_ISSUES` after it, since each is a store
+                // read and the duplicate check is quadratic.
+                for (i, id) in ids
+                    .iter()
+                    .enumerate()
+                    .take(role.max as usize + MAX_VALIDATION_ISSUES)
+                {
+                    if full(&issues) {
+                        break;
+                    }
                     let problem = if ids[..i].contains(id) {
                         Some(format!("participant {id} is listed twice"))
                     } else {
@@ -1008,6 +1031,20 @@ impl<S: RecordStore> Engine<S> {
                     }
                 }
             }
+        }
+        if issues.len() > MAX_VALIDATION_ISSUES {
+            // The runtime's marker, so that every issue list of a call ends the same way.
+            issues.truncate(MAX_VALIDATION_ISSUES);
+            issues.push(
+                ValidationIssue::new(
+                    "",
+                    TRUNCATED_KEYWORD,
+                    format!(
+                        "more issues not reported (at most {MAX_VALIDATION_ISSUES} are listed)"
+                    ),
+                )
+                .with_param("limit", MAX_VALIDATION_ISSUES),
+            );
         }
         if issues.is_empty() {
             Ok(())
@@ -1206,6 +1243,24 @@ fn replayed<T: DeserializeOwned>(
     }
     serde_json::from_str(&entry.result)
         .map_err(|e| RecordError::Store(format!("stored result unreadable: {e}")))
+}
+
+/// Refuses caller values nested more than [`MAX_VALUE_DEPTH`] arrays and objects (the map
+/// itself one of them) with `INVALID_ARGUMENTS`, before anything recurses into them: the
+/// idempotency fingerprint serializes the arguments, the record clones its data, a
+/// `set_data` rule copies its value. A refused map is taken apart here, without recursion,
+/// since the caller's arguments are dropped on return.
+fn refuse_deep(what: &str, map: &mut Map<String, Value>) -> Result<(), RecordError> {
+    if !map
+        .values()
+        .any(|value| exceeds_depth(value, MAX_VALUE_DEPTH - 1))
+    {
+        return Ok(());
+    }
+    dismantle(Value::Object(std::mem::take(map)));
+    Err(RecordError::InvalidArguments(format!(
+        "{what} nests more than {MAX_VALUE_DEPTH} arrays and objects"
+    )))
 }
 
 fn check_data(entry: &TypeEntry, data: &mut Map<String, Value>) -> Result<(), RecordError> {

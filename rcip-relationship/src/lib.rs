@@ -75,9 +75,9 @@ pub use problem::{PackageError, Problem, ProblemCode};
 pub use rule::{Comparison, Constant, Expr, Path, Root, Scope};
 pub use schema::{DEFAULT_MAX_ITEMS, DEFAULT_MAX_LENGTH, MAX_SCHEMA_DEPTH};
 pub use validate::{
-    MAX_EMITS, MAX_NAME_BYTES, MAX_PACKAGE_BYTES, MAX_PACKAGE_DEPTH, MAX_PATH_COMPONENTS,
-    MAX_ROLE_PARTICIPANTS, MAX_RULE_DEPTH, MAX_RULE_OPERANDS, MAX_STATES, RuleRoots, is_valid_name,
-    parse_package, parse_rule, validate_package,
+    MAX_EMITS, MAX_NAME_BYTES, MAX_PACKAGE_BYTES, MAX_PACKAGE_DEPTH, MAX_PACKAGE_PROBLEMS,
+    MAX_PATH_COMPONENTS, MAX_ROLE_PARTICIPANTS, MAX_RULE_DEPTH, MAX_RULE_OPERANDS, MAX_STATES,
+    RuleRoots, is_valid_name, parse_package, parse_rule, validate_package,
 };
 
 // The engine: records, stores and capability bindings, over rcip-runtime.

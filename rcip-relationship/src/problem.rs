@@ -96,6 +96,8 @@ codes! {
     /// A package value (built in memory) nests more than `MAX_PACKAGE_DEPTH` arrays and
     /// objects.
     PackageTooDeep = "PACKAGE_TOO_DEEP",
+    /// The last problem of a list cut at `MAX_PACKAGE_PROBLEMS`: there were more.
+    TooManyProblems = "TOO_MANY_PROBLEMS",
     /// A value has the wrong JSON type (an object expected, a string, an integer...).
     WrongType = "WRONG_TYPE",
     /// A key the form does not define.

@@ -7,6 +7,7 @@
 
 use std::cmp::Ordering;
 
+use rcip_core::depth::{MAX_VALUE_DEPTH, exceeds_depth};
 use serde_json::{Map, Number, Value};
 
 use super::model::{List, Text};
@@ -157,7 +158,9 @@ impl Expr {
         matches!(self.term(scope, 0), Term::Bool(true))
     }
 
-    /// The expression's value as JSON, or `None` when it is absent.
+    /// The expression's value as JSON, or `None` when it is absent (a path to nothing, or
+    /// to a value nesting more than 128 arrays and objects, which would not be copied
+    /// without recursion).
     #[must_use]
     pub fn evaluate(&self, scope: &Scope<'_>) -> Option<Value> {
         self.term(scope, 0).to_value()
@@ -300,14 +303,26 @@ impl<'a> Term<'a> {
             Self::Bool(b) => Value::Bool(b),
             Self::Num(n) => Value::Number(n.to_json()?),
             Self::Str(s) => Value::String(s.to_owned()),
-            Self::JsonArray(items) => Value::Array(items.to_vec()),
+            // A copy recurses: a value built in memory past the parser's depth is absent,
+            // as an expression nested too deep is.
+            Self::JsonArray(items) => {
+                let shallow = items
+                    .iter()
+                    .all(|item| !exceeds_depth(item, MAX_VALUE_DEPTH - 1));
+                Value::Array(shallow.then(|| items.to_vec())?)
+            }
             Self::ConstArray(items) => Value::Array(
                 items
                     .iter()
                     .map(|c| Term::from_constant(c).to_value().unwrap_or(Value::Null))
                     .collect(),
             ),
-            Self::Object(map) => Value::Object(map.clone()),
+            Self::Object(map) => {
+                let shallow = map
+                    .values()
+                    .all(|value| !exceeds_depth(value, MAX_VALUE_DEPTH - 1));
+                Value::Object(shallow.then(|| map.clone())?)
+            }
         })
     }
 }

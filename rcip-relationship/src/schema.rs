@@ -62,9 +62,9 @@ impl<'c> SchemaChecker<'c> {
 
     /// Checks a root schema; the normalized schema when it has no problem.
     pub(super) fn check(mut self, value: &Value, at: &str) -> Option<Value> {
-        let before = self.checker.problems.len();
+        let before = self.checker.reported();
         let normalized = self.node(value, at, 1);
-        normalized.filter(|_| self.checker.problems.len() == before)
+        normalized.filter(|_| self.checker.reported() == before)
     }
 
     fn node(&mut self, value: &Value, at: &str, depth: usize) -> Option<Value> {
@@ -175,6 +175,9 @@ impl<'c> SchemaChecker<'c> {
                 if let Some(properties) = properties {
                     let mut out = Map::new();
                     for (name, schema) in properties {
+                        if self.checker.is_full() {
+                            break;
+                        }
                         if let Some(schema) =
                             self.node(schema, &child(&properties_at, name), depth + 1)
                         {

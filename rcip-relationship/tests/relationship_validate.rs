@@ -10,8 +10,9 @@ mod common;
 use common::{at, pairs};
 use rcip_relationship::{
     DEFAULT_MAX_ITEMS, DEFAULT_MAX_LENGTH, Kind, MAX_EMITS, MAX_NAME_BYTES, MAX_PACKAGE_BYTES,
-    MAX_PATH_COMPONENTS, MAX_ROLE_PARTICIPANTS, MAX_RULE_DEPTH, MAX_RULE_OPERANDS,
-    MAX_SCHEMA_DEPTH, MAX_STATES, Package, ProblemCode as Code, parse_package, validate_package,
+    MAX_PACKAGE_PROBLEMS, MAX_PATH_COMPONENTS, MAX_ROLE_PARTICIPANTS, MAX_RULE_DEPTH,
+    MAX_RULE_OPERANDS, MAX_SCHEMA_DEPTH, MAX_STATES, Package, ProblemCode as Code, parse_package,
+    validate_package,
 };
 use serde_json::{Value, json};
 
@@ -348,8 +349,11 @@ fn a_hostile_package_gives_a_proportionate_report() {
     let fields: Vec<String> = (0..2_000).map(|i| format!("x{i}")).collect();
     set(&mut package, &format!("{VIEW}/fields"), json!(fields));
     let error = validate_package(&package).unwrap_err();
-    assert_eq!(error.problems.len(), 2_000);
-    assert!(error.problems.iter().all(|p| p.code == Code::UnknownField));
+    // The first `MAX_PACKAGE_PROBLEMS` of the 2,000, then the marker.
+    assert_eq!(error.problems.len(), MAX_PACKAGE_PROBLEMS + 1);
+    let (last, listed) = error.problems.split_last().unwrap();
+    assert!(listed.iter().all(|p| p.code == Code::UnknownField));
+    assert_eq!(last.code, Code::TooManyProblems);
     let longest = error.problems.iter().map(|p| p.message.len()).max();
     assert!(longest < Some(300), "a message of {longest:?} bytes");
     assert_eq!(
@@ -380,28 +384,34 @@ fn long_lists_are_checked_quickly() {
         "/views/ballots",
         json!({"type": "ballot", "fields": many}),
     );
-    set(&mut package, &format!("{CLOSE}/from"), json!(many));
-    set(&mut package, &format!("{VIEW}/fields"), json!(many));
+    set(&mut package, &format!("{LIFECYCLE}/states"), json!(many));
+    // With the long lists that are all wrong too.
+    let mut hostile = package.clone();
+    set(&mut hostile, &format!("{CLOSE}/from"), json!(many));
+    set(&mut hostile, &format!("{VIEW}/fields"), json!(many));
     set(
-        &mut package,
+        &mut hostile,
         &format!("{POLL_SCHEMA}/required"),
         json!(many),
     );
-    set(&mut package, &format!("{LIFECYCLE}/states"), json!(many));
     let started = std::time::Instant::now();
-    let error = validate_package(&package).unwrap_err();
+    let error = validate_package(&hostile).unwrap_err();
     assert!(
         started.elapsed() < std::time::Duration::from_secs(20),
         "took {:?}",
         started.elapsed()
     );
+    // Far more than are listed.
+    assert_eq!(error.problems.len(), MAX_PACKAGE_PROBLEMS + 1);
+    assert_eq!(error.problems.last().unwrap().code, Code::TooManyProblems);
+    // Without them, the states are too many, and the view of 100 000 declared fields is fine.
+    let error = validate_package(&package).unwrap_err();
     assert!(
         error
             .problems
             .iter()
             .any(|p| p.pointer == format!("{LIFECYCLE}/states") && p.code == Code::TooMany)
     );
-    // The view of 100 000 declared fields is fine.
     assert!(
         !error
             .problems
@@ -2290,6 +2300,14 @@ fn every_problem_code_is_emitted_by_some_package() {
             &format!("{POLL_SCHEMA}/properties/question/description"),
             (0..200).fold(json!(0), |inner, _| json!([inner])),
         ),
+        // More problems than are listed: 101 unknown keys.
+        {
+            let mut p = with("/x0", json!(1));
+            for i in 1..=MAX_PACKAGE_PROBLEMS {
+                set(&mut p, &format!("/x{i}"), json!(1));
+            }
+            p
+        },
     ];
     let mut seen: Vec<Code> = texts
         .iter()

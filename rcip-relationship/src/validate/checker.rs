@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{MAX_NAME_BYTES, is_valid_name};
+use super::{MAX_NAME_BYTES, MAX_PACKAGE_PROBLEMS, is_valid_name};
 use crate::model::{DataSchema, Text};
 use crate::naming::lower_camel;
 use crate::problem::{Problem, ProblemCode as Code};
@@ -16,15 +16,48 @@ fn list(names: &[&str]) -> String {
 
 #[derive(Default)]
 pub(crate) struct Checker {
-    pub(crate) problems: Vec<Problem>,
+    /// The first [`MAX_PACKAGE_PROBLEMS`] problems reported.
+    problems: Vec<Problem>,
+    /// Every problem reported, kept or not: whether a part is valid is decided by this
+    /// count, which goes on growing once the list is full.
+    reported: usize,
 }
 impl Checker {
     pub(crate) fn report(&mut self, pointer: &str, code: Code, message: impl Into<String>) {
-        self.problems.push(Problem {
-            pointer: pointer.to_owned(),
-            code,
-            message: message.into(),
-        });
+        self.reported += 1;
+        if self.problems.len() < MAX_PACKAGE_PROBLEMS {
+            self.problems.push(Problem {
+                pointer: pointer.to_owned(),
+                code,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// How many problems were reported so far, kept or not.
+    pub(crate) fn reported(&self) -> usize {
+        self.reported
+    }
+
+    /// Whether a problem was already dropped for want of room: the walks over a package's
+    /// maps stop then, since what they would find is not kept. (Not as soon as the list
+    /// is full: one problem more is what says that there were more.)
+    pub(crate) fn is_full(&self) -> bool {
+        self.reported > MAX_PACKAGE_PROBLEMS
+    }
+
+    /// The problems kept, then a `TOO_MANY_PROBLEMS` problem when more were found.
+    pub(crate) fn into_problems(mut self) -> Vec<Problem> {
+        if self.reported > self.problems.len() {
+            self.problems.push(Problem {
+                pointer: String::new(),
+                code: Code::TooManyProblems,
+                message: format!(
+                    "more problems were found; only the first {MAX_PACKAGE_PROBLEMS} are listed"
+                ),
+            });
+        }
+        self.problems
     }
 
     pub(crate) fn object<'v>(
@@ -86,6 +119,9 @@ impl Checker {
         required: &[&str],
     ) {
         for key in map.keys() {
+            if self.is_full() {
+                break;
+            }
             if !allowed.contains(&key.as_str()) {
                 self.report(
                     &child(at, key),

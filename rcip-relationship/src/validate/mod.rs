@@ -18,6 +18,10 @@ use super::rule::{Expr, Root};
 /// serde_json parses from text (`PACKAGE_TOO_DEEP` past it).
 pub const MAX_PACKAGE_DEPTH: usize = rcip_core::depth::MAX_VALUE_DEPTH;
 
+/// The most problems [`validate_package`] and [`parse_rule`] list; past it the list ends
+/// with one `TOO_MANY_PROBLEMS` problem, and the walk stops where it can.
+pub const MAX_PACKAGE_PROBLEMS: usize = 100;
+
 /// The largest package text [`parse_package`] reads (4 MiB).
 pub const MAX_PACKAGE_BYTES: usize = 4 * 1024 * 1024;
 /// The longest name, in bytes.
@@ -78,7 +82,8 @@ fn single(code: Code, message: String) -> PackageError {
 ///
 /// # Errors
 ///
-/// Every problem of the package, in document order.
+/// Every problem of the package, in document order, at most [`MAX_PACKAGE_PROBLEMS`] of
+/// them, then a `TOO_MANY_PROBLEMS` problem if there were more.
 pub fn validate_package(value: &Value) -> Result<Package, PackageError> {
     // Measured first and iteratively: the checks below recurse into schemas, inputs and
     // rules, and a value built in memory has no parser's depth limit.
@@ -91,10 +96,10 @@ pub fn validate_package(value: &Value) -> Result<Package, PackageError> {
     let mut checker = Checker::default();
     let package = checker.package(value);
     match package {
-        Some(package) if checker.problems.is_empty() => Ok(package),
+        Some(package) if checker.reported() == 0 => Ok(package),
         _ => Err(PackageError {
             file: None,
-            problems: checker.problems,
+            problems: checker.into_problems(),
         }),
     }
 }
@@ -147,10 +152,10 @@ pub fn parse_rule(value: &Value, roots: RuleRoots) -> Result<Expr, PackageError>
     };
     let expr = checker.rule(value, "", 1, &fields);
     match expr {
-        Some(expr) if checker.problems.is_empty() => Ok(expr),
+        Some(expr) if checker.reported() == 0 => Ok(expr),
         _ => Err(PackageError {
             file: None,
-            problems: checker.problems,
+            problems: checker.into_problems(),
         }),
     }
 }

@@ -79,6 +79,9 @@ impl Checker {
         let mut schemas: BTreeMap<String, DataSchema> = BTreeMap::new();
         let mut camel: BTreeMap<String, &str> = BTreeMap::new();
         for (name, value) in types.into_iter().flatten() {
+            if self.is_full() {
+                break;
+            }
             let at = child("/types", name);
             if self.name(name, &at, "type name") {
                 self.id_form(&mut camel, name, &at, "type");
@@ -94,6 +97,10 @@ impl Checker {
                 views
                     .iter()
                     .filter_map(|(name, value)| {
+                        // Past the problem limit nothing more is kept, nor worth finding.
+                        if self.is_full() {
+                            return None;
+                        }
                         let at = child("/views", name);
                         // A view is a capability (`ns.view`): its name needs an id form.
                         if name == FEED_OPERATION {
@@ -212,6 +219,10 @@ impl Checker {
             let mut parsed = Vec::with_capacity(commands.len());
             let mut complete = true;
             for (command, value) in commands {
+                if self.is_full() {
+                    complete = false;
+                    break;
+                }
                 let command_at = child(&commands_at, command);
                 if TYPE_OPERATIONS.contains(&command.as_str()) {
                     self.report(
@@ -292,6 +303,10 @@ impl Checker {
         let mut parsed = Vec::with_capacity(roles.len());
         let mut complete = true;
         for (name, value) in roles {
+            if self.is_full() {
+                complete = false;
+                break;
+            }
             let role_at = child(&roles_at, name);
             let named = self.name(name, &role_at, "role name");
             match self.role(name, value, &role_at, namespace, declared) {
