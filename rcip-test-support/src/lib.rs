@@ -1,6 +1,6 @@
 //! Test helpers shared by the rcip crates' tests: a dev-dependency only, never published.
 //!
-//! The deep-value tests build values with [`rcip_core::depth::nested_arrays`] (public API:
+//! The deep-value tests build values with `rcip_core::depth::nested_arrays` (public API:
 //! it documents what the depth limits are about) and run here, on a small stack.
 #![deny(missing_docs)]
 
