@@ -25,10 +25,10 @@
 //! | `P.type_array` | anthropic | no type arrays |
 //! | `P.format` | schema profiles | a `format` is one the profile lists for that type |
 //! | `P.pattern` | openai, anthropic | no look-around (Anthropic: nor backreferences, `\b`) |
-//! | `P.enum` | anthropic, gemini, gemini-json-schema | enum values are primitives (Gemini `parameters`: strings) |
+//! | `P.enum` | anthropic, gemini, gemini-json-schema | enum (and `const`) values are primitives (Gemini `parameters`: strings) |
 //! | `P.additional_properties` | openai, anthropic, gemini | `false` on every object (OpenAI, Anthropic); never truthy (Gemini `parameters`) |
 //! | `P.properties` | openai, anthropic | `properties` is present on every object |
-//! | `P.required` | openai | every property is in `required` |
+//! | `P.required` | schema profiles | `required` names only properties; OpenAI: every property is in `required` |
 //! | `P.property_name` | gemini | property names match `[A-Za-z_][A-Za-z0-9_]{0,63}` |
 //! | `P.min_items` | anthropic | `minItems` is 0 or 1 |
 //! | `P.bound` | gemini, gemini-json-schema | integer `minimum`/`maximum` within ±(2^53−1), exact as floats |
@@ -1517,6 +1517,16 @@ fn check_enum_and_const(
 ) {
     if let Some(value) = map.get("const") {
         totals.string_chars += value_chars(value);
+        if rules.enum_values == EnumValues::Primitives && (value.is_array() || value.is_object()) {
+            cx.push(
+                &token_pointer(pointer, "const"),
+                rules.codes.enum_,
+                format!(
+                    "{} const values must be strings, numbers, booleans or null",
+                    rules.profile
+                ),
+            );
+        }
     }
     let Some(values) = map.get("enum") else {
         return;
@@ -1654,6 +1664,15 @@ fn check_object(
             BTreeSet::new()
         }
     };
+    let empty = Map::new();
+    let known = properties.unwrap_or(&empty);
+    for name in required.iter().filter(|name| !known.contains_key(**name)) {
+        cx.push(
+            &token_pointer(pointer, "required"),
+            codes.required,
+            format!("required names {name:?}, which is not in properties"),
+        );
+    }
     let Some(properties) = properties else {
         return;
     };

@@ -933,6 +933,25 @@ fn gemini_json_schema_rules() {
 }
 
 #[test]
+fn required_names_only_properties() {
+    for (profile, code) in [
+        (Profile::OpenAi, "openai.required"),
+        (Profile::Anthropic, "anthropic.required"),
+        (Profile::Gemini, "gemini.required"),
+        (Profile::GeminiJsonSchema, "gemini_json.required"),
+    ] {
+        let mut schema = empty(profile);
+        schema["required"] = json!(["ghost"]);
+        assert_eq!(schema_codes(profile, schema), vec![code], "{profile}");
+        let mut schema = empty(profile);
+        schema.as_object_mut().map(|m| m.remove("properties"));
+        schema["required"] = json!(["ghost"]);
+        let found = schema_codes(profile, schema);
+        assert!(found.contains(&code), "{profile}: {found:?}");
+    }
+}
+
+#[test]
 fn malformed_schemas() {
     for profile in [
         Profile::OpenAi,
