@@ -1864,7 +1864,8 @@ fn check_openai_limits(limits: OpenAiLimits, totals: &OpenAiTotals, base: &str, 
 }
 
 /// Reports each `$ref` whose target region leads back (through references) to the region
-/// holding the `$ref`.
+/// holding the `$ref`: the reference graph's edges inside one strongly connected component
+/// (Kosaraju's algorithm, iterative; linear in the references).
 fn check_recursion(
     references: &[Reference],
     regions: &BTreeSet<String>,
@@ -1874,45 +1875,32 @@ fn check_recursion(
     // The region a target pointer lies in: the longest definition pointer that is it or a
     // prefix of it at a token boundary; else the root's region "".
     let region_of = |target: &str| -> String {
-        regions
-            .iter()
-            .filter(|r| {
-                target == r.as_str()
-                    || target
-                        .strip_prefix(r.as_str())
-                        .is_some_and(|rest| rest.starts_with('/'))
-            })
-            .max_by_key(|r| r.len())
-            .cloned()
+        let cuts = target
+            .match_indices('/')
+            .map(|(i, _)| i)
+            .chain([target.len()])
+            .rev();
+        cuts.map(|end| &target[..end])
+            .find(|prefix| regions.contains(*prefix))
             .unwrap_or_default()
+            .to_owned()
     };
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let resolved: Vec<(&Reference, String)> =
-        references.iter().map(|r| (r, region_of(&r.to))).collect();
-    for (reference, to) in &resolved {
-        edges
-            .entry(reference.from.clone())
-            .or_default()
-            .insert(to.clone());
-    }
-    for (reference, to) in &resolved {
-        // Does `to` reach `reference.from`?
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        let mut stack = vec![to.as_str()];
-        let mut cycle = false;
-        while let Some(region) = stack.pop() {
-            if region == reference.from {
-                cycle = true;
-                break;
-            }
-            if !seen.insert(region) {
-                continue;
-            }
-            if let Some(next) = edges.get(region) {
-                stack.extend(next.iter().map(String::as_str));
-            }
-        }
-        if cycle {
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let node = |region: String, index: &mut BTreeMap<String, usize>| -> usize {
+        let next = index.len();
+        *index.entry(region).or_insert(next)
+    };
+    let edges: Vec<(usize, usize)> = references
+        .iter()
+        .map(|r| {
+            let from = node(r.from.clone(), &mut index);
+            let to = node(region_of(&r.to), &mut index);
+            (from, to)
+        })
+        .collect();
+    let components = strongly_connected(index.len(), &edges);
+    for (reference, (from, to)) in references.iter().zip(edges) {
+        if components.get(from) == components.get(to) {
             cx.push(
                 &reference.pointer,
                 rule,
@@ -1923,6 +1911,57 @@ fn check_recursion(
             );
         }
     }
+}
+
+/// The strongly connected component of each of `nodes` nodes under `edges`.
+fn strongly_connected(nodes: usize, edges: &[(usize, usize)]) -> Vec<usize> {
+    let mut forward = vec![Vec::new(); nodes];
+    let mut backward = vec![Vec::new(); nodes];
+    for &(from, to) in edges {
+        if let (Some(f), Some(b)) = (forward.get_mut(from), backward.get_mut(to)) {
+            f.push(to);
+            b.push(from);
+        }
+    }
+    // Pass 1: the order in which depth-first searches finish.
+    let mut visited = vec![false; nodes];
+    let mut finished = Vec::with_capacity(nodes);
+    for start in 0..nodes {
+        if visited[start] {
+            continue;
+        }
+        visited[start] = true;
+        let mut stack = vec![(start, 0)];
+        while let Some((node, child)) = stack.pop() {
+            if let Some(&next) = forward[node].get(child) {
+                stack.push((node, child + 1));
+                if !visited[next] {
+                    visited[next] = true;
+                    stack.push((next, 0));
+                }
+            } else {
+                finished.push(node);
+            }
+        }
+    }
+    // Pass 2: on the reversed graph, in reverse finishing order, each search is a component.
+    let mut component = vec![usize::MAX; nodes];
+    for (id, &start) in finished.iter().rev().enumerate() {
+        if component[start] != usize::MAX {
+            continue;
+        }
+        component[start] = id;
+        let mut stack = vec![start];
+        while let Some(node) = stack.pop() {
+            for &previous in &backward[node] {
+                if component[previous] == usize::MAX {
+                    component[previous] = id;
+                    stack.push(previous);
+                }
+            }
+        }
+    }
+    component
 }
 
 fn token_pointer(base: &str, token: &str) -> String {

@@ -707,6 +707,49 @@ fn anthropic_rules() {
 }
 
 #[test]
+fn anthropic_recursion_is_found_through_definitions() {
+    let p = Profile::Anthropic;
+    let with_defs = |defs: Value| {
+        let mut schema = closed(json!({"a": {"$ref": "#/$defs/A"}}));
+        schema["$defs"] = defs;
+        schema_codes(p, schema)
+    };
+    // A -> B -> A: both references are on the cycle; the root's is not.
+    assert_eq!(
+        with_defs(json!({
+            "A": closed(json!({"b": {"$ref": "#/$defs/B"}})),
+            "B": closed(json!({"a": {"$ref": "#/$defs/A"}})),
+        })),
+        vec!["anthropic.recursion"; 2]
+    );
+    // A -> B -> (a property inside A's schema): still a cycle.
+    assert_eq!(
+        with_defs(json!({
+            "A": closed(json!({"b": {"$ref": "#/$defs/B"}, "x": {"type": "string"}})),
+            "B": closed(json!({"x": {"$ref": "#/$defs/A/properties/x"}})),
+        })),
+        vec!["anthropic.recursion"; 2]
+    );
+    // A long chain without a cycle, checked in linear time.
+    let chain: serde_json::Map<String, Value> = (0..5000)
+        .map(|i| {
+            let next = if i + 1 < 5000 {
+                json!({"$ref": format!("#/$defs/D{}", i + 1)})
+            } else {
+                json!({"type": "string"})
+            };
+            (format!("D{i}"), closed(json!({"n": next})))
+        })
+        .collect();
+    let mut schema = closed(json!({"a": {"$ref": "#/$defs/D0"}}));
+    schema["$defs"] = Value::Object(chain);
+    assert_eq!(schema_codes(p, schema.clone()), Vec::<&str>::new());
+    // ... and its last link turned back to the first.
+    schema["$defs"]["D4999"] = closed(json!({"n": {"$ref": "#/$defs/D0"}}));
+    assert_eq!(schema_codes(p, schema), vec!["anthropic.recursion"; 5000]);
+}
+
+#[test]
 fn anthropic_strict_limits() {
     let p = Anthropic::P;
     let tools = |n: usize, schema: &Value| {
