@@ -40,6 +40,20 @@
 //!
 //! `P` is the profile's prefix: `openai`, `anthropic`, `gemini` or `gemini_json`.
 //!
+//! Where the documentation leaves room, the checker takes the conservative reading:
+//! - OpenAI: `minLength`/`maxLength` are refused (their support is unclear), and every object
+//!   must carry `properties` (OpenAI drops objects without it).
+//! - OpenAI depth: the root object is level 1, and every nested object or array schema adds a
+//!   level. `anyOf` branches do not add one, and `$ref` is not followed: `$defs` entries count
+//!   as nested in the root.
+//! - Anthropic: a `strict: false` tool's schema is only a hint, so only its object root is
+//!   checked, and it is not counted toward the limits. Every non-root subschema with `anyOf`
+//!   or a type array counts as one union-typed parameter. Every property absent from its
+//!   object's `required`, at any depth, counts as one optional parameter.
+//! - Gemini `parameters`: STRING formats are only `enum` and `date-time`, as the Developer API
+//!   allows.
+//! - Names and limits: one list is one request.
+//!
 //! ```
 //! use rcip_export::{Profile, check::check};
 //! use serde_json::json;
