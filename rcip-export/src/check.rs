@@ -35,6 +35,7 @@
 //! | `P.ref` | openai, anthropic, gemini-json-schema | `$ref` is local and resolves (OpenAI: without siblings; Anthropic: not under `allOf`) |
 //! | `P.defs` | gemini | `defs` only at the root |
 //! | `P.recursion` | anthropic | no recursive `$ref` |
+//! | `P.untyped` | openai, anthropic | every schema has `type`, `anyOf`, `allOf`, `enum`, `const` or `$ref` (no "any value" `{}`) |
 //! | `openai.limit.*` | openai | `properties` (5000), `depth` (10, arrays counted), `string_length` (120,000), `enum_values` (1000), `enum_string_length` (15,000 for a string enum over 250 values) |
 //! | `anthropic.limit.*` | anthropic | over the `strict: true` tools: `strict_tools` (20), `optional_params` (24), `union_params` (16) |
 //!
@@ -419,6 +420,7 @@ struct Codes {
     ref_: &'static str,
     defs: &'static str,
     recursion: &'static str,
+    untyped: &'static str,
 }
 
 macro_rules! codes {
@@ -440,6 +442,7 @@ macro_rules! codes {
             ref_: concat!($prefix, ".ref"),
             defs: concat!($prefix, ".defs"),
             recursion: concat!($prefix, ".recursion"),
+            untyped: concat!($prefix, ".untyped"),
         }
     };
 }
@@ -514,6 +517,8 @@ struct SchemaRules {
     ref_without_siblings: bool,
     no_ref_under_all_of: bool,
     no_recursion: bool,
+    /// Every schema says what it accepts: `type`, `anyOf`, `allOf`, `enum`, `const` or `$ref`.
+    typed_schemas: bool,
     /// The definitions keyword allowed only at the root, if any.
     defs_root_only: Option<&'static str>,
     limits: Option<OpenAiLimits>,
@@ -581,6 +586,7 @@ const OPENAI_RULES: SchemaRules = SchemaRules {
     ref_without_siblings: true,
     no_ref_under_all_of: false,
     no_recursion: false,
+    typed_schemas: true,
     defs_root_only: None,
     limits: Some(OpenAiLimits {
         properties: 5000,
@@ -652,6 +658,7 @@ const ANTHROPIC_RULES: SchemaRules = SchemaRules {
     ref_without_siblings: false,
     no_ref_under_all_of: true,
     no_recursion: true,
+    typed_schemas: true,
     defs_root_only: None,
     limits: None,
 };
@@ -714,6 +721,7 @@ const GEMINI_RULES: SchemaRules = SchemaRules {
     ref_without_siblings: false,
     no_ref_under_all_of: false,
     no_recursion: false,
+    typed_schemas: false,
     defs_root_only: Some("defs"),
     limits: None,
 };
@@ -768,6 +776,7 @@ const GEMINI_JSON_SCHEMA_RULES: SchemaRules = SchemaRules {
     ref_without_siblings: false,
     no_ref_under_all_of: false,
     no_recursion: false,
+    typed_schemas: false,
     defs_root_only: None,
     limits: None,
 };
@@ -1210,6 +1219,18 @@ fn check_schema(
         let types = check_type(rules, map, &node.pointer, cx);
         if !at_root && (map.contains_key("anyOf") || map.get("type").is_some_and(Value::is_array)) {
             counts.unions += 1;
+        }
+        if rules.typed_schemas
+            // (`oneOf` is reported as a keyword where it is not allowed.)
+            && !["type", "anyOf", "allOf", "oneOf", "enum", "const", "$ref"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+        {
+            cx.push(
+                &node.pointer,
+                codes.untyped,
+                "the schema has no type, anyOf, allOf, enum, const or $ref".into(),
+            );
         }
         check_format(rules, map, &types, &node.pointer, cx);
         check_pattern(rules, map, &node.pointer, cx);

@@ -518,7 +518,9 @@ fn openai_rules() {
         vec!["openai.additional_properties"]
     );
     assert_eq!(
-        prop(json!({"type": "object", "properties": {}, "additionalProperties": {}})),
+        prop(
+            json!({"type": "object", "properties": {}, "additionalProperties": {"type": "string"}})
+        ),
         vec!["openai.additional_properties"]
     );
     assert_eq!(
@@ -973,6 +975,32 @@ fn gemini_json_schema_rules() {
         codes(p, &list(p, vec![declaration])),
         vec!["gemini_json.keyword"]
     );
+}
+
+#[test]
+fn untyped_schemas() {
+    for (profile, code) in [
+        (Profile::OpenAi, "openai.untyped"),
+        (Profile::Anthropic, "anthropic.untyped"),
+    ] {
+        let any = closed(json!({"v": {}, "w": {"description": "anything"}}));
+        assert_eq!(schema_codes(profile, any), vec![code; 2], "{profile}");
+        let typed = closed(
+            json!({"e": {"enum": [1]}, "c": {"const": 1}, "u": {"anyOf": [{"type": "null"}]}}),
+        );
+        assert_eq!(
+            schema_codes(profile, typed),
+            Vec::<&str>::new(),
+            "{profile}"
+        );
+    }
+    // Gemini's JSON Schema and MCP take an untyped schema.
+    for profile in [Profile::GeminiJsonSchema, Profile::Mcp2025_11_25] {
+        assert_eq!(
+            schema_codes(profile, closed(json!({"v": {}}))),
+            Vec::<&str>::new()
+        );
+    }
 }
 
 #[test]
