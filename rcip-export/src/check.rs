@@ -25,7 +25,7 @@
 //! | `P.type_array` | anthropic | no type arrays |
 //! | `P.format` | schema profiles | a `format` is one the profile lists for that type |
 //! | `P.pattern` | openai, anthropic | no look-around (Anthropic: nor backreferences, `\b`) |
-//! | `P.enum` | anthropic, gemini, gemini-json-schema | enum (and `const`) values are primitives (Gemini `parameters`: strings) |
+//! | `P.enum` | schema profiles | `enum` is not empty; Anthropic, Gemini: enum (and `const`) values are primitives (Gemini `parameters`: strings) |
 //! | `P.additional_properties` | openai, anthropic, gemini | `false` on every object (OpenAI, Anthropic); never truthy (Gemini `parameters`) |
 //! | `P.properties` | openai, anthropic | `properties` is present on every object |
 //! | `P.required` | schema profiles | `required` names only properties; OpenAI: every property is in `required` |
@@ -1571,6 +1571,9 @@ fn check_enum_and_const(
         cx.push(&at, "schema.malformed", "enum must be an array".into());
         return;
     };
+    if values.is_empty() {
+        cx.push(&at, rules.codes.enum_, "enum must not be empty".into());
+    }
     totals.enum_values += values.len();
     let chars: usize = values.iter().map(value_chars).sum();
     totals.string_chars += chars;

@@ -978,6 +978,24 @@ fn gemini_json_schema_rules() {
 }
 
 #[test]
+fn empty_enums() {
+    for (profile, code) in [
+        (Profile::OpenAi, "openai.enum"),
+        (Profile::Anthropic, "anthropic.enum"),
+        (Profile::Gemini, "gemini.enum"),
+        (Profile::GeminiJsonSchema, "gemini_json.enum"),
+    ] {
+        let schema = closed(json!({"e": {"type": "string", "enum": []}}));
+        let schema = if profile == Profile::Gemini {
+            upper(schema)
+        } else {
+            schema
+        };
+        assert_eq!(schema_codes(profile, schema), vec![code], "{profile}");
+    }
+}
+
+#[test]
 fn untyped_schemas() {
     for (profile, code) in [
         (Profile::OpenAi, "openai.untyped"),
