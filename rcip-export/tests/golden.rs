@@ -1,4 +1,5 @@
 //! Golden cases: the digest's test schemas T1–T7, X1 and X2, what each profile emits and refuses.
+#![allow(clippy::unwrap_used)]
 
 use rcip_core::{CapabilityDefinition, Effect};
 use rcip_export::{Export, ExportError, Profile, export};

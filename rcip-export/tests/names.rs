@@ -1,4 +1,5 @@
 //! Tool names: the rule per profile, collisions, over-long ids, the reverse table.
+#![allow(clippy::unwrap_used)]
 
 use rcip_core::{CapabilityDefinition, Effect};
 use rcip_export::{Profile, ToolNames, export};

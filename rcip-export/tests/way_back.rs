@@ -1,5 +1,6 @@
 //! The way back on hand-written cases: OpenAI nulls (nested, in arrays and anyOf branches),
 //! Gemini renames and integer enums, the input wrapper.
+#![allow(clippy::unwrap_used)]
 
 use rcip_core::{CapabilityDefinition, Effect};
 use rcip_export::{Profile, export};
