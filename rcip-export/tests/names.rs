@@ -77,10 +77,13 @@ fn gemini_needs_a_letter_or_underscore_first() {
     assert_eq!(openai.name("9lives.get"), Some("9lives_get"));
 }
 
+/// A profile, its allowed characters, whether a letter or `_` comes first, the maximum.
+type Rule = (Profile, fn(char) -> bool, bool, usize);
+
 #[test]
 fn every_name_matches_its_rule() {
     let ids = ["a.b", "x-y_z", "über.set", "0.a:b", &"q".repeat(200)];
-    let rules: [(Profile, fn(char) -> bool, bool, usize); 3] = [
+    let rules: [Rule; 3] = [
         (
             Profile::OpenAi,
             |c| c.is_ascii_alphanumeric() || "_-".contains(c),
