@@ -15,6 +15,8 @@ pub(crate) struct Back {
     pub(crate) union: Vec<Branch>,
     /// Enum values sent as strings, and the original values.
     pub(crate) enum_values: Vec<(String, Value)>,
+    /// A map sent as a list of `{"key", "value"}` entries, and what to undo in each value.
+    pub(crate) entries: Option<Box<Back>>,
 }
 
 /// One property's way back.
@@ -57,6 +59,7 @@ impl Back {
             && self.items.is_none()
             && self.union.is_empty()
             && self.enum_values.is_empty()
+            && self.entries.is_none()
     }
 
     /// Applies the side table to `value`.
@@ -72,6 +75,9 @@ impl Back {
                 }
             }
             Value::Object(map) if !self.props.is_empty() => Value::Object(self.restore_object(map)),
+            Value::Array(items) if self.entries.is_some() => {
+                entries_to_map(items, self.entries.as_deref())
+            }
             Value::Array(items) => match &self.items {
                 Some(back) => {
                     Value::Array(items.into_iter().map(|item| back.restore(item)).collect())
@@ -106,6 +112,31 @@ impl Back {
         }
         restored
     }
+}
+
+/// A list of `{"key": k, "value": v}` entries as the map `{k: v}`; anything else (an entry of
+/// another shape, a key twice) stays the array it was, for the runtime to refuse.
+fn entries_to_map(items: Vec<Value>, back: Option<&Back>) -> Value {
+    let mut map = Map::new();
+    for item in &items {
+        let Value::Object(entry) = item else {
+            return Value::Array(items);
+        };
+        let (Some(Value::String(key)), Some(value), 2) =
+            (entry.get("key"), entry.get("value"), entry.len())
+        else {
+            return Value::Array(items);
+        };
+        if map.contains_key(key) {
+            return Value::Array(items);
+        }
+        let value = match back {
+            Some(back) => back.restore(value.clone()),
+            None => value.clone(),
+        };
+        map.insert(key.clone(), value);
+    }
+    Value::Object(map)
 }
 
 fn json_type(value: &Value) -> &'static str {

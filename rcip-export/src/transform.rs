@@ -134,6 +134,11 @@ impl Walker<'_> {
                 ));
             }
         };
+        if let Some(value_schema) = map_values(src)
+            && matches!(p, Profile::OpenAi | Profile::Anthropic | Profile::Gemini)
+        {
+            return self.map_as_entries(src, value_schema, pointer, depth);
+        }
         let mut out = Map::new();
         let mut moved: Vec<(String, Value)> = Vec::new();
         for (keyword, value) in src {
@@ -231,6 +236,77 @@ impl Walker<'_> {
             out = split_type_array(out);
         }
         Ok((Value::Object(out), back))
+    }
+
+    /// A map (`additionalProperties` with a schema, no properties) as a list of entries
+    /// `{"key": string, "value": V}`: openai, anthropic and gemini have no open objects.
+    /// `minProperties`/`maxProperties` become `minItems`/`maxItems` (keys are distinct).
+    fn map_as_entries(
+        &self,
+        src: &Map<String, Value>,
+        value_schema: &Value,
+        pointer: &str,
+        depth: usize,
+    ) -> Result<(Value, Back), ExportError> {
+        let (value, value_back) = self.node(
+            value_schema,
+            &push(pointer, "additionalProperties"),
+            depth + 1,
+        )?;
+        let mut list = Map::new();
+        for (keyword, v) in src {
+            match keyword.as_str() {
+                "additionalProperties" | "properties" => {}
+                "type" => {
+                    let t = match v {
+                        Value::Array(ts) => Value::Array(
+                            ts.iter()
+                                .map(|t| {
+                                    if t == "object" {
+                                        json!("array")
+                                    } else {
+                                        t.clone()
+                                    }
+                                })
+                                .collect(),
+                        ),
+                        _ => json!("array"),
+                    };
+                    list.insert("type".to_owned(), t);
+                }
+                "minProperties" => {
+                    list.insert("minItems".to_owned(), v.clone());
+                }
+                "maxProperties" => {
+                    list.insert("maxItems".to_owned(), v.clone());
+                }
+                _ => {
+                    list.insert(keyword.clone(), v.clone());
+                }
+            }
+        }
+        let note = "A map, as a list of {\"key\", \"value\"} entries with distinct keys.";
+        let description = match src.get("description").and_then(Value::as_str) {
+            Some(existing) if !existing.is_empty() => format!("{existing}\n\n{note}"),
+            _ => note.to_owned(),
+        };
+        list.insert("description".to_owned(), Value::String(description));
+        list.insert(
+            "items".to_owned(),
+            json!({
+                "type": "object",
+                "properties": {"key": {"type": "string"}, "value": {"type": "null", "description": MAP_VALUE}},
+                "required": ["key", "value"],
+                "additionalProperties": false
+            }),
+        );
+        let (mut transformed, _) = self.node(&Value::Object(list), pointer, depth)?;
+        replace_marker(&mut transformed, &value);
+        let back = Back {
+            entries: Some(Box::new(value_back)),
+            ..Back::default()
+        };
+        Ok((transformed, back))
     }
 
     /// Object keywords: properties (renamed, made required), required, additionalProperties.
@@ -529,6 +605,35 @@ impl Walker<'_> {
                 _ => {}
             }
         }
+    }
+}
+
+/// The placeholder of a map's value schema while the entry list is transformed.
+const MAP_VALUE: &str = "\u{0}rcip map value";
+
+/// The value schema of a map: `additionalProperties` with a schema and no properties.
+fn map_values(node: &Map<String, Value>) -> Option<&Value> {
+    let no_properties = node
+        .get("properties")
+        .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
+    match node.get("additionalProperties") {
+        Some(schema @ (Value::Object(_) | Value::Bool(true))) if no_properties => Some(schema),
+        _ => None,
+    }
+}
+
+/// Puts `value` where the placeholder schema is.
+fn replace_marker(schema: &mut Value, value: &Value) -> bool {
+    match schema {
+        Value::Object(node) => {
+            if node.get("description").and_then(Value::as_str) == Some(MAP_VALUE) {
+                *schema = value.clone();
+                return true;
+            }
+            node.values_mut().any(|v| replace_marker(v, value))
+        }
+        Value::Array(items) => items.iter_mut().any(|v| replace_marker(v, value)),
+        _ => false,
     }
 }
 

@@ -220,18 +220,20 @@ fn t7_refs_are_refused_outside_mcp_with_capability_and_pointer() {
 fn refusals_name_the_pointer() {
     let not = json!({"type":"object","properties":{"a":{"type":"string","not":{"const":"x"}}},"required":["a"],"additionalProperties":false});
     let map = json!({"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"}}},"required":["m"],"additionalProperties":false});
+    // A schema with both properties and additional properties has no entry-list form.
+    let open_object = json!({"type":"object","properties":{"m":{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":{"type":"integer"}}},"required":["m"],"additionalProperties":false});
     let int_const = json!({"type":"object","properties":{"v":{"type":"integer","const":3}},"required":["v"],"additionalProperties":false});
     let cases = [
         (Profile::OpenAi, not.clone(), "/properties/a/not"),
         (Profile::Anthropic, not, "/properties/a/not"),
         (
             Profile::OpenAi,
-            map.clone(),
+            open_object.clone(),
             "/properties/m/additionalProperties",
         ),
         (
             Profile::Gemini,
-            map.clone(),
+            open_object,
             "/properties/m/additionalProperties",
         ),
         (Profile::Gemini, int_const, "/properties/v/const"),
@@ -258,9 +260,18 @@ fn refusals_name_the_pointer() {
             other => panic!("{p}: expected a refusal at {pointer}, got {other:?}"),
         }
     }
-    // The map is fine where the form has maps.
-    assert!(one(Profile::GeminiJsonSchema, map.clone()).is_ok());
-    assert!(one(Profile::Mcp2026_07_28, map).is_ok());
+    // The map is kept where the form has maps, and a list of entries elsewhere.
+    assert_eq!(params(Profile::GeminiJsonSchema, map.clone()), map);
+    assert_eq!(params(Profile::Mcp2026_07_28, map.clone()), map);
+    let entries = json!({"type":"object","properties":{"key":{"type":"string"},"value":{"type":"integer"}},"required":["key","value"],"additionalProperties":false});
+    assert_eq!(
+        params(Profile::OpenAi, map.clone())["properties"]["m"],
+        json!({"type":"array","items":entries,"description":"A map, as a list of {\"key\", \"value\"} entries with distinct keys."})
+    );
+    assert_eq!(
+        params(Profile::Gemini, map)["properties"]["m"]["items"]["properties"]["value"],
+        json!({"type":"INTEGER"})
+    );
 }
 
 #[test]

@@ -172,7 +172,20 @@ fn shape(profile: Profile, schema: &Value, instance: &Value) -> Value {
             return shape(profile, branch, instance);
         }
     }
+    let is_map = schema
+        .get("additionalProperties")
+        .is_some_and(Value::is_object)
+        && schema.get("properties").is_none();
+    let entries = matches!(
+        profile,
+        Profile::OpenAi | Profile::Anthropic | Profile::Gemini
+    );
     match instance {
+        Value::Object(map) if is_map && entries => Value::Array(
+            map.iter()
+                .map(|(k, v)| json!({"key": k, "value": shape(profile, &schema["additionalProperties"], v)}))
+                .collect(),
+        ),
         Value::Object(map) => {
             let props = schema.get("properties").and_then(Value::as_object);
             let mut out = Map::new();
@@ -488,8 +501,6 @@ struct Renamed {
     xy: Vec<Shape>,
 }
 
-const MAPS_REFUSED: &[Profile] = &[Profile::OpenAi, Profile::Anthropic, Profile::Gemini];
-
 #[test]
 fn rust_types_round_trip_under_every_profile() {
     typed::<Simple>("Simple", &[]);
@@ -500,7 +511,7 @@ fn rust_types_round_trip_under_every_profile() {
     typed::<Untagged>("Untagged", &[]);
     typed::<Nested>("Nested", &[]);
     typed::<Defaults>("Defaults", &[]);
-    typed::<WithMap>("WithMap", MAPS_REFUSED);
+    typed::<WithMap>("WithMap", &[]);
     typed::<Bounded>("Bounded", &[]);
     typed::<External>("External", &[]);
     typed::<Renamed>("Renamed", &[]);

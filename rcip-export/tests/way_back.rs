@@ -120,3 +120,28 @@ fn the_input_wrapper_is_unwrapped_for_every_profile() {
         );
     }
 }
+
+#[test]
+fn maps_come_back_from_entry_lists() {
+    let schema = json!({"type":"object","additionalProperties":false,"required":["m"],"properties":{
+        "m":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"n":{"type":"integer"}}}}}});
+    for profile in [Profile::OpenAi, Profile::Anthropic, Profile::Gemini] {
+        let arguments = if profile == Profile::OpenAi {
+            json!({"m":[{"key":"a","value":{"n":null}},{"key":"b","value":{"n":2}}]})
+        } else {
+            json!({"m":[{"key":"a","value":{}},{"key":"b","value":{"n":2}}]})
+        };
+        assert_eq!(
+            back(profile, schema.clone(), arguments),
+            json!({"m":{"a":{},"b":{"n":2}}}),
+            "{profile}"
+        );
+        // A key twice is left as the list: the runtime refuses it instead of losing a value.
+        let twice = json!({"m":[{"key":"a","value":{}},{"key":"a","value":{"n":1}}]});
+        assert_eq!(
+            back(profile, schema.clone(), twice.clone()),
+            twice,
+            "{profile}"
+        );
+    }
+}
