@@ -95,6 +95,12 @@ fn is_primitive(value: &Value) -> bool {
 }
 
 impl Walker<'_> {
+    /// A Gemini `response` schema: property names, maps and integer enums stay as the output
+    /// has them (renames and entry lists are for arguments only).
+    fn describes_output(&self) -> bool {
+        self.profile == Profile::Gemini && self.role == "output"
+    }
+
     fn unsupported(&self, pointer: &str, reason: impl Into<String>) -> ExportError {
         ExportError::UnsupportedSchema {
             profile: self.profile.name(),
@@ -136,6 +142,7 @@ impl Walker<'_> {
         };
         if let Some(value_schema) = map_values(src)
             && matches!(p, Profile::OpenAi | Profile::Anthropic | Profile::Gemini)
+            && !self.describes_output()
         {
             return self.map_as_entries(src, value_schema, pointer, depth);
         }
@@ -217,7 +224,7 @@ impl Walker<'_> {
             }
         }
 
-        self.values(&mut out, &mut back, pointer)?;
+        self.values(&mut out, &mut moved, &mut back, pointer)?;
         self.types(&mut out, pointer)?;
         self.conditional(&mut out, &mut moved);
 
@@ -396,6 +403,11 @@ impl Walker<'_> {
                     out.insert("additionalProperties".to_owned(), Value::Bool(false));
                 }
             },
+            Some(other) if self.describes_output() => {
+                // A response schema only describes what the model reads back: the map's
+                // value schema goes into the description.
+                moved.push(("additionalProperties".to_owned(), other));
+            }
             Some(other) if p == Profile::GeminiJsonSchema => {
                 let (t, _) =
                     self.node(&other, &push(pointer, "additionalProperties"), depth + 1)?;
@@ -420,6 +432,7 @@ impl Walker<'_> {
     fn values(
         &self,
         out: &mut Map<String, Value>,
+        moved: &mut Vec<(String, Value)>,
         back: &mut Back,
         pointer: &str,
     ) -> Result<(), ExportError> {
@@ -441,6 +454,7 @@ impl Walker<'_> {
         let Some(Value::Array(values)) = out.remove("enum") else {
             return Ok(());
         };
+        let original = values.clone();
         let mut strings = Vec::new();
         let (mut any_string, mut any_integer, mut nullable) = (false, false, false);
         for value in values {
@@ -460,6 +474,15 @@ impl Walker<'_> {
                     return Err(self.unsupported(&push(pointer, "enum"), format!("gemini parameters carry only string and integer enum values, not {other}")));
                 }
             }
+        }
+        if any_integer && self.describes_output() {
+            // The output keeps its integers: the enum goes into the description.
+            back.enum_values.clear();
+            moved.push(("enum".to_owned(), Value::Array(original)));
+            if nullable {
+                out.insert("nullable".to_owned(), Value::Bool(true));
+            }
+            return Ok(());
         }
         if any_string && any_integer {
             return Err(self.unsupported(

@@ -433,3 +433,23 @@ fn catalog_json_reads_capabilities_and_ignores_the_revision() {
     assert_eq!(bad.code(), "INVALID_CATALOG");
     assert!(bad.to_string().contains("capabilities[0]"), "{bad}");
 }
+
+#[test]
+fn gemini_response_schemas_describe_the_output_as_it_is() {
+    let output = json!({"type":"object","additionalProperties":false,"required":["by-name","level"],"properties":{
+        "by-name":{"type":"object","additionalProperties":{"type":"integer"}},
+        "level":{"type":"integer","enum":[1,2]}}});
+    let capability =
+        CapabilityDefinition::new("a.b", Effect::Read, "T", "D.").output_schema(output);
+    let e = export(Profile::Gemini, [(&capability).into()]).unwrap();
+    let response = e.tools()[0].output_schema().unwrap();
+    // Names kept, the map an object, the integer enum in the description.
+    assert_eq!(
+        response["properties"]["by-name"],
+        json!({"type":"OBJECT","description":"Constraints: additionalProperties {\"type\":\"integer\"}."})
+    );
+    assert_eq!(
+        response["properties"]["level"],
+        json!({"type":"INTEGER","description":"Constraints: enum [1,2]."})
+    );
+}
