@@ -240,6 +240,12 @@ impl Walker<'_> {
             out.insert("description".to_owned(), Value::String(full));
         }
         if p == Profile::Anthropic {
+            if out.get("type").is_some_and(Value::is_array) && out.contains_key("anyOf") {
+                return Err(self.unsupported(
+                    pointer,
+                    "a type array beside anyOf cannot be rewritten to a single anyOf for anthropic",
+                ));
+            }
             out = split_type_array(out);
         }
         Ok((Value::Object(out), back))
