@@ -2,44 +2,47 @@
 
 use std::fmt;
 
+/// Where a schema problem is, and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SchemaIssue {
+    /// The profile's name.
+    pub profile: &'static str,
+    /// The capability id.
+    pub capability: String,
+    /// `"input"` or `"output"`.
+    pub role: &'static str,
+    /// JSON Pointer (RFC 6901) into the capability's own schema, `""` for the root.
+    pub pointer: String,
+    /// What cannot be expressed, or which limit is exceeded and by how much.
+    pub reason: String,
+}
+
+impl fmt::Display for SchemaIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "the root"
+        } else {
+            &self.pointer
+        };
+        write!(
+            f,
+            "{}: capability {:?}, {} schema at {at}: {}",
+            self.profile, self.capability, self.role, self.reason
+        )
+    }
+}
+
 /// Why a catalog could not be exported for a profile.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportError {
     /// A schema uses something the profile can neither express nor move into a description.
-    #[error(
-        "{profile}: capability {capability:?}, {role} schema at {}: {reason}",
-        Where(pointer)
-    )]
-    UnsupportedSchema {
-        /// The profile's name.
-        profile: &'static str,
-        /// The capability id.
-        capability: String,
-        /// `"input"` or `"output"`.
-        role: &'static str,
-        /// JSON Pointer (RFC 6901) into the capability's own schema, `""` for the root.
-        pointer: String,
-        /// What cannot be expressed.
-        reason: String,
-    },
+    #[error("{0}")]
+    UnsupportedSchema(SchemaIssue),
     /// A schema exceeds one of the profile's documented limits.
-    #[error(
-        "{profile}: capability {capability:?}, {role} schema at {}: {reason}",
-        Where(pointer)
-    )]
-    LimitExceeded {
-        /// The profile's name.
-        profile: &'static str,
-        /// The capability id.
-        capability: String,
-        /// `"input"` or `"output"`.
-        role: &'static str,
-        /// JSON Pointer (RFC 6901) into the capability's own schema, `""` for the root.
-        pointer: String,
-        /// Which limit, and by how much.
-        reason: String,
-    },
+    #[error("{0}")]
+    LimitExceeded(SchemaIssue),
     /// Two capability ids (or two property names of one object) map to the same name.
     #[error(
         "{profile}: {first:?} and {second:?} both map to the name {name:?}{}",
@@ -73,8 +76,8 @@ impl ExportError {
     #[must_use]
     pub const fn code(&self) -> &'static str {
         match self {
-            Self::UnsupportedSchema { .. } => "UNSUPPORTED_SCHEMA",
-            Self::LimitExceeded { .. } => "LIMIT_EXCEEDED",
+            Self::UnsupportedSchema(_) => "UNSUPPORTED_SCHEMA",
+            Self::LimitExceeded(_) => "LIMIT_EXCEEDED",
             Self::NameCollision { .. } => "NAME_COLLISION",
             Self::InvalidCatalog(_) => "INVALID_CATALOG",
         }
@@ -100,19 +103,6 @@ impl ArgumentsError {
         match self {
             Self::UnknownTool(_) => "UNKNOWN_TOOL",
             Self::NotAnObject(_) => "ARGUMENTS_NOT_OBJECT",
-        }
-    }
-}
-
-/// Prints a JSON Pointer for messages; the root is `""`, shown as "the root".
-struct Where<'a>(&'a str);
-
-impl fmt::Display for Where<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            f.write_str("the root")
-        } else {
-            f.write_str(self.0)
         }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::back::Back;
 use crate::transform::Walker;
-use crate::{ArgumentsError, ExportError, Profile, ToolNames};
+use crate::{ArgumentsError, ExportError, Profile, SchemaIssue, ToolNames};
 
 /// What one capability brings to an export: a borrowed view of a definition or a contract.
 #[derive(Debug, Clone, Copy)]
@@ -29,33 +29,26 @@ pub struct ToolSource<'a> {
     pub usage: Option<&'a UsageGuidance>,
 }
 
-impl<'a> From<&'a CapabilityDefinition> for ToolSource<'a> {
-    fn from(c: &'a CapabilityDefinition) -> Self {
-        ToolSource {
-            id: &c.id,
-            title: &c.title,
-            description: &c.description,
-            effect: c.effect,
-            input_schema: &c.input_schema,
-            output_schema: &c.output_schema,
-            usage: c.usage.as_ref(),
+/// `From<&T> for ToolSource` for the types with the capability's fields.
+macro_rules! tool_source_from {
+    ($($source:ty),*) => {$(
+        impl<'a> From<&'a $source> for ToolSource<'a> {
+            fn from(c: &'a $source) -> Self {
+                ToolSource {
+                    id: &c.id,
+                    title: &c.title,
+                    description: &c.description,
+                    effect: c.effect,
+                    input_schema: &c.input_schema,
+                    output_schema: &c.output_schema,
+                    usage: c.usage.as_ref(),
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl<'a> From<&'a CapabilityContract> for ToolSource<'a> {
-    fn from(c: &'a CapabilityContract) -> Self {
-        ToolSource {
-            id: &c.id,
-            title: &c.title,
-            description: &c.description,
-            effect: c.effect,
-            input_schema: &c.input_schema,
-            output_schema: &c.output_schema,
-            usage: c.usage.as_ref(),
-        }
-    }
-}
+tool_source_from!(CapabilityDefinition, CapabilityContract, CatalogCapability);
 
 /// One exported tool.
 #[derive(Debug, Clone)]
@@ -211,18 +204,7 @@ pub fn export_catalog(profile: Profile, catalog: &Value) -> Result<Export, Expor
             .map_err(|error| ExportError::InvalidCatalog(format!("capabilities[{i}]: {error}")))?;
         capabilities.push(capability);
     }
-    export(
-        profile,
-        capabilities.iter().map(|c| ToolSource {
-            id: &c.id,
-            title: &c.title,
-            description: &c.description,
-            effect: c.effect,
-            input_schema: &c.input_schema,
-            output_schema: &c.output_schema,
-            usage: c.usage.as_ref(),
-        }),
-    )
+    export(profile, capabilities.iter().map(ToolSource::from))
 }
 
 fn is_object_rooted(schema: &Value) -> bool {
@@ -249,43 +231,13 @@ fn tool_description(source: &ToolSource<'_>) -> String {
 }
 
 /// A pointer into the wrapped input schema, as a pointer into the capability's own schema.
-fn unwrap_pointer(error: ExportError) -> ExportError {
-    match error {
-        ExportError::UnsupportedSchema {
-            profile,
-            capability,
-            role,
-            pointer,
-            reason,
-        } => ExportError::UnsupportedSchema {
-            profile,
-            capability,
-            role,
-            pointer: strip_input(pointer),
-            reason,
-        },
-        ExportError::LimitExceeded {
-            profile,
-            capability,
-            role,
-            pointer,
-            reason,
-        } => ExportError::LimitExceeded {
-            profile,
-            capability,
-            role,
-            pointer: strip_input(pointer),
-            reason,
-        },
-        other => other,
+fn unwrap_pointer(mut error: ExportError) -> ExportError {
+    if let ExportError::UnsupportedSchema(issue) | ExportError::LimitExceeded(issue) = &mut error
+        && let Some(rest) = issue.pointer.strip_prefix("/properties/input")
+    {
+        issue.pointer = rest.to_owned();
     }
-}
-
-fn strip_input(pointer: String) -> String {
-    match pointer.strip_prefix("/properties/input") {
-        Some(rest) => rest.to_owned(),
-        None => pointer,
-    }
+    error
 }
 
 fn export_tool(
@@ -514,13 +466,13 @@ fn check_openai_limits(capability: &str, schema: &Value) -> Result<(), ExportErr
     ];
     for (value, limit, what) in checks {
         if value > limit {
-            return Err(ExportError::LimitExceeded {
+            return Err(ExportError::LimitExceeded(SchemaIssue {
                 profile: Profile::OpenAi.name(),
                 capability: capability.to_owned(),
                 role: "input",
                 pointer: String::new(),
                 reason: format!("{value} {what}, more than OpenAI's limit of {limit}"),
-            });
+            }));
         }
     }
     Ok(())

@@ -53,7 +53,7 @@ mod profile;
 mod rules;
 mod transform;
 
-pub use error::{ArgumentsError, ExportError};
+pub use error::{ArgumentsError, ExportError, SchemaIssue};
 pub use export::{
     ANTHROPIC_OPTIONAL_PARAMETERS, ANTHROPIC_STRICT_TOOLS, ANTHROPIC_UNIONS, Export, ExportedTool,
     OPENAI_MAX_DEPTH, OPENAI_MAX_ENUM_VALUES, OPENAI_MAX_LARGE_ENUM_CHARS, OPENAI_MAX_PROPERTIES,

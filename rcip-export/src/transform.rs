@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use rcip_core::pointer::push_token;
 use serde_json::{Map, Number, Value, json};
 
 use crate::back::{Back, Branch, Matcher, PropBack};
 use crate::names::NameRule;
 use crate::rules::{Rule, rule};
-use crate::{ExportError, Profile};
+use crate::{ExportError, Profile, SchemaIssue};
 
 /// The largest integer every JSON number reader holds exactly, 2^53 − 1.
 pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
@@ -71,9 +72,11 @@ pub(crate) struct Walker<'a> {
     pub(crate) rename: bool,
 }
 
-/// Appends a JSON Pointer token (RFC 6901 escaping).
+/// `pointer` with one more token (RFC 6901 escaping).
 pub(crate) fn push(pointer: &str, token: &str) -> String {
-    format!("{pointer}/{}", token.replace('~', "~0").replace('/', "~1"))
+    let mut pointer = pointer.to_owned();
+    push_token(&mut pointer, token);
+    pointer
 }
 
 /// The fixed readable form of moved constraints: "Constraints: minLength 1, maxLength 64."
@@ -101,14 +104,18 @@ impl Walker<'_> {
         self.profile == Profile::Gemini && self.role == "output"
     }
 
-    fn unsupported(&self, pointer: &str, reason: impl Into<String>) -> ExportError {
-        ExportError::UnsupportedSchema {
+    fn issue(&self, pointer: &str, reason: impl Into<String>) -> SchemaIssue {
+        SchemaIssue {
             profile: self.profile.name(),
             capability: self.capability.to_owned(),
             role: self.role,
             pointer: pointer.to_owned(),
             reason: reason.into(),
         }
+    }
+
+    fn unsupported(&self, pointer: &str, reason: impl Into<String>) -> ExportError {
+        ExportError::UnsupportedSchema(self.issue(pointer, reason))
     }
 
     /// The profile form of `schema` (at `pointer` of the capability's schema) and its way back.
@@ -120,13 +127,10 @@ impl Walker<'_> {
     ) -> Result<(Value, Back), ExportError> {
         let p = self.profile;
         if depth > MAX_DEPTH {
-            return Err(ExportError::LimitExceeded {
-                profile: p.name(),
-                capability: self.capability.to_owned(),
-                role: self.role,
-                pointer: pointer.to_owned(),
-                reason: format!("the schema nests deeper than {MAX_DEPTH} levels"),
-            });
+            return Err(ExportError::LimitExceeded(self.issue(
+                pointer,
+                format!("the schema nests deeper than {MAX_DEPTH} levels"),
+            )));
         }
         let src = match schema {
             Value::Object(src) => src,

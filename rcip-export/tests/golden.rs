@@ -246,13 +246,9 @@ fn refusals_name_the_pointer() {
     ];
     for (p, schema, pointer) in cases {
         match one(p, schema) {
-            Err(ExportError::UnsupportedSchema {
-                pointer: at,
-                capability,
-                ..
-            }) => {
+            Err(ExportError::UnsupportedSchema(issue)) => {
                 assert_eq!(
-                    (at.as_str(), capability.as_str()),
+                    (issue.pointer.as_str(), issue.capability.as_str()),
                     (pointer, "demo.tool"),
                     "{p}"
                 );
