@@ -53,6 +53,31 @@ fn of_type(schema: &Value, t: &str) -> BoxedStrategy<Value> {
             (-1000i64..1000).prop_map(|i| json!(i))
         ]
         .boxed(),
+        "string" if schema.get("format").is_some() => {
+            let format = schema["format"].as_str().unwrap();
+            let samples: Vec<&str> = match format {
+                "uuid" => vec![
+                    "67e55044-10b1-426f-9247-bb680e5fe0c8",
+                    "00000000-0000-0000-0000-000000000000",
+                ],
+                "date-time" => vec!["2026-12-01T11:37:00Z", "1999-01-31T23:59:59.5+02:00"],
+                "date" => vec!["2026-12-01", "2000-02-29"],
+                "email" => vec!["ann@example.com", "b.c@d.org"],
+                "uri" => vec!["https://example.com/a?b=c", "urn:isbn:0451450523"],
+                other => panic!("no instances for format {other}"),
+            };
+            proptest::sample::select(samples)
+                .prop_map(|s| json!(s))
+                .boxed()
+        }
+        "string" if schema.get("pattern").is_some() => {
+            let pattern = schema["pattern"].as_str().unwrap();
+            let body = pattern.trim_start_matches('^').trim_end_matches('$');
+            proptest::string::string_regex(body)
+                .unwrap()
+                .prop_map(Value::String)
+                .boxed()
+        }
         "string" => {
             let lo = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
             let hi = schema
@@ -141,11 +166,16 @@ fn instances(schema: &Value) -> BoxedStrategy<Value> {
 // ---------------------------------------------------------------------------------------------
 // Shaping: what the profile's consumer sends for an instance (the test's own model).
 
-fn valid(schema: &Value, instance: &Value) -> bool {
+/// A draft 2020-12 validator that checks formats too (as the runtime does for rcip's formats).
+fn validator(schema: &Value) -> jsonschema::Validator {
     jsonschema::draft202012::options()
+        .should_validate_formats(true)
         .build(schema)
         .unwrap()
-        .is_valid(instance)
+}
+
+fn valid(schema: &Value, instance: &Value) -> bool {
+    validator(schema).is_valid(instance)
 }
 
 fn gemini_property(name: &str) -> String {
@@ -312,7 +342,7 @@ fn same_rust_value<T: DeserializeOwned + PartialEq + Debug>(
 fn round_trip(label: &str, base: &Value, refused_by: &[Profile], serde_check: Option<SerdeCheck>) {
     let capability = CapabilityDefinition::new("rt.case", Effect::Write, "Case", "A case.")
         .input_schema(base.clone());
-    let base_validator = jsonschema::draft202012::options().build(base).unwrap();
+    let base_validator = validator(base);
     for profile in Profile::ALL {
         let exported = match export(profile, [(&capability).into()]) {
             Ok(exported) => {
@@ -332,11 +362,8 @@ fn round_trip(label: &str, base: &Value, refused_by: &[Profile], serde_check: Op
             }
         };
         let tool = &exported.tools()[0];
-        let profile_validator = (profile != Profile::Gemini).then(|| {
-            jsonschema::draft202012::options()
-                .build(tool.input_schema())
-                .unwrap()
-        });
+        let profile_validator =
+            (profile != Profile::Gemini).then(|| validator(tool.input_schema()));
         let wrapped = tool.input_wrapped();
         let mut runner = TestRunner::new(Config {
             cases: 48,
@@ -526,4 +553,12 @@ fn hand_written_schemas_round_trip() {
     round_trip("integer enums", &int_enum, &[], None);
     let x1 = json!({"anyOf":[{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false},{"type":"string"}]});
     round_trip("X1 root anyOf", &x1, &[], None);
+    let formats = json!({"type":"object","additionalProperties":false,"required":["id","at","code"],"properties":{
+        "id":{"type":"string","format":"uuid"},
+        "at":{"type":"string","format":"date-time"},
+        "day":{"type":["string","null"],"format":"date"},
+        "mail":{"type":"string","format":"email"},
+        "link":{"type":"string","format":"uri"},
+        "code":{"type":"string","pattern":"^[A-Z]{2}[0-9]{3}$","maxLength":5}}});
+    round_trip("formats and patterns", &formats, &[], None);
 }
