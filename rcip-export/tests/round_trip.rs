@@ -319,6 +319,36 @@ fn expected(profile: Profile, schema: &Value, instance: &Value) -> Value {
     }
 }
 
+/// Gemini's OpenAPI `Schema` as the JSON Schema it stands for, to validate shaped arguments:
+/// lower-case types, `nullable` as a type array, `format: "enum"` values as the strings sent.
+fn openapi_as_json_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(node) => {
+            let mut out = Map::new();
+            for (key, value) in node {
+                out.insert(key.clone(), openapi_as_json_schema(value));
+            }
+            if let Some(Value::String(t)) = node.get("type") {
+                out.insert("type".to_owned(), json!(t.to_ascii_lowercase()));
+            }
+            if node.get("format") == Some(&json!("enum")) {
+                out.remove("format");
+                out.insert("type".to_owned(), json!("string"));
+            }
+            if out.remove("nullable") == Some(json!(true)) {
+                let t = out["type"].clone();
+                out.insert("type".to_owned(), json!([t, "null"]));
+                if let Some(Value::Array(values)) = out.get_mut("enum") {
+                    values.push(Value::Null);
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(openapi_as_json_schema).collect()),
+        other => other.clone(),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The property.
 
@@ -362,8 +392,12 @@ fn round_trip(label: &str, base: &Value, refused_by: &[Profile], serde_check: Op
             }
         };
         let tool = &exported.tools()[0];
-        let profile_validator =
-            (profile != Profile::Gemini).then(|| validator(tool.input_schema()));
+        let profile_schema = if profile == Profile::Gemini {
+            openapi_as_json_schema(tool.input_schema())
+        } else {
+            tool.input_schema().clone()
+        };
+        let profile_validator = validator(&profile_schema);
         let wrapped = tool.input_wrapped();
         let mut runner = TestRunner::new(Config {
             cases: 48,
@@ -379,7 +413,8 @@ fn round_trip(label: &str, base: &Value, refused_by: &[Profile], serde_check: Op
             if wrapped {
                 arguments = json!({ "input": arguments });
             }
-            if let Some(validator) = &profile_validator {
+            {
+                let validator = &profile_validator;
                 prop_assert!(
                     validator.is_valid(&arguments),
                     "{profile}: {arguments} invalid for {}",
