@@ -77,6 +77,11 @@ impl ExportedTool {
     pub fn name(&self) -> &str {
         &self.name
     }
+    /// The capability's effect.
+    #[must_use]
+    pub fn effect(&self) -> Effect {
+        self.effect
+    }
     /// The capability title.
     #[must_use]
     pub fn title(&self) -> &str {
@@ -491,6 +496,22 @@ impl Export {
         &self.tools
     }
 
+    /// The tool called `name`.
+    ///
+    /// ```
+    /// use rcip_core::{CapabilityDefinition, Effect};
+    /// use rcip_export::{Profile, export};
+    /// let capability = CapabilityDefinition::new("polls.list", Effect::Read, "List", "Lists polls.");
+    /// let export = export(Profile::Anthropic, [(&capability).into()]).unwrap();
+    /// assert_eq!(export.tool("polls_list").unwrap().capability_id(), "polls.list");
+    /// assert!(export.tool("polls.list").is_none());
+    /// ```
+    #[must_use]
+    pub fn tool(&self, name: &str) -> Option<&ExportedTool> {
+        let id = self.names.capability(name)?;
+        self.tools.iter().find(|t| t.capability_id == id)
+    }
+
     /// The tool names (capability id to name and back).
     #[must_use]
     pub fn names(&self) -> &ToolNames {
@@ -571,9 +592,7 @@ impl Export {
         arguments: Value,
     ) -> Result<(String, Value), ArgumentsError> {
         let tool = self
-            .names
-            .capability(tool_name)
-            .and_then(|id| self.tools.iter().find(|t| t.capability_id == id))
+            .tool(tool_name)
             .ok_or_else(|| ArgumentsError::UnknownTool(tool_name.to_owned()))?;
         if !arguments.is_object() {
             return Err(ArgumentsError::NotAnObject(tool_name.to_owned()));
