@@ -48,11 +48,19 @@ fn of_type(schema: &Value, t: &str) -> BoxedStrategy<Value> {
                 .prop_map(int_value)
                 .boxed()
         }
-        "number" => prop_oneof![
-            (-1.0e6f64..1.0e6).prop_map(|f| json!(f)),
-            (-1000i64..1000).prop_map(|i| json!(i))
-        ]
-        .boxed(),
+        "number" => {
+            let lo = schema
+                .get("minimum")
+                .and_then(Value::as_f64)
+                .unwrap_or(-1.0e6);
+            let hi = schema
+                .get("maximum")
+                .and_then(Value::as_f64)
+                .unwrap_or(1.0e6);
+            prop_oneof![Just(lo), Just(hi), lo..=hi]
+                .prop_map(|f| json!(f))
+                .boxed()
+        }
         "string" if schema.get("format").is_some() => {
             let format = schema["format"].as_str().unwrap();
             let samples: Vec<&str> = match format {
@@ -596,4 +604,36 @@ fn hand_written_schemas_round_trip() {
         "link":{"type":"string","format":"uri"},
         "code":{"type":"string","pattern":"^[A-Z]{2}[0-9]{3}$","maxLength":5}}});
     round_trip("formats and patterns", &formats, &[], None);
+}
+
+/// Every capability of the polls example's committed catalog and of the relationship example
+/// packages, under every profile.
+#[test]
+fn example_catalogs_round_trip() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let catalog: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("polls.catalog.json")).unwrap())
+            .unwrap();
+    let mut schemas: Vec<(String, Value)> = catalog["capabilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_owned(),
+                c["inputSchema"].clone(),
+            )
+        })
+        .collect();
+    for file in ["hiring.json", "polls.json"] {
+        let text = std::fs::read_to_string(root.join("programs").join(file)).unwrap();
+        let package = rcip_relationship::parse_package(&text).unwrap();
+        for capability in rcip_relationship::package_capabilities(&package) {
+            schemas.push((capability.id.clone(), capability.input_schema.clone()));
+        }
+    }
+    assert!(schemas.len() > 20, "{}", schemas.len());
+    for (id, schema) in &schemas {
+        round_trip(id, schema, &[], None);
+    }
 }
