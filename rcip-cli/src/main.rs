@@ -8,6 +8,13 @@
 //! `rcip digest FILE` prints the MCPL revision of a manifest (`-` reads standard input);
 //! `--canonical` prints its canonical JSON instead. Exit status: 0, 1 with the error code
 //! (`identifier_charset`, `manifest_not_object`), 2 for unreadable input or invalid JSON.
+//!
+//! `rcip export --profile NAME CATALOG` prints a catalog (as `cargo run --example polls --
+//! export` prints it; `-` reads standard input) as the tool list one consumer accepts:
+//! `mcp-2025-11-25`, `mcp-2026-07-28`, `openai`, `anthropic`, `gemini` or
+//! `gemini-json-schema` (see `rcip_export`). Exit status: 0, 1 with the error and its code
+//! (`UNSUPPORTED_SCHEMA`, `NAME_COLLISION`, ...) when the catalog cannot be exported, 2 for
+//! unreadable input, invalid JSON or an unknown profile.
 
 use std::fs;
 use std::io::Read;
@@ -15,6 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rcip_export::{Profile, export_catalog};
 use rcip_mcpl::{digest_of_canonical, manifest_canonical_json};
 use rcip_relationship::{duplicate_namespaces, parse_package};
 
@@ -45,6 +53,16 @@ enum Command {
         #[arg(long)]
         canonical: bool,
     },
+    /// Print a catalog's tools in the form one consumer accepts (a JSON array: the value of
+    /// its `tools` member).
+    Export {
+        /// mcp-2025-11-25, mcp-2026-07-28, openai, anthropic, gemini or gemini-json-schema.
+        #[arg(long)]
+        profile: Profile,
+        /// The catalog JSON (as `cargo run --example polls -- export` prints it); `-` reads
+        /// standard input.
+        catalog: String,
+    },
 }
 
 /// Some package has problems.
@@ -57,30 +75,51 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { files, quiet } => check(&files, quiet),
         Command::Digest { file, canonical } => digest(&file, canonical),
+        Command::Export { profile, catalog } => export(profile, &catalog),
     }
 }
 
-fn digest(file: &str, canonical: bool) -> ExitCode {
+/// Reads `file` (`-`: standard input) as JSON, or says why not on standard error.
+fn read_json(file: &str) -> Result<serde_json::Value, ExitCode> {
     let text = if file == "-" {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).map(|_| text)
     } else {
         fs::read_to_string(file)
     };
-    let text = match text {
-        Ok(text) => text,
-        Err(error) => {
-            eprintln!("{file}: cannot read: {error}");
-            return ExitCode::from(UNREADABLE);
-        }
+    let text = text.map_err(|error| {
+        eprintln!("{file}: cannot read: {error}");
+        ExitCode::from(UNREADABLE)
+    })?;
+    serde_json::from_str(&text).map_err(|error| {
+        eprintln!("{file}: not JSON: {error}");
+        ExitCode::from(UNREADABLE)
+    })
+}
+
+fn export(profile: Profile, file: &str) -> ExitCode {
+    let catalog = match read_json(file) {
+        Ok(catalog) => catalog,
+        Err(code) => return code,
     };
-    // The received JSON itself is hashed (never a typed round trip of it).
-    let manifest: serde_json::Value = match serde_json::from_str(&text) {
-        Ok(manifest) => manifest,
-        Err(error) => {
-            eprintln!("{file}: not JSON: {error}");
-            return ExitCode::from(UNREADABLE);
+    match export_catalog(profile, &catalog) {
+        Ok(export) => {
+            let json = serde_json::to_string_pretty(&export.to_json());
+            println!("{}", json.unwrap_or_default());
+            ExitCode::SUCCESS
         }
+        Err(error) => {
+            eprintln!("{file}: {} ({})", error, error.code());
+            ExitCode::from(INVALID)
+        }
+    }
+}
+
+fn digest(file: &str, canonical: bool) -> ExitCode {
+    // The received JSON itself is hashed (never a typed round trip of it).
+    let manifest = match read_json(file) {
+        Ok(manifest) => manifest,
+        Err(code) => return code,
     };
     match manifest_canonical_json(&manifest) {
         Ok(json) if canonical => println!("{json}"),
