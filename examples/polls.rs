@@ -473,12 +473,20 @@ async fn tool(client: Arc<dyn RcipClient>, approvals: mpsc::Sender<Approval>) {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    if std::env::args().nth(1).as_deref() == Some("export") {
-        // The catalog with its content revision (RFC 8785 canonical JSON, SHA-256).
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&catalog_export(&PollsApp::definition()?)?)?
-        );
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("export") {
+        let definition = PollsApp::definition()?;
+        let json = match args.get(1..) {
+            // The catalog with its content revision (RFC 8785 canonical JSON, SHA-256).
+            Some([]) | None => catalog_export(&definition)?,
+            // One consumer's tool list: `-- export --profile openai`.
+            Some([flag, name]) if flag == "--profile" => {
+                let profile: rcip_export::Profile = name.parse().map_err(|e| format!("{e}"))?;
+                rcip_export::export_definition(profile, &definition)?.to_json()
+            }
+            Some(_) => return Err("usage: polls export [--profile NAME]".into()),
+        };
+        println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(());
     }
     // Reads run at once; anything else needs the host's approval.

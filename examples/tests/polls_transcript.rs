@@ -202,3 +202,36 @@ fn polls_export_matches_the_committed_catalog() {
         "the export differs from examples/polls.catalog.json"
     );
 }
+
+/// `-- export --profile NAME`: each consumer's tool list, all 23 capabilities, accepted by
+/// that profile's checker; an unknown profile is an error.
+#[test]
+fn polls_export_profiles_are_accepted_by_their_checkers() {
+    for profile in rcip_export::Profile::ALL {
+        let output = Command::new(example_binary())
+            .args(["export", "--profile", profile.name()])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{profile}: {output:?}");
+        let tools: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            rcip_export::check::check(profile, &tools),
+            Ok(()),
+            "{profile}"
+        );
+        let count = match profile {
+            rcip_export::Profile::Gemini | rcip_export::Profile::GeminiJsonSchema => {
+                tools[0]["functionDeclarations"].as_array().unwrap().len()
+            }
+            _ => tools.as_array().unwrap().len(),
+        };
+        assert_eq!(count, 23, "{profile}");
+    }
+    let unknown = Command::new(example_binary())
+        .args(["export", "--profile", "nope"])
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    let error = String::from_utf8_lossy(&unknown.stderr);
+    assert!(error.contains("unknown profile"), "{error}");
+}
