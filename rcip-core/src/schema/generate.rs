@@ -185,6 +185,13 @@ impl fmt::Display for Where<'_> {
 ///
 /// let error = strict_schema_for::<serde_json::Value>(SchemaRole::Input).unwrap_err();
 /// assert_eq!(error.code(), "UNTYPED_VALUE");
+///
+/// // With schemars' `uuid1` feature: a supported format is kept (and validated at run time).
+/// let schema = strict_schema_for::<uuid::Uuid>(SchemaRole::Input).unwrap();
+/// assert_eq!(schema, json!({ "type": "string", "format": "uuid" }));
+/// // An IP address is an `ipv4` string: a format rcip does not validate.
+/// let error = strict_schema_for::<std::net::Ipv4Addr>(SchemaRole::Input).unwrap_err();
+/// assert_eq!(error.code(), "UNSUPPORTED_FORMAT");
 /// ```
 pub fn strict_schema_for<T: JsonSchema>(role: SchemaRole) -> Result<Value, SchemaGenerationError> {
     // Only this line depends on `T`: everything else is shared code, so a catalog of many
