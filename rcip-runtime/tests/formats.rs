@@ -8,6 +8,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, NaiveDate, Utc};
+use proptest::prelude::*;
+use rcip_runtime::__private::shared::SchemaValidator;
+use rcip_runtime::rcip_core::SchemaRole;
+use rcip_runtime::rcip_core::schema::strict_schema_for;
 use rcip_runtime::{
     ErrorCode, HandlerError, InvocationOutcome, InvocationRequest, PolicyDecision, Runtime,
     RuntimeOptions, capability, catalog, policy_fn,
@@ -36,12 +40,32 @@ fn book(calls: Arc<AtomicUsize>, input: Booking) -> Result<String, HandlerError>
     Ok(format!("{}@{}", input.room, input.starts_at.to_rfc3339()))
 }
 
+/// A contact, with a format on an output field.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Contact {
+    #[schemars(extend("format" = "email"))]
+    email: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Lookup {
+    name: String,
+}
+
+/// Look up a room's contact (whatever the name is, as an address).
+#[capability(effect = "read")]
+fn contact(input: Lookup) -> Contact {
+    Contact { email: input.name }
+}
+
 catalog! {
     struct Rooms {
         id = "rooms",
         name = "Rooms",
         description = "Meeting rooms.",
-        capabilities = [book],
+        capabilities = [book, contact],
     }
 }
 
@@ -55,6 +79,60 @@ async fn invoke(runtime: &Runtime, input: Value) -> InvocationOutcome {
         .await
 }
 
+#[tokio::test]
+async fn an_output_breaking_its_format_is_output_invalid() {
+    let runtime = runtime(&Arc::new(AtomicUsize::new(0)));
+    let ask = |name: &str| {
+        InvocationRequest::new(
+            <contact as rcip_runtime::CapabilitySpec>::ID,
+            json!({"name": name}),
+        )
+    };
+    let good = runtime.client().invoke(ask("desk@example.com")).await;
+    assert!(
+        matches!(good, InvocationOutcome::Succeeded { .. }),
+        "{good:?}"
+    );
+    let bad = runtime.client().invoke(ask("front desk")).await;
+    assert_eq!(bad.error_code(), Some(ErrorCode::OutputInvalid), "{bad:?}");
+}
+
+/// The values serde writes for the format types pass the runtime's format checks: a `Uuid`
+/// (any 128 bits), a chrono `DateTime<Utc>` (years 0 to 9999, the range RFC 3339 has, with
+/// nanoseconds) and a `NaiveDate`, so such an output, or an input that a client serialized
+/// from the same types, is never refused for its format.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Stamp {
+    id: uuid::Uuid,
+    at: DateTime<Utc>,
+    day: NaiveDate,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn serde_forms_pass_the_format_checks(
+        bits in any::<u128>(),
+        // 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+        seconds in -62_167_219_200_i64..=253_402_300_799,
+        nanos in 0_u32..1_000_000_000,
+    ) {
+        let at = DateTime::<Utc>::from_timestamp(seconds, nanos).unwrap();
+        let stamp = Stamp { id: uuid::Uuid::from_u128(bits), at, day: at.date_naive() };
+        let value = serde_json::to_value(&stamp).unwrap();
+        for role in [SchemaRole::Input, SchemaRole::Output] {
+            let schema = strict_schema_for::<Stamp>(role).unwrap();
+            let validator = SchemaValidator::compile(&schema).unwrap();
+            prop_assert_eq!(validator.check(&value), Ok(()), "{}", value);
+        }
+        // And serde reads its own form back.
+        let back: Stamp = serde_json::from_value(value).unwrap();
+        prop_assert_eq!(back.at, at);
+    }
+}
+
 fn runtime(calls: &Arc<AtomicUsize>) -> Runtime {
     let runtime = Runtime::new(
         Rooms::definition().unwrap(),
@@ -64,6 +142,11 @@ fn runtime(calls: &Arc<AtomicUsize>) -> Runtime {
     runtime
         .host()
         .bind_capability::<book>(calls.clone())
+        .unwrap()
+        .keep();
+    runtime
+        .host()
+        .bind_capability::<contact>(())
         .unwrap()
         .keep();
     runtime
