@@ -147,10 +147,22 @@ fn the_corpus_covers_formats_wide_integers_and_composition() {
 fn the_full_corpus_builds_a_runtime_with_polls_and_hiring() {
     let full = full_corpus();
     let polls = polls_definition().unwrap();
+    // The hiring package, parsed from its file (full_corpus uses the compiled tables).
+    let hiring = rcip_relationship::parse_package(include_str!("../programs/hiring.json")).unwrap();
+    let hiring = rcip_relationship::package_capabilities(&hiring);
+    assert!(hiring.len() >= 20, "{} hiring capabilities", hiring.len());
+    let corpus_len = corpus().capabilities.len();
     assert_eq!(
         full.capabilities.len(),
-        corpus().capabilities.len() + polls.capabilities.len() + 24,
-        "the corpus, the polls catalog and the hiring package's 24 capabilities"
+        corpus_len + polls.capabilities.len() + hiring.len()
+    );
+    assert_eq!(
+        full.capabilities[corpus_len + polls.capabilities.len()..],
+        hiring[..]
+    );
+    assert_eq!(
+        full.capabilities[corpus_len..][..polls.capabilities.len()],
+        polls.capabilities[..]
     );
     let ids: BTreeSet<&str> = full.capabilities.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids.len(), full.capabilities.len(), "no id twice");
