@@ -8,13 +8,14 @@
 //! with their exact 64-bit bounds), floats, `uuid::Uuid`, chrono dates and date-times, strings
 //! with lengths and patterns, newtypes, `Box`, tuples, `char`, `bool`, renamed fields and
 //! variants (keys with `-` and `.`), `#[serde(flatten)]` of a struct and an empty input. Every
-//! input type is an object (what agent tool schemas need), and every struct but the flattening
-//! ones has `#[serde(deny_unknown_fields)]`, so its schema accepts exactly what serde accepts.
+//! input of [`corpus`] is an object (what agent tool schemas need), and every struct but the
+//! flattening ones has `#[serde(deny_unknown_fields)]`, so its schema accepts exactly what
+//! serde accepts.
 //!
 //! * [`corpus`]: the corpus capabilities alone, [`full_corpus`]: with the polls example's
 //!   catalog and the `hiring` relationship package (the `polls` package is in the polls
-//!   catalog already); [`non_object_corpus`]: a few inputs that are not objects, which agent
-//!   tool schemas cannot take;
+//!   catalog already); [`edge_corpus`]: a few inputs that some agent tool schemas cannot
+//!   take (not objects, or closed with `unevaluatedProperties`);
 //! * [`example_input`] and [`example_inputs`]: valid inputs of each corpus capability (also
 //!   its usage examples);
 //! * [`reparse`]: the input deserialized into the capability's Rust type and serialized back
@@ -23,11 +24,11 @@
 //! * [`handle`]: the output a corpus capability answers with, for a runtime serving it.
 //!
 //! ```
-//! use rcip_examples::agent_corpus::{ALL_IDS, corpus, example_input, non_object_corpus, reparse};
+//! use rcip_examples::agent_corpus::{ALL_IDS, corpus, edge_corpus, example_input, reparse};
 //!
 //! let objects = corpus().capabilities.len();
 //! assert!(objects >= 50);
-//! assert_eq!(objects + non_object_corpus().capabilities.len(), ALL_IDS.len());
+//! assert_eq!(objects + edge_corpus().capabilities.len(), ALL_IDS.len());
 //! let example = example_input("corpus.uuid_fields").unwrap();
 //! assert_eq!(reparse("corpus.uuid_fields", &example), Some(Ok(example)));
 //! ```
@@ -728,6 +729,35 @@ pub struct FlattenStruct {
     pub paging: Paging,
 }
 
+/// `#[serde(flatten)]` of an internally tagged enum: the tag and the variant's fields sit
+/// beside the others (the schema closes the object with `unevaluatedProperties: false`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FlattenEnum {
+    /// What is shared.
+    pub name: String,
+    /// With whom.
+    #[serde(flatten)]
+    pub target: Target,
+}
+
+/// Whom something is shared with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "target_type", rename_all = "snake_case")]
+pub enum Target {
+    /// One user.
+    User {
+        /// The user.
+        user_id: String,
+    },
+    /// A group.
+    Group {
+        /// The group.
+        group_id: String,
+        /// Whether subgroups are included.
+        recursive: bool,
+    },
+}
+
 /// Tuples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -1164,8 +1194,8 @@ enum Answer {
 macro_rules! corpus_table {
     ($( $id:literal : $ty:ty, $effect:ident, $answer:ident, $title:literal,
         [$($example:expr),+ $(,)?]; )*) => {
-        /// The ids of every capability of the table, in order: those of [`corpus`] (object
-        /// inputs) and of [`non_object_corpus`].
+        /// The ids of every capability of the table, in order: those of [`corpus`] and of
+        /// [`edge_corpus`].
         pub const ALL_IDS: &[&str] = &[$($id),*];
 
         fn corpus_capabilities() -> Result<Vec<CapabilityDefinition>, CorpusError> {
@@ -1358,8 +1388,10 @@ corpus_table! {
         })];
     "corpus.labels": Labels, Destructive, Receipt, "Replace labels",
         [json!({"labels": [{"key": "team.backend", "value": "core"}]})];
-    // Inputs that are not objects: agent tool schemas need an object root, so a profile
-    // refuses these (or wraps them); see `non_object_corpus`.
+    // The edge corpus (EDGE_IDS, `edge_corpus`): inputs that some profiles cannot express.
+    "corpus.flatten_enum": FlattenEnum, Write, Echo, "Flattened tagged enum",
+        [json!({"name": "share", "target_type": "user", "user_id": "u-1"}),
+         json!({"name": "share", "target_type": "group", "group_id": "g-1", "recursive": false})];
     "corpus.root_tagged": RootTagged, Write, Receipt, "Tagged enum at the root",
         [json!({"action": "close", "document_id": "doc-1", "save": true}),
          json!({"action": "open", "document_id": "doc-2"})];
@@ -1375,30 +1407,43 @@ corpus_table! {
 // Definitions
 // ---------------------------------------------------------------------------------------------
 
-/// The corpus capabilities, one per Rust input type, every input an object, as an application
-/// (at least 50: a test counts them).
+/// The ids of the edge corpus ([`edge_corpus`]), in order.
+pub const EDGE_IDS: &[&str] = &[
+    "corpus.flatten_enum",
+    "corpus.root_tagged",
+    "corpus.unit_struct_input",
+    "corpus.tuple_input",
+    "corpus.newtype_input",
+];
+
+/// The corpus capabilities, one per Rust input type, every input an object closed with
+/// `additionalProperties: false`, as an application (at least 50: a test counts them): every
+/// id of [`ALL_IDS`] but the [`EDGE_IDS`].
 ///
 /// # Panics
 ///
 /// If rcip refuses the schema of a corpus type: a bug in the corpus, which its tests catch.
 #[must_use]
 pub fn corpus() -> ApplicationDefinition {
-    corpus_part(true)
+    corpus_part(false)
 }
 
-/// The table's capabilities whose input is not an object (an internally tagged enum at the
-/// root, a unit struct, a tuple, a newtype of a string): valid rcip capabilities that agent
-/// tool schemas cannot take as they are, for testing that a profile refuses them clearly.
+/// The edge corpus: valid rcip capabilities whose inputs some agent tool schemas cannot take
+/// as they are, for testing that a profile refuses them clearly (naming the capability and
+/// the pointer) or transforms them. A flattened internally tagged enum (an object closed with
+/// `unevaluatedProperties: false` over a `oneOf`), an internally tagged enum at the root (a
+/// `oneOf` of objects, no root `type`), and inputs that are not objects: a unit struct
+/// (`null`), a tuple and a newtype of a string.
 ///
 /// # Panics
 ///
 /// As [`corpus`].
 #[must_use]
-pub fn non_object_corpus() -> ApplicationDefinition {
-    corpus_part(false)
+pub fn edge_corpus() -> ApplicationDefinition {
+    corpus_part(true)
 }
 
-fn corpus_part(objects: bool) -> ApplicationDefinition {
+fn corpus_part(edge: bool) -> ApplicationDefinition {
     let capabilities = corpus_capabilities().unwrap_or_else(|CorpusError { id, error }| {
         panic!("the schema of corpus capability {id} is refused: {error}")
     });
@@ -1409,7 +1454,7 @@ fn corpus_part(objects: bool) -> ApplicationDefinition {
     );
     definition.capabilities = capabilities
         .into_iter()
-        .filter(|c| (c.input_schema.get("type") == Some(&json!("object"))) == objects)
+        .filter(|c| EDGE_IDS.contains(&c.id.as_str()) == edge)
         .collect();
     definition
 }

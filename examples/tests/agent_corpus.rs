@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use rcip_examples::agent_corpus::{
-    ALL_IDS, corpus, example_input, example_inputs, full_corpus, handle, non_object_corpus,
+    ALL_IDS, EDGE_IDS, corpus, edge_corpus, example_input, example_inputs, full_corpus, handle,
     polls_definition, reparse, same_rust_value,
 };
 use rcip_runtime::{
@@ -20,9 +20,7 @@ use serde_json::{Value, json};
 /// [`handle`].
 fn serving_runtime() -> Runtime {
     let mut definition = corpus();
-    definition
-        .capabilities
-        .extend(non_object_corpus().capabilities);
+    definition.capabilities.extend(edge_corpus().capabilities);
     let runtime = Runtime::new(
         definition,
         RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow)),
@@ -55,7 +53,7 @@ fn the_corpus_has_at_least_fifty_distinct_input_types() {
     let definition = corpus();
     let count = definition.capabilities.len();
     assert!(count >= 50, "{count} capabilities");
-    let others = non_object_corpus();
+    let others = edge_corpus();
     let mut ids: Vec<&str> = definition
         .capabilities
         .iter()
@@ -72,12 +70,7 @@ fn the_corpus_has_at_least_fifty_distinct_input_types() {
             .iter()
             .map(|c| c.id.as_str())
             .collect::<Vec<_>>(),
-        [
-            "corpus.root_tagged",
-            "corpus.unit_struct_input",
-            "corpus.tuple_input",
-            "corpus.newtype_input"
-        ]
+        EDGE_IDS
     );
     let schemas: BTreeSet<String> = definition
         .capabilities
@@ -89,13 +82,16 @@ fn the_corpus_has_at_least_fifty_distinct_input_types() {
         "{} distinct input schemas",
         schemas.len()
     );
-    // Every input is an object (what agent tool schemas need).
+    // Every input is an object closed with additionalProperties (what agent tool schemas
+    // need); the edge corpus is what is not.
+    let plain_object = |schema: &Value| {
+        schema["type"] == "object" && schema["additionalProperties"] == json!(false)
+    };
     for capability in &definition.capabilities {
-        assert_eq!(
-            capability.input_schema["type"], "object",
-            "{}",
-            capability.id
-        );
+        assert!(plain_object(&capability.input_schema), "{}", capability.id);
+    }
+    for capability in &others.capabilities {
+        assert!(!plain_object(&capability.input_schema), "{}", capability.id);
     }
     // Every effect is used.
     let effects: BTreeSet<String> = definition
@@ -202,9 +198,11 @@ async fn every_example_validates_and_answers() {
 #[tokio::test]
 async fn every_schema_is_closed_and_checks_its_members() {
     let runtime = serving_runtime();
-    for capability in corpus().capabilities {
-        let id = capability.id.as_str();
+    for id in ALL_IDS {
         let mut input = example_input(id).unwrap();
+        if !input.is_object() {
+            continue;
+        }
         input["rcip_unknown_member"] = json!(1);
         let outcome = invoke(&runtime, id, input).await;
         assert_eq!(
