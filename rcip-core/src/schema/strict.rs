@@ -12,8 +12,8 @@ use crate::pointer::push_token;
 pub const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// The `format`s rcip accepts and validates (the runtime checks every value against them):
-/// `uuid` (hyphenated), `date-time` (RFC 3339), `date` (RFC 3339 full-date), `email`
-/// (RFC 5321 address) and `uri` (RFC 3986 absolute URI). These are the formats that agent
+/// `uuid` (hyphenated), `date-time` (RFC 3339), `date` (RFC 3339 full-date), `email` (an
+/// e-mail address) and `uri` (an RFC 3986 URI, with its scheme). These are the formats that agent
 /// tool schemas can carry; every other `format` is a [`StrictRule::Format`] violation.
 ///
 /// ```
