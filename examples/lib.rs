@@ -1,8 +1,12 @@
-//! Doctests only: the code of the workspace's README, which no published crate can include
-//! (cargo packages only a crate's own folder) and this crate is never published, and of the
-//! published crates' READMEs, all in one place. `rcip-runtime`'s README is instead that
-//! crate's own doctest, so that its package checks it too.
+//! The examples' shared code, never published: [`agent_corpus`], the corpus of Rust input
+//! types that agent exports are tested on; and, as doctests, the code of the workspace's
+//! README, which no published crate can include (cargo packages only a crate's own folder),
+//! and of the published crates' READMEs, all in one place. `rcip-runtime`'s README is instead
+//! that crate's own doctest, so that its package checks it too.
 #![deny(missing_docs)]
+
+#[path = "src/agent_corpus.rs"]
+pub mod agent_corpus;
 
 /// The workspace README's code.
 #[doc = include_str!("../README.md")]

@@ -362,16 +362,52 @@ fn integer_keyed_maps_are_refused() {
     );
 }
 
-/// A manual impl emitting an e-mail format.
-struct Email;
+/// A manual impl emitting a format rcip does not validate.
+struct Host;
 
-impl JsonSchema for Email {
+impl JsonSchema for Host {
     fn schema_name() -> Cow<'static, str> {
-        "Email".into()
+        "Host".into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "format": "email" })
+        json_schema!({ "type": "string", "format": "hostname" })
     }
+}
+
+/// The supported formats are kept where schemars puts them, from the uuid and chrono
+/// features and from attributes.
+#[test]
+fn supported_formats_are_kept() {
+    #[derive(JsonSchema, Deserialize)]
+    struct Event {
+        id: uuid::Uuid,
+        at: chrono::DateTime<chrono::Utc>,
+        day: chrono::NaiveDate,
+        #[schemars(extend("format" = "email"))]
+        contact: String,
+        #[schemars(extend("format" = "uri"))]
+        link: Option<String>,
+        related: Vec<uuid::Uuid>,
+    }
+    let schema = input::<Event>();
+    let format = |pointer: &str| schema.pointer(pointer).cloned();
+    assert_eq!(format("/properties/id/format"), Some(json!("uuid")));
+    assert_eq!(format("/properties/at/format"), Some(json!("date-time")));
+    assert_eq!(format("/properties/day/format"), Some(json!("date")));
+    assert_eq!(format("/properties/contact/format"), Some(json!("email")));
+    assert_eq!(format("/properties/link/format"), Some(json!("uri")));
+    assert_eq!(
+        format("/properties/link/type"),
+        Some(json!(["string", "null"]))
+    );
+    assert_eq!(
+        format("/properties/related/items/format"),
+        Some(json!("uuid"))
+    );
+    assert_eq!(
+        format("/properties/id"),
+        Some(json!({"type": "string", "format": "uuid"}))
+    );
 }
 
 #[test]
@@ -379,7 +415,7 @@ fn other_formats_are_refused() {
     #[derive(JsonSchema, Deserialize)]
     struct Event {
         #[schemars(with = "String")]
-        #[schemars(extend("format" = "date-time"))]
+        #[schemars(extend("format" = "time"))]
         at: String,
     }
     let error = input_err::<Event>();
@@ -387,28 +423,33 @@ fn other_formats_are_refused() {
         error,
         SchemaGenerationError::UnsupportedFormat {
             pointer: "/properties/at".into(),
-            format: "\"date-time\"".into()
+            format: "\"time\"".into()
         }
     );
     assert_eq!(error.code(), "UNSUPPORTED_FORMAT");
     assert_eq!(
         error.to_string(),
-        "unsupported format \"date-time\" at /properties/at"
+        "unsupported format \"time\" at /properties/at"
     );
 
     #[derive(JsonSchema)]
     struct Contact {
-        emails: Vec<Email>,
+        hosts: Vec<Host>,
     }
     let error = input_err::<Contact>();
-    assert_eq!(error.pointer(), "/properties/emails/items");
-    assert!(error.to_string().contains("\"email\""));
+    assert_eq!(error.pointer(), "/properties/hosts/items");
+    assert!(error.to_string().contains("\"hostname\""));
     assert_eq!(
         input_err::<std::net::Ipv4Addr>(),
         SchemaGenerationError::UnsupportedFormat {
             pointer: String::new(),
             format: "\"ipv4\"".into()
         }
+    );
+    // chrono's NaiveDateTime is a "partial-date-time", which no validator checks.
+    assert_eq!(
+        input_err::<chrono::NaiveDateTime>().code(),
+        "UNSUPPORTED_FORMAT"
     );
 }
 

@@ -1,6 +1,8 @@
 //! Tests of the strict schema checker (Ajv 8 strict mode, draft 2020-12).
 
-use rcip_core::schema::{MAX_SCHEMA_DEPTH, SchemaViolation, StrictRule, check_strict};
+use rcip_core::schema::{
+    MAX_SCHEMA_DEPTH, SUPPORTED_FORMATS, SchemaViolation, StrictRule, check_strict,
+};
 use serde_json::{Value, json};
 
 #[track_caller]
@@ -149,15 +151,53 @@ fn pre_2020_keywords_are_unknown() {
 // ---------------------------------------------------------------- Format
 
 #[test]
-fn format_is_rejected() {
+fn unsupported_formats_are_rejected() {
     let v = reject(
-        json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}}),
+        json!({"type": "object", "properties": {"host": {"type": "string", "format": "hostname"}}}),
         StrictRule::Format,
-        "/properties/email",
+        "/properties/host",
     );
     assert_eq!(
         v.message,
-        "\"format\" is not supported: no formats are installed"
+        "format \"hostname\" is not supported: rcip validates only \"uuid\", \"date-time\", \"date\", \"email\" and \"uri\""
+    );
+    // Integer formats are not validated either (the generator turns them into bounds).
+    reject(
+        json!({"type": "integer", "format": "int32"}),
+        StrictRule::Format,
+        "",
+    );
+    // A format must be a string naming a supported format.
+    reject(
+        json!({"type": "string", "format": 5}),
+        StrictRule::Format,
+        "",
+    );
+    reject(
+        json!({"type": "string", "format": "UUID"}),
+        StrictRule::Format,
+        "",
+    );
+}
+
+#[test]
+fn supported_formats_are_accepted_on_strings() {
+    for format in SUPPORTED_FORMATS {
+        accept(json!({"type": "string", "format": format}));
+        accept(json!({"type": ["string", "null"], "format": format}));
+        accept(json!({
+            "type": "object",
+            "properties": {"at": {"type": "string", "format": format}},
+            "additionalProperties": false
+        }));
+    }
+    // Like `pattern`, `format` needs a string type for the instance (strictTypes).
+    let v = reject(json!({"format": "uuid"}), StrictRule::ApplicableType, "");
+    assert!(v.message.contains("\"format\""), "{}", v.message);
+    reject(
+        json!({"type": "integer", "format": "date"}),
+        StrictRule::ApplicableType,
+        "",
     );
 }
 

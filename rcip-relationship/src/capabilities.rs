@@ -10,7 +10,8 @@
 //! and whose output is the result of running it: the record id, its new revision, its
 //! lifecycle state (types with a lifecycle) and the tasks of the `work.requested` intents it
 //! recorded. Both schemas pass the runtime's strict checker: the package subset's only format,
-//! `date-time`, becomes an RFC 3339 `pattern`, since strict RCIP schemas carry no formats.
+//! `date-time`, becomes an RFC 3339 `pattern`, so that the schemas load in the reference too
+//! (it refuses every format).
 
 use std::path::PathBuf;
 

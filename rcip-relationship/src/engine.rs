@@ -119,7 +119,7 @@ impl<S: RecordStore> Engine<S> {
             let compile = |json: &str| {
                 serde_json::from_str::<Value>(json)
                     .map_err(|e| e.to_string())
-                    .and_then(|schema| SchemaValidator::compile_with_formats(&schema))
+                    .and_then(|schema| SchemaValidator::compile(&schema))
                     .map_err(|e| {
                         RecordError::InvalidArguments(format!(
                             "schema of {namespace}/{} does not compile: {e}",

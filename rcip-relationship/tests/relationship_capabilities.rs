@@ -84,7 +84,7 @@ fn create_takes_the_type_schema_and_bounded_roles() {
         patch["remove"]["items"]["enum"],
         serde_json::json!(["closed_reason", "closes_at", "last_choice", "last_voter"])
     );
-    // date-time became a pattern, as strict schemas have no formats.
+    // date-time became a pattern, so that the reference (it refuses every format) loads it.
     assert!(
         patch["set"]["properties"]["closes_at"]
             .get("format")

@@ -43,19 +43,15 @@ impl std::fmt::Debug for SchemaValidator {
 impl SchemaValidator {
     /// Compiles a schema (this also checks it against the 2020-12 meta-schema). Returns
     /// the validator's message on failure.
+    ///
+    /// `format` is validated: the strict rules admit only the supported formats (`uuid`,
+    /// `date-time`, `date`, `email`, `uri`; `rcip_core::schema::SUPPORTED_FORMATS`) in a
+    /// capability schema, and a relationship package's one format, `date-time`, is enforced
+    /// on records and command input. A value breaking its format fails with keyword
+    /// `format`.
     pub fn compile(schema: &Value) -> Result<Arc<Self>, String> {
-        Self::build(schema, false)
-    }
-
-    /// Compiles a schema of a relationship package: the same, plus `format` validation (the
-    /// package subset's one format, `date-time`, is enforced on records and command input).
-    pub fn compile_with_formats(schema: &Value) -> Result<Arc<Self>, String> {
-        Self::build(schema, true)
-    }
-
-    fn build(schema: &Value, formats: bool) -> Result<Arc<Self>, String> {
         jsonschema::draft202012::options()
-            .should_validate_formats(formats)
+            .should_validate_formats(true)
             .build(schema)
             .map(|validator| Arc::new(SchemaValidator { validator }))
             .map_err(|e| e.to_string())

@@ -321,10 +321,10 @@ fn duplicate_scope_inside_capability() {
 fn strict_schema_violations() {
     let cases: [(Value, &str, &str, &str); 5] = [
         (
-            json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}}),
+            json!({"type": "object", "properties": {"host": {"type": "string", "format": "hostname"}}}),
             "FORMAT_NOT_SUPPORTED",
-            "/properties/email",
-            "\"format\" is not supported: no formats are installed at /properties/email",
+            "/properties/host",
+            "format \"hostname\" is not supported: rcip validates only \"uuid\", \"date-time\", \"date\", \"email\" and \"uri\" at /properties/host",
         ),
         (
             json!({"type": ["string", "number"]}),
@@ -433,7 +433,7 @@ fn output_schema_errors_are_found_at_creation() {
     );
     assert_eq!(
         message,
-        "RCIP capability notes.count has an invalid output schema: \"format\" is not supported: no formats are installed at the root"
+        "RCIP capability notes.count has an invalid output schema: format \"int32\" is not supported: rcip validates only \"uuid\", \"date-time\", \"date\", \"email\" and \"uri\" at the root"
     );
 
     let ((id, role, rule, _), _) =
@@ -665,7 +665,7 @@ fn order_structure_before_schemas() {
         app()
             .capability(
                 cap("notes.a")
-                    .input_schema(json!({"type": "string", "format": "email"}))
+                    .input_schema(json!({"type": "string", "format": "hostname"}))
                     .usage(UsageGuidance::new("A.").example("x", json!("a@b.c"))),
             )
             .capability(cap("notes.b").scope("missing")),
@@ -687,7 +687,7 @@ fn order_examples_and_schemas_per_capability() {
             )
             .capability(
                 cap("notes.b")
-                    .input_schema(json!({"type": "string", "format": "email"}))
+                    .input_schema(json!({"type": "string", "format": "hostname"}))
                     .usage(UsageGuidance::new("B.").example("x", json!("a@b.c"))),
             ),
         "INVALID_USAGE_EXAMPLE",
@@ -708,7 +708,7 @@ fn order_schema_errors_in_catalog_order() {
             )
             .capability(
                 cap("notes.b")
-                    .input_schema(json!({"type": "string", "format": "email"}))
+                    .input_schema(json!({"type": "string", "format": "hostname"}))
                     .usage(UsageGuidance::new("B.").example("x", json!("a@b.c"))),
             ),
     );

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Number, Value};
 
-use super::strict::check_strict;
+use super::strict::{SUPPORTED_FORMATS, check_strict};
 use super::violation::SchemaViolation;
 use crate::SchemaRole;
 use crate::pointer::push_token;
@@ -28,7 +28,8 @@ pub enum SchemaGenerationError {
         /// The `$ref` value.
         reference: String,
     },
-    /// A `format` rcip cannot validate.
+    /// A `format` rcip does not validate: any but the integer and float formats (turned into
+    /// bounds) and the [`SUPPORTED_FORMATS`](super::SUPPORTED_FORMATS).
     #[error("unsupported format {format} at {}", Where(pointer))]
     UnsupportedFormat {
         /// JSON Pointer to the schema holding the `format`.
@@ -117,15 +118,21 @@ impl fmt::Display for Where<'_> {
 ///   `#[serde(flatten)]` of an enum) is closed with `unevaluatedProperties: false`
 ///   instead, and its branches are left open, so that the branches' properties stay
 ///   allowed.
-/// * **No `format`.** Integer formats (`int8` ... `int128`, `uint8` ... `uint128`,
-///   `int`, `uint`) become `minimum`/`maximum` bounds of the Rust type. A bound already
-///   present is kept when it is at least as strict. 64-bit bounds are written as exact
-///   JSON integers. The bounds of `i128`/`u128` that do not fit a 64-bit JSON integer
-///   are written as exact powers of two: `minimum: -2^127`, and
+/// * **Formats.** The standard string formats `uuid`, `date-time`, `date`, `email` and
+///   `uri` ([`SUPPORTED_FORMATS`](super::SUPPORTED_FORMATS)) are kept, and the runtime
+///   validates them: `uuid::Uuid` (schemars' `uuid1` feature) gives
+///   `{"type": "string", "format": "uuid"}`, chrono's `DateTime<Tz>` and jiff's `Timestamp`
+///   (features `chrono04`, `jiff02`) `"date-time"`, `NaiveDate` `"date"`. Integer formats
+///   (`int8` ... `int128`, `uint8` ... `uint128`, `int`, `uint`) become `minimum`/`maximum`
+///   bounds of the Rust type instead. A bound already present is kept when it is at least
+///   as strict. 64-bit bounds are written as exact JSON integers (an export profile that
+///   cannot state them clamps them). The bounds of `i128`/`u128` that do not fit a 64-bit
+///   JSON integer are written as exact powers of two: `minimum: -2^127`, and
 ///   `exclusiveMaximum: 2^127` or `2^128`. Float formats (`float`, `double`) are removed.
-///   Any other format (`date-time`, `uuid`, `email`, `ipv4`, ...) is a
-///   [`SchemaGenerationError::UnsupportedFormat`]: rcip cannot validate formats, because
-///   the reference implementation installs none.
+///   Any other format (`partial-date-time` of chrono's `NaiveDateTime`, `ipv4`,
+///   `hostname`, ...) is a [`SchemaGenerationError::UnsupportedFormat`]: rcip would not
+///   validate it, and the reference implementation installs no format at all (so a
+///   catalog with formats is an rcip extension; see `docs/beyond-the-reference.md`).
 /// * **`Option<T>` is "absent or null".** Under the deserialize contract (input schemas)
 ///   an `Option<T>` field is left out of `required` and its schema also accepts `null`,
 ///   as schemars emits it: `type: [T, "null"]`, or `anyOf: [{...}, {"type": "null"}]`
@@ -160,7 +167,7 @@ impl fmt::Display for Where<'_> {
 /// # Errors
 ///
 /// A [`SchemaGenerationError`] for a recursive type, a `format` other than an integer or
-/// float format, untyped JSON, or a map with non-string keys.
+/// float format or a supported one, untyped JSON, or a map with non-string keys.
 ///
 /// # Examples
 ///
@@ -178,6 +185,13 @@ impl fmt::Display for Where<'_> {
 ///
 /// let error = strict_schema_for::<serde_json::Value>(SchemaRole::Input).unwrap_err();
 /// assert_eq!(error.code(), "UNTYPED_VALUE");
+///
+/// // With schemars' `uuid1` feature: a supported format is kept (and validated at run time).
+/// let schema = strict_schema_for::<uuid::Uuid>(SchemaRole::Input).unwrap();
+/// assert_eq!(schema, json!({ "type": "string", "format": "uuid" }));
+/// // An IP address is an `ipv4` string: a format rcip does not validate.
+/// let error = strict_schema_for::<std::net::Ipv4Addr>(SchemaRole::Input).unwrap_err();
+/// assert_eq!(error.code(), "UNSUPPORTED_FORMAT");
 /// ```
 pub fn strict_schema_for<T: JsonSchema>(role: SchemaRole) -> Result<Value, SchemaGenerationError> {
     // Only this line depends on `T`: everything else is shared code, so a catalog of many
@@ -289,7 +303,11 @@ fn transform(
             pointer: pointer.clone(),
         });
     }
-    if let Some(format) = object.remove("format") {
+    let kept = object
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| SUPPORTED_FORMATS.contains(&f));
+    if !kept && let Some(format) = object.remove("format") {
         apply_format(object, &format, pointer)?;
     }
     let composed = COMPOSITION.iter().any(|k| object.contains_key(*k));
@@ -448,7 +466,7 @@ fn integer_bounds(format: &str) -> Option<(i128, Upper)> {
     })
 }
 
-/// Replaces a removed `format` by bounds, or refuses it.
+/// Replaces a removed `format` (not a supported one) by bounds, or refuses it.
 fn apply_format(
     object: &mut Map<String, Value>,
     format: &Value,

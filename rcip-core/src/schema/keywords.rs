@@ -143,7 +143,7 @@ pub(super) struct Keyword {
 }
 
 /// The keyword called `name`, or `None` if it is not a keyword Ajv 2020 knows
-/// in strict mode with no formats and no extensions.
+/// in strict mode with no extensions, plus `format` (rcip's supported formats).
 pub(super) fn lookup(name: &str) -> Option<Keyword> {
     use Location::{New, Same};
     use Shape::{List, Map, One};
@@ -156,9 +156,10 @@ pub(super) fn lookup(name: &str) -> Option<Keyword> {
         "multipleOf" | "maximum" | "exclusiveMaximum" | "minimum" | "exclusiveMinimum" => {
             (Some(TypeSet::NUMBER), None)
         }
-        "maxLength" | "minLength" | "pattern" | "contentEncoding" | "contentMediaType" => {
-            (Some(TypeSet::STRING), None)
-        }
+        // `format` is checked against SUPPORTED_FORMATS before this lookup; the supported
+        // ones are all string formats.
+        "maxLength" | "minLength" | "pattern" | "format" | "contentEncoding"
+        | "contentMediaType" => (Some(TypeSet::STRING), None),
         "contentSchema" => (Some(TypeSet::STRING), Some((One, New))),
         "maxItems" | "minItems" | "uniqueItems" | "maxContains" | "minContains" => {
             (Some(TypeSet::ARRAY), None)

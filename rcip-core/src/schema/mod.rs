@@ -6,7 +6,9 @@
 //! that Ajv's strict mode refuses is refused by the reference implementation.
 //! [`check_strict`] reproduces that refusal without a JSON Schema engine: it is
 //! a pure, synchronous walk over a [`serde_json::Value`] that reports the first
-//! [`SchemaViolation`] it finds.
+//! [`SchemaViolation`] it finds. One difference: the [`SUPPORTED_FORMATS`]
+//! (`uuid`, `date-time`, `date`, `email`, `uri`) are accepted, and the runtime
+//! validates them; every other `format` is refused, as the reference refuses all.
 //!
 //! Validity against the draft 2020-12 meta-schema is checked elsewhere; this
 //! module only adds the strict-mode rules on top of it, but it never panics on
@@ -20,5 +22,5 @@ mod violation;
 
 pub use generate::{SchemaGenerationError, strict_schema_for};
 pub use strict::describe as json_type;
-pub use strict::{MAX_SCHEMA_DEPTH, check_strict};
+pub use strict::{MAX_SCHEMA_DEPTH, SUPPORTED_FORMATS, check_strict};
 pub use violation::{SchemaViolation, StrictRule};

@@ -11,6 +11,34 @@ use crate::pointer::push_token;
 /// [`StrictRule::SchemaTooDeep`] violation.
 pub const MAX_SCHEMA_DEPTH: usize = 128;
 
+/// The `format`s rcip accepts and validates (the runtime checks every value against them):
+/// `uuid` (hyphenated), `date-time` (RFC 3339), `date` (RFC 3339 full-date), `email` (an
+/// e-mail address) and `uri` (an RFC 3986 URI, with its scheme). These are the formats that agent
+/// tool schemas can carry; every other `format` is a [`StrictRule::Format`] violation.
+///
+/// ```
+/// use rcip_core::schema::{SUPPORTED_FORMATS, check_strict};
+/// use serde_json::json;
+///
+/// for format in SUPPORTED_FORMATS {
+///     assert!(check_strict(&json!({"type": "string", "format": format})).is_ok());
+/// }
+/// assert!(check_strict(&json!({"type": "string", "format": "ipv4"})).is_err());
+/// ```
+pub const SUPPORTED_FORMATS: [&str; 5] = ["uuid", "date-time", "date", "email", "uri"];
+
+/// `"uuid", "date-time", "date", "email" and "uri"`, for messages.
+fn supported_formats_list() -> String {
+    let quoted: Vec<String> = SUPPORTED_FORMATS
+        .iter()
+        .map(|f| format!("\"{f}\""))
+        .collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
 /// The only `$schema` accepted (with or without a trailing `#`).
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -19,7 +47,9 @@ const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 ///
 /// The rules are those of Ajv 8 (`ajv/dist/2020`) compiled with
 /// `{ strict: true, allErrors: true }` and no formats, plus a refusal of the
-/// OpenAPI `nullable` extension; see [`StrictRule`] for the list.
+/// OpenAPI `nullable` extension; see [`StrictRule`] for the list. One rcip difference:
+/// the [`SUPPORTED_FORMATS`] are accepted on strings (the reference refuses every
+/// `format`); any other `format` is refused as the reference refuses them all.
 ///
 /// Order: schema objects are visited parent first, then their subschemas in
 /// key order. Within one schema object, `type` is checked first (the other
@@ -43,13 +73,17 @@ const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 /// });
 /// assert!(check_strict(&accepted).is_ok());
 ///
+/// // `email` is one of the SUPPORTED_FORMATS; `hostname` is not.
 /// let rejected = json!({
 ///     "type": "object",
-///     "properties": { "email": { "type": "string", "format": "email" } }
+///     "properties": {
+///         "email": { "type": "string", "format": "email" },
+///         "host": { "type": "string", "format": "hostname" }
+///     }
 /// });
 /// let violation = check_strict(&rejected).unwrap_err();
 /// assert_eq!(violation.rule, StrictRule::Format);
-/// assert_eq!(violation.pointer, "/properties/email");
+/// assert_eq!(violation.pointer, "/properties/host");
 /// ```
 pub fn check_strict(schema: &Value) -> Result<(), SchemaViolation> {
     Walker {
@@ -229,13 +263,24 @@ impl Walker {
         depth: usize,
         scope: &Scope<'_, '_>,
     ) -> Result<(), SchemaViolation> {
+        // A format rcip validates, or a refusal (a format left unchecked would be a promise
+        // the runtime does not keep).
+        if key == "format"
+            && !value
+                .as_str()
+                .is_some_and(|f| SUPPORTED_FORMATS.contains(&f))
+        {
+            return Err(self.violation(
+                StrictRule::Format,
+                format!(
+                    "format {value} is not supported: rcip validates only {}",
+                    supported_formats_list()
+                ),
+            ));
+        }
         // Is it a keyword at all?
         let Some(keyword) = keywords::lookup(key) else {
             return Err(match key {
-                "format" => self.violation(
-                    StrictRule::Format,
-                    "\"format\" is not supported: no formats are installed".to_owned(),
-                ),
                 "nullable" => self.violation(
                     StrictRule::Nullable,
                     "\"nullable\" (OpenAPI extension) is not supported: use \"type\": [T, \"null\"]"

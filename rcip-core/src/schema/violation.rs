@@ -9,8 +9,9 @@ pub enum StrictRule {
     /// A keyword that is not a JSON Schema draft 2020-12 keyword known to Ajv
     /// (`strictSchema`).
     UnknownKeyword,
-    /// The `format` keyword: no formats are installed, so Ajv's strict mode
-    /// refuses every format as unknown.
+    /// A `format` other than the [`SUPPORTED_FORMATS`](super::SUPPORTED_FORMATS)
+    /// (`uuid`, `date-time`, `date`, `email`, `uri`), which the runtime validates. The
+    /// reference installs no formats, so Ajv's strict mode refuses every format as unknown.
     Format,
     /// A `type` array that is not a single type or a union of one type with
     /// `"null"` (`strictTypes`, union types are not allowed).
