@@ -17,6 +17,8 @@ pub(crate) struct Back {
     pub(crate) enum_values: Vec<(String, Value)>,
     /// A map sent as a list of `{"key", "value"}` entries, and what to undo in each value.
     pub(crate) entries: Option<Box<Back>>,
+    /// A tuple sent as an object of its items: the item names, in order.
+    pub(crate) tuple: Option<Vec<String>>,
 }
 
 /// One property's way back.
@@ -60,6 +62,7 @@ impl Back {
             && self.union.is_empty()
             && self.enum_values.is_empty()
             && self.entries.is_none()
+            && self.tuple.is_none()
     }
 
     /// Applies the side table to `value`.
@@ -73,6 +76,10 @@ impl Back {
                     Some((_, original)) => original.clone(),
                     None => Value::String(s),
                 }
+            }
+            Value::Object(map) if self.tuple.is_some() => {
+                let map = self.restore_object(map);
+                object_to_tuple(map, self.tuple.as_deref().unwrap_or_default())
             }
             Value::Object(map) if !self.props.is_empty() => Value::Object(self.restore_object(map)),
             Value::Array(items) if self.entries.is_some() => {
@@ -112,6 +119,15 @@ impl Back {
         }
         restored
     }
+}
+
+/// An object of a tuple's items as the array of them in `names` order; anything else (an
+/// item missing, another member) stays the object it was, for the runtime to refuse.
+fn object_to_tuple(mut map: Map<String, Value>, names: &[String]) -> Value {
+    if map.len() != names.len() || !names.iter().all(|name| map.contains_key(name)) {
+        return Value::Object(map);
+    }
+    Value::Array(names.iter().filter_map(|name| map.remove(name)).collect())
 }
 
 /// A list of `{"key": k, "value": v}` entries as the map `{k: v}`; anything else (an entry of

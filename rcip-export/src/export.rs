@@ -298,7 +298,12 @@ fn export_tool(
                 role: "output",
                 rename: false,
             };
-            Some(walker.node(source.output_schema, "", 0)?.0)
+            let response = walker.node(source.output_schema, "", 0)?.0;
+            // `response` describes the output as it is, so its property names cannot be
+            // renamed; one outside the `parameters` name rule leaves the (optional) response
+            // out rather than describing another shape.
+            (profile == Profile::GeminiJsonSchema || gemini_property_names(&response))
+                .then_some(response)
         }
         Profile::OpenAi | Profile::Anthropic => None,
     };
@@ -319,6 +324,28 @@ fn export_tool(
         input_wrapped,
         output_wrapped,
     })
+}
+
+/// Whether every property name in `schema` fits Gemini's `parameters` name rule. Iterative
+/// (the schema was measured by the transform, but this walk needs no recursion anyway).
+fn gemini_property_names(schema: &Value) -> bool {
+    let rule = crate::names::NameRule::GEMINI_PROPERTY;
+    let mut pending = vec![schema];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(node) => {
+                if let Some(Value::Object(properties)) = node.get("properties")
+                    && properties.keys().any(|name| rule.apply(name) != *name)
+                {
+                    return false;
+                }
+                pending.extend(node.values());
+            }
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Counts the optional properties and the unions (`anyOf`) of a schema.
@@ -674,7 +701,8 @@ fn back_openai(tool: &ExportedTool, arguments: Value) -> Value {
     unwrap_input(tool, tool.back.restore(arguments))
 }
 
-/// Anthropic keeps optional properties optional and names unchanged: only the wrapper.
+/// Anthropic keeps optional properties optional and names unchanged: maps and tuples back
+/// from their entry lists and item objects, then the wrapper.
 fn back_anthropic(tool: &ExportedTool, arguments: Value) -> Value {
     unwrap_input(tool, tool.back.restore(arguments))
 }
@@ -685,7 +713,8 @@ fn back_gemini(tool: &ExportedTool, arguments: Value) -> Value {
     unwrap_input(tool, tool.back.restore(arguments))
 }
 
-/// Gemini `parametersJsonSchema`: names and values are the capability's own: only the wrapper.
+/// Gemini `parametersJsonSchema`: names and values are the capability's own; tuples back
+/// from their item objects, then the wrapper.
 fn back_gemini_json_schema(tool: &ExportedTool, arguments: Value) -> Value {
-    unwrap_input(tool, arguments)
+    unwrap_input(tool, tool.back.restore(arguments))
 }

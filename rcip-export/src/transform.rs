@@ -150,6 +150,53 @@ impl Walker<'_> {
         {
             return self.map_as_entries(src, value_schema, pointer, depth);
         }
+        // gemini-json-schema too: the Gemini docs list prefixItems, but google-genai's own
+        // `JSONSchema` model refuses it.
+        if let Some(Value::Array(prefix)) = src.get("prefixItems")
+            && p != Profile::Mcp2025_11_25
+            && p != Profile::Mcp2026_07_28
+            && self.role == "input"
+        {
+            return self.tuple_as_object(src, prefix, pointer, depth);
+        }
+        if let Some(Value::Array(prefix)) = src.get("prefixItems")
+            && p != Profile::Mcp2025_11_25
+            && p != Profile::Mcp2026_07_28
+        {
+            // An output's tuple (a Gemini `response`) is described as the array it is: its
+            // items are one of the positions' schemas, the order told in the description.
+            let mut array = src.clone();
+            array.remove("prefixItems");
+            array.remove("items");
+            let mut distinct: Vec<Value> = Vec::new();
+            for item in prefix {
+                if !distinct.contains(item) {
+                    distinct.push(item.clone());
+                }
+            }
+            let items = match distinct.as_slice() {
+                [one] => one.clone(),
+                _ => json!({ "anyOf": distinct }),
+            };
+            array.insert("items".to_owned(), items);
+            let note = format!(
+                "A tuple of {} items, in order: {}.",
+                prefix.len(),
+                prefix
+                    .iter()
+                    .map(|item| item
+                        .get("type")
+                        .map_or_else(|| "any".to_owned(), ToString::to_string))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let description = match src.get("description").and_then(Value::as_str) {
+                Some(existing) if !existing.is_empty() => format!("{existing}\n\n{note}"),
+                _ => note,
+            };
+            array.insert("description".to_owned(), Value::String(description));
+            return self.node(&Value::Object(array), pointer, depth + 1);
+        }
         let mut out = Map::new();
         let mut moved: Vec<(String, Value)> = Vec::new();
         for (keyword, value) in src {
@@ -275,21 +322,7 @@ impl Walker<'_> {
             match keyword.as_str() {
                 "additionalProperties" | "properties" => {}
                 "type" => {
-                    let t = match v {
-                        Value::Array(ts) => Value::Array(
-                            ts.iter()
-                                .map(|t| {
-                                    if t == "object" {
-                                        json!("array")
-                                    } else {
-                                        t.clone()
-                                    }
-                                })
-                                .collect(),
-                        ),
-                        _ => json!("array"),
-                    };
-                    list.insert("type".to_owned(), t);
+                    list.insert("type".to_owned(), retyped(Some(v), "object", "array"));
                 }
                 "minProperties" => {
                     list.insert("minItems".to_owned(), v.clone());
@@ -318,11 +351,99 @@ impl Walker<'_> {
             }),
         );
         let (mut transformed, _) = self.node(&Value::Object(list), pointer, depth)?;
-        replace_marker(&mut transformed, &value);
+        replace_marker(&mut transformed, MAP_VALUE, &value);
         let back = Back {
             entries: Some(Box::new(value_back)),
             ..Back::default()
         };
+        Ok((transformed, back))
+    }
+
+    /// A tuple (`prefixItems`, exactly as many items) as an object of its items in order,
+    /// `{"item_0": A, "item_1": B}`: openai, anthropic and gemini have no `prefixItems`, and
+    /// google-genai's model of the JSON-schema form refuses it. The way
+    /// back puts the items back into an array in that order.
+    fn tuple_as_object(
+        &self,
+        src: &Map<String, Value>,
+        prefix: &[Value],
+        pointer: &str,
+        depth: usize,
+    ) -> Result<(Value, Back), ExportError> {
+        let count = prefix.len();
+        let closed = |keyword: &str| match src.get(keyword) {
+            None => true,
+            Some(Value::Number(n)) => n.as_u64() == Some(count as u64),
+            Some(_) => false,
+        };
+        for (keyword, v) in src {
+            let fits = match keyword.as_str() {
+                "type" | "prefixItems" | "description" | "title" => true,
+                "minItems" | "maxItems" => closed(keyword),
+                "items" | "unevaluatedItems" => *v == Value::Bool(false),
+                _ => false,
+            };
+            if !fits {
+                return Err(self.unsupported(
+                    &push(pointer, keyword),
+                    format!("a tuple with {keyword:?} {v} cannot be expressed by {}: only a closed tuple can be sent as an object of its items", self.profile),
+                ));
+            }
+        }
+        if src.get("minItems").is_none() {
+            // Without minItems the tuple may be shorter: not the object's required items.
+            return Err(self.unsupported(
+                &push(pointer, "prefixItems"),
+                format!(
+                    "a tuple that may be shorter than its prefixItems cannot be expressed by {}",
+                    self.profile
+                ),
+            ));
+        }
+        let names: Vec<String> = (0..count).map(|i| format!("item_{i}")).collect();
+        let mut items = Vec::with_capacity(count);
+        let mut properties = Map::new();
+        for (i, item) in prefix.iter().enumerate() {
+            let at = push(&push(pointer, "prefixItems"), &i.to_string());
+            items.push(self.node(item, &at, depth + 1)?);
+            properties.insert(
+                names[i].clone(),
+                json!({"type": "null", "description": tuple_marker(i)}),
+            );
+        }
+        let t = retyped(src.get("type"), "array", "object");
+        let note = format!(
+            "A tuple, as an object of its items in order: {}.",
+            names.join(", ")
+        );
+        let description = match src.get("description").and_then(Value::as_str) {
+            Some(existing) if !existing.is_empty() => format!("{existing}\n\n{note}"),
+            _ => note,
+        };
+        let mut object = Map::new();
+        object.insert("type".to_owned(), t);
+        if let Some(title) = src.get("title") {
+            object.insert("title".to_owned(), title.clone());
+        }
+        object.insert("description".to_owned(), Value::String(description));
+        object.insert("properties".to_owned(), Value::Object(properties));
+        object.insert("required".to_owned(), json!(names));
+        object.insert("additionalProperties".to_owned(), Value::Bool(false));
+        let (mut transformed, mut back) = self.node(&Value::Object(object), pointer, depth)?;
+        for (i, (item, item_back)) in items.into_iter().enumerate() {
+            replace_marker(&mut transformed, &tuple_marker(i), &item);
+            if let Some(prop) = back.props.iter_mut().find(|prop| prop.original == names[i]) {
+                prop.inner = item_back;
+            } else if !item_back.is_same() {
+                back.props.push(PropBack {
+                    wire: names[i].clone(),
+                    original: names[i].clone(),
+                    null_is_absent: false,
+                    inner: item_back,
+                });
+            }
+        }
+        back.tuple = Some(names);
         Ok((transformed, back))
     }
 
@@ -655,17 +776,35 @@ fn map_values(node: &Map<String, Value>) -> Option<&Value> {
     }
 }
 
-/// Puts `value` where the placeholder schema is.
-fn replace_marker(schema: &mut Value, value: &Value) -> bool {
+/// A node's `type` with `from` replaced by `to`: a type array keeps its other members (its
+/// `null`); a single type, or none, is `to`.
+fn retyped(t: Option<&Value>, from: &str, to: &str) -> Value {
+    match t {
+        Some(Value::Array(ts)) => Value::Array(
+            ts.iter()
+                .map(|t| if t == from { json!(to) } else { t.clone() })
+                .collect(),
+        ),
+        _ => json!(to),
+    }
+}
+
+/// The placeholder of a tuple's item `index` while the object of its items is transformed.
+fn tuple_marker(index: usize) -> String {
+    format!("\u{0}rcip tuple item {index}")
+}
+
+/// Puts `value` where the placeholder schema described as `marker` is.
+fn replace_marker(schema: &mut Value, marker: &str, value: &Value) -> bool {
     match schema {
         Value::Object(node) => {
-            if node.get("description").and_then(Value::as_str) == Some(MAP_VALUE) {
+            if node.get("description").and_then(Value::as_str) == Some(marker) {
                 *schema = value.clone();
                 return true;
             }
-            node.values_mut().any(|v| replace_marker(v, value))
+            node.values_mut().any(|v| replace_marker(v, marker, value))
         }
-        Value::Array(items) => items.iter_mut().any(|v| replace_marker(v, value)),
+        Value::Array(items) => items.iter_mut().any(|v| replace_marker(v, marker, value)),
         _ => false,
     }
 }

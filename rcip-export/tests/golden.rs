@@ -432,8 +432,8 @@ fn catalog_json_reads_capabilities_and_ignores_the_revision() {
 
 #[test]
 fn gemini_response_schemas_describe_the_output_as_it_is() {
-    let output = json!({"type":"object","additionalProperties":false,"required":["by-name","level"],"properties":{
-        "by-name":{"type":"object","additionalProperties":{"type":"integer"}},
+    let output = json!({"type":"object","additionalProperties":false,"required":["by_name","level"],"properties":{
+        "by_name":{"type":"object","additionalProperties":{"type":"integer"}},
         "level":{"type":"integer","enum":[1,2]}}});
     let capability =
         CapabilityDefinition::new("a.b", Effect::Read, "T", "D.").output_schema(output);
@@ -441,11 +441,57 @@ fn gemini_response_schemas_describe_the_output_as_it_is() {
     let response = e.tools()[0].output_schema().unwrap();
     // Names kept, the map an object, the integer enum in the description.
     assert_eq!(
-        response["properties"]["by-name"],
+        response["properties"]["by_name"],
         json!({"type":"OBJECT","description":"Constraints: additionalProperties {\"type\":\"integer\"}."})
     );
     assert_eq!(
         response["properties"]["level"],
         json!({"type":"INTEGER","description":"Constraints: enum [1,2]."})
     );
+}
+
+/// A closed tuple becomes an object of its items; an open one (more items allowed) is refused
+/// with the pointer of the keyword that opens it.
+#[test]
+fn tuples_become_objects_or_are_refused() {
+    let closed = json!({"type": "object", "additionalProperties": false, "required": ["p"],
+        "properties": {"p": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                             "minItems": 2, "maxItems": 2}}});
+    let p = &params(Profile::OpenAi, closed.clone())["properties"]["p"];
+    assert_eq!(p["type"], "object");
+    assert_eq!(p["required"], json!(["item_0", "item_1"]));
+    assert_eq!(p["properties"]["item_1"]["type"], "string");
+    assert_eq!(p["additionalProperties"], false);
+    // gemini-json-schema too (google-genai's JSONSchema model has no prefixItems).
+    let object = &params(Profile::GeminiJsonSchema, closed)["properties"]["p"];
+    assert_eq!(object["required"], json!(["item_0", "item_1"]));
+
+    let open = json!({"type": "object", "additionalProperties": false, "required": ["p"],
+        "properties": {"p": {"type": "array", "prefixItems": [{"type": "integer"}],
+                             "minItems": 1, "items": {"type": "string"}}}});
+    for profile in [Profile::OpenAi, Profile::Anthropic, Profile::Gemini] {
+        let Err(ExportError::UnsupportedSchema(issue)) = one(profile, open.clone()) else {
+            panic!("{profile} exported an open tuple");
+        };
+        assert_eq!(issue.pointer, "/properties/p/items", "{profile}");
+    }
+}
+
+/// A Gemini `response` keeps the output's own property names, so one outside the
+/// `parameters` name rule leaves the optional response out; gemini-json-schema keeps it.
+#[test]
+fn gemini_leaves_out_a_response_it_cannot_name() {
+    let output = json!({"type":"object","additionalProperties":false,"required":["by-name"],
+        "properties":{"by-name":{"type":"integer"}}});
+    let capability =
+        CapabilityDefinition::new("a.b", Effect::Read, "T", "D.").output_schema(output);
+    let gemini = export(Profile::Gemini, [(&capability).into()]).unwrap();
+    assert!(gemini.tools()[0].output_schema().is_none());
+    assert!(
+        gemini.to_json()[0]["functionDeclarations"][0]
+            .get("response")
+            .is_none()
+    );
+    let json_schema = export(Profile::GeminiJsonSchema, [(&capability).into()]).unwrap();
+    assert!(json_schema.tools()[0].output_schema().is_some());
 }
