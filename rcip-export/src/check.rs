@@ -17,7 +17,8 @@
 //! | `name.unique` | all | no two tools in one list share a name |
 //! | `schema.depth` | all | a schema nests at most 128 containers (deeper is not checked) |
 //! | `schema.malformed` | schema profiles | a subschema or keyword value has a shape the rules cannot read |
-//! | `mcp.root` | MCP | `inputSchema` and `outputSchema` are objects with `type: "object"` |
+//! | `mcp.root` | MCP | `inputSchema` (and, in 2025-11-25, `outputSchema`) are objects with `type: "object"` |
+//! | `mcp.schema` | MCP 2026-07-28 | `outputSchema` is a JSON Schema (an object or a boolean): any root is allowed |
 //! | `mcp.annotations` | MCP | `annotations` carries only `title` (string) and the four boolean hints |
 //! | `P.root` | schema profiles | the parameters root is `type: "object"` (OpenAI: not nullable, no root `anyOf`/`oneOf`/`allOf`) |
 //! | `P.keyword` | schema profiles | every keyword is in the profile's allow-list |
@@ -176,12 +177,16 @@ struct ProfileRules {
     /// For Anthropic: only the `strict: true` entries get the schema rules, and these
     /// list-wide limits apply to them.
     strict_limits: Option<StrictLimits>,
+    /// MCP 2026-07-28: an `outputSchema` may be any 2020-12 schema (an array, a scalar), not
+    /// only an object-rooted one.
+    any_output_schema: bool,
 }
 
 impl ProfileRules {
     fn of(profile: Profile) -> &'static ProfileRules {
         match profile {
-            Profile::Mcp2025_11_25 | Profile::Mcp2026_07_28 => &MCP_PROFILE,
+            Profile::Mcp2025_11_25 => &MCP_PROFILE,
+            Profile::Mcp2026_07_28 => &MCP_2026_PROFILE,
             Profile::OpenAi => &OPENAI_PROFILE,
             Profile::Anthropic => &ANTHROPIC_PROFILE,
             Profile::Gemini => &GEMINI_PROFILE,
@@ -372,6 +377,15 @@ const MCP_PROFILE: ProfileRules = ProfileRules {
     names: MCP_NAMES,
     schema: None,
     strict_limits: None,
+    any_output_schema: false,
+};
+const MCP_2026_PROFILE: ProfileRules = ProfileRules {
+    list: ListShape::Entries,
+    entry: MCP_ENTRY,
+    names: MCP_NAMES,
+    schema: None,
+    strict_limits: None,
+    any_output_schema: true,
 };
 const OPENAI_PROFILE: ProfileRules = ProfileRules {
     list: ListShape::Entries,
@@ -379,6 +393,7 @@ const OPENAI_PROFILE: ProfileRules = ProfileRules {
     names: OPENAI_NAMES,
     schema: Some(&OPENAI_RULES),
     strict_limits: None,
+    any_output_schema: false,
 };
 const ANTHROPIC_PROFILE: ProfileRules = ProfileRules {
     list: ListShape::Entries,
@@ -386,6 +401,7 @@ const ANTHROPIC_PROFILE: ProfileRules = ProfileRules {
     names: OPENAI_NAMES,
     schema: Some(&ANTHROPIC_RULES),
     strict_limits: Some(ANTHROPIC_STRICT_LIMITS),
+    any_output_schema: false,
 };
 const GEMINI_PROFILE: ProfileRules = ProfileRules {
     list: ListShape::FunctionDeclarations,
@@ -393,6 +409,7 @@ const GEMINI_PROFILE: ProfileRules = ProfileRules {
     names: GEMINI_NAMES,
     schema: Some(&GEMINI_RULES),
     strict_limits: None,
+    any_output_schema: false,
 };
 const GEMINI_JSON_SCHEMA_PROFILE: ProfileRules = ProfileRules {
     list: ListShape::FunctionDeclarations,
@@ -400,6 +417,7 @@ const GEMINI_JSON_SCHEMA_PROFILE: ProfileRules = ProfileRules {
     names: GEMINI_NAMES,
     schema: Some(&GEMINI_JSON_SCHEMA_RULES),
     strict_limits: None,
+    any_output_schema: false,
 };
 
 /// The rule codes of one schema profile.
@@ -1033,6 +1051,16 @@ fn check_entry(
                     continue;
                 }
                 match rules.schema {
+                    None if !input && rules.any_output_schema => {
+                        if !(value.is_object() || value.is_boolean()) {
+                            cx.push(
+                                &pointer,
+                                "mcp.schema",
+                                "the output schema must be a JSON Schema (an object or a boolean)"
+                                    .into(),
+                            );
+                        }
+                    }
                     None => check_mcp_root(value, &pointer, cx),
                     Some(schema_rules) if strict => {
                         let counts = check_schema(schema_rules, value, &pointer, input, cx);

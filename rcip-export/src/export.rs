@@ -283,7 +283,9 @@ fn export_tool(
     }
     let mut output_wrapped = false;
     let output_schema = match profile {
-        Profile::Mcp2025_11_25 | Profile::Mcp2026_07_28 => {
+        // 2026-07-28 takes any output schema (and any structuredContent) as it is.
+        Profile::Mcp2026_07_28 => Some(source.output_schema.clone()),
+        Profile::Mcp2025_11_25 => {
             if is_object_rooted(source.output_schema) {
                 Some(source.output_schema.clone())
             } else {

@@ -382,7 +382,18 @@ fn mcp_entries() {
     for profile in [Profile::Mcp2025_11_25, Profile::Mcp2026_07_28] {
         let mut tool = entry(profile, "polls.create", t1());
         tool["outputSchema"] = x2();
-        assert_eq!(codes(profile, &json!([tool])), vec!["mcp.root"]);
+        // An array-rooted output schema: 2025-11-25 needs an object, 2026-07-28 takes any.
+        let expected: Vec<&str> = match profile {
+            Profile::Mcp2025_11_25 => vec!["mcp.root"],
+            _ => Vec::new(),
+        };
+        assert_eq!(codes(profile, &json!([tool])), expected);
+        tool["outputSchema"] = json!("not a schema");
+        let expected = match profile {
+            Profile::Mcp2025_11_25 => "mcp.root",
+            _ => "mcp.schema",
+        };
+        assert_eq!(codes(profile, &json!([tool])), vec![expected]);
         tool["outputSchema"] = t4();
         tool["inputSchema"] = json!(true);
         assert_eq!(codes(profile, &json!([tool])), vec!["mcp.root"]);

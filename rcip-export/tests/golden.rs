@@ -383,6 +383,13 @@ fn mcp_structured_output_is_wrapped_when_the_schema_was() {
     );
     assert_eq!(e.structured_output("a.get", json!({})), json!({}));
     assert!(e.tools()[0].output_wrapped() && !e.tools()[1].output_wrapped());
+    // 2026-07-28 takes any output schema and any structuredContent: nothing is wrapped.
+    let modern = export(Profile::Mcp2026_07_28, [(&wrapped).into()]).unwrap();
+    assert_eq!(
+        modern.tools()[0].output_schema(),
+        Some(&json!({"type":"integer"}))
+    );
+    assert_eq!(modern.structured_output("a.count", json!(3)), json!(3));
 }
 
 #[test]
