@@ -136,25 +136,9 @@ conformance() {
             echo "error: $subject $revision: unexpected failures or stale baseline entries (see $out/$revision.log)" >&2
             sed -n '/Stale baseline entries/,$p' "$out/$revision.log" >&2 || true
         fi
-        python3 - "$out/$revision" "$revision" <<'EOF'
-import glob, json, os, re, sys
-# A scenario passes when no check of it is FAILURE or WARNING (the suite's own rule for
-# the baseline).
-results, revision = sys.argv[1], sys.argv[2]
-passed, failed = [], []
-for path in sorted(glob.glob(os.path.join(results, "*", "checks.json"))):
-    name = os.path.basename(os.path.dirname(path))
-    # server-<scenario>-<timestamp>
-    scenario = re.sub(r"^server-|-\d{4}-\d{2}-\d{2}T[0-9-]+Z$", "", name)
-    with open(path) as f:
-        checks = json.load(f)
-    bad = [c["id"] for c in checks if c.get("status") in ("FAILURE", "WARNING")]
-    (failed if bad else passed).append((scenario, bad))
-total = len(passed) + len(failed)
-print(f"MCP conformance {revision}: {len(passed)}/{total} scenarios passed")
-for scenario, bad in failed:
-    print(f"  not passed: {scenario}: {', '.join(sorted(set(bad)))}")
-EOF
+        # The required set's server scenarios: the run also reports never-scored ones.
+        "$node" "$suite" list --requirements "$revision" >"$out/$revision.required.txt" 2>&1
+        python3 "$here/mcp_conformance_score.py" "$out/$revision" "$revision" "$out/$revision.required.txt" || status=1
     done
     stop_server
 }
