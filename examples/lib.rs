@@ -1,5 +1,6 @@
 //! The examples' shared code, never published: [`agent_corpus`], the corpus of Rust input
-//! types that agent exports are tested on; and, as doctests, the code of the workspace's
+//! types that agent exports are tested on; [`mcp_conformance`], the application the MCP
+//! conformance suite is run against; and, as doctests, the code of the workspace's
 //! README, which no published crate can include (cargo packages only a crate's own folder),
 //! and of the published crates' READMEs, all in one place. `rcip-runtime`'s README is instead
 //! that crate's own doctest, so that its package checks it too.
@@ -7,6 +8,9 @@
 
 #[path = "src/agent_corpus.rs"]
 pub mod agent_corpus;
+
+#[path = "src/mcp_conformance.rs"]
+pub mod mcp_conformance;
 
 /// The workspace README's code.
 #[doc = include_str!("../README.md")]

@@ -175,6 +175,11 @@ pub struct CapabilityDefinition {
     pub scope_ids: Vec<String>,
     /// What invoking it does.
     pub effect: Effect,
+    /// Whether invoking it again with the same input has no further effect. The reference
+    /// has no such member: rcip writes `"idempotent": true` only when it is declared, so a
+    /// definition without it reads and writes as the reference's shape (absent = `false`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub idempotent: bool,
     /// The strict JSON Schema (2020-12) of its input.
     pub input_schema: Value,
     /// The strict JSON Schema (2020-12) of its output.
@@ -211,6 +216,7 @@ impl CapabilityDefinition {
             description: description.into(),
             scope_ids: Vec::new(),
             effect,
+            idempotent: false,
             input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
             output_schema: json!({"type": "null"}),
             tags: None,
@@ -236,6 +242,22 @@ impl CapabilityDefinition {
     #[must_use]
     pub fn scope(mut self, scope_id: impl Into<String>) -> Self {
         self.scope_ids.push(scope_id.into());
+        self
+    }
+
+    /// Declares whether the capability is idempotent: invoking it again with the same input
+    /// has no further effect (MCP's `idempotentHint`). Not declared, it is not idempotent.
+    ///
+    /// ```
+    /// use rcip_core::{CapabilityDefinition, Effect};
+    /// let close = CapabilityDefinition::new("polls.close", Effect::Write, "Close a poll", "Stops voting.")
+    ///     .idempotent(true);
+    /// assert!(close.idempotent);
+    /// assert_eq!(serde_json::to_value(&close).unwrap()["idempotent"], true);
+    /// ```
+    #[must_use]
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
         self
     }
 
@@ -311,4 +333,10 @@ pub struct UsageExample {
     pub description: String,
     /// A schema-valid input.
     pub input: Value,
+}
+
+/// `skip_serializing_if` for members rcip writes only when `true`.
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
+pub(crate) fn is_false(value: &bool) -> bool {
+    !*value
 }

@@ -131,6 +131,9 @@ pub struct CapabilityContract {
     pub scope_ids: Vec<String>,
     /// Its effect.
     pub effect: Effect,
+    /// Whether it is declared idempotent; written only when `true` (absent = `false`).
+    #[serde(default, skip_serializing_if = "crate::definition::is_false")]
+    pub idempotent: bool,
     /// Its input schema.
     pub input_schema: Value,
     /// Its output schema.
@@ -154,6 +157,7 @@ impl From<&CapabilityDefinition> for CapabilityContract {
             description: definition.description.clone(),
             scope_ids: definition.scope_ids.clone(),
             effect: definition.effect,
+            idempotent: definition.idempotent,
             input_schema: definition.input_schema.clone(),
             output_schema: definition.output_schema.clone(),
             tags: definition.tags.clone().unwrap_or_default(),

@@ -21,6 +21,8 @@ pub struct ToolSource<'a> {
     pub description: &'a str,
     /// Its effect.
     pub effect: Effect,
+    /// Whether it is declared idempotent (MCP's `idempotentHint`, whatever the effect).
+    pub idempotent: bool,
     /// Its strict input schema (the base form).
     pub input_schema: &'a Value,
     /// Its strict output schema (the base form).
@@ -39,6 +41,7 @@ macro_rules! tool_source_from {
                     title: &c.title,
                     description: &c.description,
                     effect: c.effect,
+                    idempotent: c.idempotent,
                     input_schema: &c.input_schema,
                     output_schema: &c.output_schema,
                     usage: c.usage.as_ref(),
@@ -58,6 +61,7 @@ pub struct ExportedTool {
     title: String,
     description: String,
     effect: Effect,
+    idempotent: bool,
     input_schema: Value,
     output_schema: Option<Value>,
     strict: Option<bool>,
@@ -81,6 +85,11 @@ impl ExportedTool {
     #[must_use]
     pub fn effect(&self) -> Effect {
         self.effect
+    }
+    /// Whether the capability is declared idempotent.
+    #[must_use]
+    pub fn idempotent(&self) -> bool {
+        self.idempotent
     }
     /// The capability title.
     #[must_use]
@@ -184,6 +193,8 @@ struct CatalogCapability {
     title: String,
     description: String,
     effect: Effect,
+    #[serde(default)]
+    idempotent: bool,
     input_schema: Value,
     output_schema: Value,
     #[serde(default)]
@@ -319,6 +330,7 @@ fn export_tool(
         title: source.title.to_owned(),
         description: tool_description(source),
         effect: source.effect,
+        idempotent: source.idempotent,
         input_schema,
         output_schema,
         strict,
@@ -653,12 +665,14 @@ impl Export {
 }
 
 fn mcp_tool(t: &ExportedTool) -> Value {
-    let (read_only, destructive, idempotent, open_world) = match t.effect {
-        Effect::Read => (true, false, true, false),
-        Effect::Write => (false, false, false, false),
-        Effect::Destructive => (false, true, false, false),
-        Effect::External => (false, false, false, true),
+    let (read_only, destructive, open_world) = match t.effect {
+        Effect::Read => (true, false, false),
+        Effect::Write => (false, false, false),
+        Effect::Destructive => (false, true, false),
+        Effect::External => (false, false, true),
     };
+    // Only what the capability declares: a read is not assumed idempotent.
+    let idempotent = t.idempotent;
     let mut tool = Map::new();
     tool.insert("name".to_owned(), json!(t.name));
     tool.insert("title".to_owned(), json!(t.title));

@@ -348,26 +348,59 @@ fn wire_forms() {
 
 #[test]
 fn mcp_annotations_follow_the_effect() {
+    // idempotentHint comes from the declaration only, never from the effect.
     let expected = [
-        (Effect::Read, [true, false, true, false]),
-        (Effect::Write, [false, false, false, false]),
-        (Effect::External, [false, false, false, true]),
-        (Effect::Destructive, [false, true, false, false]),
+        (Effect::Read, [true, false, false]),
+        (Effect::Write, [false, false, false]),
+        (Effect::External, [false, false, true]),
+        (Effect::Destructive, [false, true, false]),
     ];
-    for (effect, hints) in expected {
-        let capability = CapabilityDefinition::new("a.b", effect, "T", "D.");
-        let tools = export(Profile::Mcp2026_07_28, [(&capability).into()])
-            .unwrap()
-            .to_json();
-        let a = &tools[0]["annotations"];
-        let got = [
-            a["readOnlyHint"].clone(),
-            a["destructiveHint"].clone(),
-            a["idempotentHint"].clone(),
-            a["openWorldHint"].clone(),
-        ];
-        assert_eq!(got, hints.map(Value::Bool), "{effect:?}");
+    for (effect, [read_only, destructive, open_world]) in expected {
+        for declared in [false, true] {
+            let capability =
+                CapabilityDefinition::new("a.b", effect, "T", "D.").idempotent(declared);
+            for profile in [Profile::Mcp2025_11_25, Profile::Mcp2026_07_28] {
+                let tools = export(profile, [(&capability).into()]).unwrap().to_json();
+                let a = &tools[0]["annotations"];
+                let got = [
+                    a["readOnlyHint"].clone(),
+                    a["destructiveHint"].clone(),
+                    a["idempotentHint"].clone(),
+                    a["openWorldHint"].clone(),
+                ];
+                let want = [read_only, destructive, declared, open_world].map(Value::Bool);
+                assert_eq!(got, want, "{effect:?} idempotent={declared} {profile:?}");
+            }
+        }
     }
+}
+
+#[test]
+fn the_declaration_reaches_the_export_from_every_source() {
+    let declared = CapabilityDefinition::new("a.close", Effect::Write, "T", "D.").idempotent(true);
+    let plain = CapabilityDefinition::new("a.count", Effect::Read, "T", "D.");
+    // A definition.
+    let e = export(
+        Profile::Mcp2026_07_28,
+        [(&declared).into(), (&plain).into()],
+    )
+    .unwrap();
+    assert!(e.tools()[0].idempotent() && !e.tools()[1].idempotent());
+    // A snapshot's contract.
+    let contract = rcip_core::CapabilityContract::from(&declared);
+    assert!(rcip_export::ToolSource::from(&contract).idempotent);
+    // The catalog JSON: `"idempotent": true` where declared, absent elsewhere.
+    let catalog = json!({"capabilities": [
+        serde_json::to_value(&declared).unwrap(),
+        serde_json::to_value(&plain).unwrap(),
+    ]});
+    assert_eq!(catalog["capabilities"][0]["idempotent"], true);
+    assert!(catalog["capabilities"][1].get("idempotent").is_none());
+    let tools = rcip_export::export_catalog(Profile::Mcp2025_11_25, &catalog)
+        .unwrap()
+        .to_json();
+    assert_eq!(tools[0]["annotations"]["idempotentHint"], true);
+    assert_eq!(tools[1]["annotations"]["idempotentHint"], false);
 }
 
 #[test]

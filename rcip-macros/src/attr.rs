@@ -8,8 +8,7 @@ use syn::{Expr, ExprArray, Lit, LitStr, Path};
 use rcip_core::Effect;
 
 /// The keys `#[capability]` accepts, for messages.
-pub(crate) const KEYS: &str =
-    "effect, id, scope, scopes, title, description, when_to_use, example, tags, output, crate";
+pub(crate) const KEYS: &str = "effect, idempotent, id, scope, scopes, title, description, when_to_use, example, tags, output, crate";
 
 /// Collects errors; the expansion reports all of them together.
 #[derive(Default)]
@@ -44,6 +43,8 @@ pub(crate) struct CapabilityArgs {
     pub(crate) effect: Option<(Effect, Span)>,
     /// Set when `effect` was written at all (valid or not), so a bad value is reported once.
     pub(crate) effect_given: Option<Span>,
+    /// `idempotent` (or `idempotent = true | false`); the span of its first mention.
+    pub(crate) idempotent: Option<(bool, Span)>,
     pub(crate) id: Option<LitStr>,
     pub(crate) scopes: Vec<LitStr>,
     pub(crate) scopes_given: Option<Span>,
@@ -68,6 +69,7 @@ impl CapabilityArgs {
         };
         let result = match key.as_str() {
             "effect" => self.parse_effect(meta, errors),
+            "idempotent" => self.parse_idempotent(meta, errors),
             "id" => once(&mut self.id, meta, errors, "id"),
             "scope" | "scopes" => self.parse_scopes(meta, errors, &key),
             "title" => once(&mut self.title, meta, errors, "title"),
@@ -107,6 +109,48 @@ impl CapabilityArgs {
                     value.value()
                 ),
             ),
+        }
+        Ok(())
+    }
+
+    /// `idempotent` alone, or `idempotent = true | false` (a bool literal, nothing else).
+    fn parse_idempotent(
+        &mut self,
+        meta: &ParseNestedMeta<'_>,
+        errors: &mut Errors,
+    ) -> syn::Result<()> {
+        let key_span = meta
+            .path
+            .get_ident()
+            .map_or_else(Span::call_site, |i| i.span());
+        let value = if meta.input.peek(syn::Token![=]) {
+            let expr: Expr = meta.value()?.parse()?;
+            match &expr {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Bool(b), ..
+                }) => Some(b.value),
+                other => {
+                    errors.push(syn::Error::new_spanned(
+                        other,
+                        "`idempotent` takes no value (`idempotent`) or a bool (`idempotent = true`)",
+                    ));
+                    None
+                }
+            }
+        } else if meta.input.peek(syn::token::Paren) {
+            let group: proc_macro2::Group = meta.input.parse()?;
+            errors.at(
+                group.span(),
+                "`idempotent` takes no value (`idempotent`) or a bool (`idempotent = true`)",
+            );
+            None
+        } else {
+            Some(true)
+        };
+        if self.idempotent.is_some() {
+            errors.at(key_span, "duplicate capability attribute `idempotent`");
+        } else if let Some(value) = value {
+            self.idempotent = Some((value, key_span));
         }
         Ok(())
     }

