@@ -241,14 +241,18 @@ impl McpBridgeBuilder {
             None => random_key(),
         };
         let length = key.len();
-        let codec = RequestStateCodec::try_new(key).map_err(|_| BridgeError::KeyTooShort(length))?;
+        let codec =
+            RequestStateCodec::try_new(key).map_err(|_| BridgeError::KeyTooShort(length))?;
         let snapshot = self.client.get_snapshot();
         // Every capability of the catalog at once: a subset (whatever the filter keeps
         // later) can then never collide either.
         for profile in [Profile::Mcp2025_11_25, Profile::Mcp2026_07_28] {
             rcip_export::export(
                 profile,
-                snapshot.capabilities.iter().map(|c| ToolSource::from(&*c.contract)),
+                snapshot
+                    .capabilities
+                    .iter()
+                    .map(|c| ToolSource::from(&*c.contract)),
             )?;
         }
         let application = &snapshot.application;
@@ -328,7 +332,9 @@ impl Drop for Inner {
 /// A poison-free lock: the data behind these mutexes stays consistent at every await-free
 /// step, so a panic elsewhere must not take the bridge down.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The tools of one snapshot revision, for both revisions of MCP.
@@ -402,11 +408,8 @@ impl Inner {
             Some(p) => (p.legacy.clone(), p.modern.clone()),
             None => {
                 let export = |profile| {
-                    rcip_export::export(
-                        profile,
-                        contracts.iter().map(|c| ToolSource::from(&**c)),
-                    )
-                    .map(Arc::new)
+                    rcip_export::export(profile, contracts.iter().map(|c| ToolSource::from(&**c)))
+                        .map(Arc::new)
                 };
                 (
                     export(Profile::Mcp2025_11_25)?,
@@ -525,7 +528,8 @@ fn listed_tools(export: &Export, listed: &[&CapabilitySnapshot]) -> Vec<Tool> {
                 .and_then(|a| a.reason.as_deref())
                 .unwrap_or("no reason given");
             let description = tool.description.as_deref().unwrap_or_default();
-            tool.description = Some(format!("{description}\n\nUnavailable right now: {reason}").into());
+            tool.description =
+                Some(format!("{description}\n\nUnavailable right now: {reason}").into());
         }
         tools.push(tool);
     }

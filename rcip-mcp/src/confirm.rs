@@ -209,7 +209,10 @@ fn seal(inner: &Inner, call: &Call, state: &State, now: u64) -> Result<String, M
     let ttl = Duration::from_millis(state.x.saturating_sub(now));
     inner
         .codec
-        .seal_json_with(state, &SealOptions::new().associated_data(&binding).ttl(ttl))
+        .seal_json_with(
+            state,
+            &SealOptions::new().associated_data(&binding).ttl(ttl),
+        )
         .map_err(|_| McpError::internal_error("The confirmation state could not be sealed.", None))
 }
 

@@ -21,7 +21,8 @@ use crate::bridge::McpBridge;
 use crate::confirm;
 
 /// The two MCP revisions the bridge speaks.
-const SUPPORTED: &[ProtocolVersion] = &[ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+const SUPPORTED: &[ProtocolVersion] =
+    &[ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
 
 /// Whether the request speaks 2026-07-28 (or later): MRTR, no server-to-client requests.
 pub(crate) fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
@@ -87,11 +88,14 @@ impl ServerHandler for McpBridge {
     ) -> Result<ListToolsResult, McpError> {
         self.inner.ensure_watcher();
         let view = self.inner.view().map_err(internal)?;
-        Ok(
-            ListToolsResult::with_all_items(view.tools(is_modern(&ctx)).to_vec())
-                .with_ttl_ms(0)
-                .with_cache_scope(CacheScope::Private),
-        )
+        let modern = is_modern(&ctx);
+        let result = ListToolsResult::with_all_items(view.tools(modern).to_vec());
+        // 2026-07-28 caching directives: the listing is live, and may depend on who asks.
+        Ok(if modern {
+            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

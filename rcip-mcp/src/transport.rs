@@ -98,7 +98,10 @@ impl Default for HttpOptions {
     fn default() -> Self {
         Self {
             path: "/mcp".to_owned(),
-            allowed_origins: vec!["http://localhost:*".to_owned(), "http://127.0.0.1:*".to_owned()],
+            allowed_origins: vec![
+                "http://localhost:*".to_owned(),
+                "http://127.0.0.1:*".to_owned(),
+            ],
             allowed_hosts: None,
             auth: None,
         }
@@ -211,7 +214,9 @@ async fn authenticate(hook: &AuthHook, request: Request, next: Next) -> Response
             let mut response = Response::new(Body::from("Unauthorized"));
             *response.status_mut() = StatusCode::UNAUTHORIZED;
             if let Ok(value) = HeaderValue::from_str(challenge) {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, value);
             }
             response
         }

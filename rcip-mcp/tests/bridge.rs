@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use rcip_mcp::rmcp::model::{CallToolResponse, ErrorCode, SubscriptionFilter};
+use rcip_mcp::rmcp::model::{CacheScope, CallToolResponse, ErrorCode, SubscriptionFilter};
 use rcip_mcp::rmcp::service::ServiceError;
 use serde_json::json;
 
@@ -15,12 +15,27 @@ async fn lists_tools_with_annotations_in_both_eras() {
     let app = App::new();
     for era in ERAS {
         let client = connect(&app, Human::new(Answer::Approve), era).await;
+        let page = client.list_tools(None).await.unwrap();
+        match era {
+            Era::Legacy => assert_eq!((page.ttl_ms, page.cache_scope), (None, None)),
+            Era::Modern => assert_eq!(
+                (page.ttl_ms, page.cache_scope),
+                (Some(0), Some(CacheScope::Private))
+            ),
+        }
         let tools = client.list_all_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         // Bound ones only: notes.archive is never bound.
         assert_eq!(
             names,
-            ["notes.list", "notes.add", "notes.delete", "notes.count", "notes.slow", "notes.fail"],
+            [
+                "notes.list",
+                "notes.add",
+                "notes.delete",
+                "notes.count",
+                "notes.slow",
+                "notes.fail"
+            ],
             "{era:?}"
         );
         let list = &tools[0];
@@ -47,11 +62,17 @@ async fn calls_a_read() {
     let app = App::new();
     for era in ERAS {
         let client = connect(&app, Human::new(Answer::Approve), era).await;
-        let result = client.call_tool(call("notes.list", json!({}))).await.unwrap();
+        let result = client
+            .call_tool(call("notes.list", json!({})))
+            .await
+            .unwrap();
         assert_eq!(result.is_error, Some(false));
         assert_eq!(result.structured_content, Some(json!({"notes": ["first"]})));
         assert_eq!(text(&result), r#"{"notes":["first"]}"#);
-        let count = client.call_tool(call("notes.count", json!({}))).await.unwrap();
+        let count = client
+            .call_tool(call("notes.count", json!({})))
+            .await
+            .unwrap();
         match era {
             Era::Legacy => assert_eq!(count.structured_content, Some(json!({"result": 1}))),
             Era::Modern => assert_eq!(count.structured_content, Some(json!(1))),
@@ -114,7 +135,12 @@ async fn invalid_input_is_an_error_result_with_its_issues() {
             .unwrap()
             .clone();
         assert!(!issues.is_empty());
-        assert!(issues.iter().any(|i| i["keyword"] == "additionalProperties"), "{issues:?}");
+        assert!(
+            issues
+                .iter()
+                .any(|i| i["keyword"] == "additionalProperties"),
+            "{issues:?}"
+        );
         assert!(text(&result).starts_with("INPUT_INVALID: "));
         client.cancel().await.unwrap();
     }
@@ -149,7 +175,10 @@ async fn a_handlers_error_text_never_reaches_a_result() {
     let app = App::new();
     for era in ERAS {
         let client = connect(&app, Human::new(Answer::Approve), era).await;
-        let result = client.call_tool(call("notes.fail", json!({}))).await.unwrap();
+        let result = client
+            .call_tool(call("notes.fail", json!({})))
+            .await
+            .unwrap();
         assert_eq!(code(&result), "EXECUTION_FAILED");
         let wire = serde_json::to_string(&result).unwrap();
         assert!(!wire.contains("hunter2"), "{wire}");
@@ -206,15 +235,24 @@ async fn list_changed_after_an_unbind_and_not_after_an_invoke_legacy() {
     let human = Human::new(Answer::Approve);
     let client = connect(&app, human.clone(), Era::Legacy).await;
     client.list_all_tools().await.unwrap();
-    let result = client.call_tool(call("notes.list", json!({}))).await.unwrap();
+    let result = client
+        .call_tool(call("notes.list", json!({})))
+        .await
+        .unwrap();
     assert_eq!(result.is_error, Some(false));
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(human.list_changed.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(
+        human.list_changed.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
     app.unbind("notes.count");
     tokio::time::timeout(Duration::from_secs(5), human.list_changed_notify.notified())
         .await
         .unwrap();
-    assert_eq!(human.list_changed.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(
+        human.list_changed.load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
     let tools = client.list_all_tools().await.unwrap();
     assert!(tools.iter().all(|t| t.name != "notes.count"));
     client.cancel().await.unwrap();
@@ -229,10 +267,16 @@ async fn list_changed_after_an_unbind_and_not_after_an_invoke_modern() {
         .listen(SubscriptionFilter::builder().tools_list_changed().build())
         .await
         .unwrap();
-    let result = client.call_tool(call("notes.list", json!({}))).await.unwrap();
+    let result = client
+        .call_tool(call("notes.list", json!({})))
+        .await
+        .unwrap();
     assert_eq!(result.is_error, Some(false));
     let quiet = tokio::time::timeout(Duration::from_millis(300), subscription.next()).await;
-    assert!(quiet.is_err(), "a plain invoke announced a change: {quiet:?}");
+    assert!(
+        quiet.is_err(),
+        "a plain invoke announced a change: {quiet:?}"
+    );
     app.unbind("notes.count");
     let notification = tokio::time::timeout(Duration::from_secs(5), subscription.next())
         .await
@@ -257,7 +301,9 @@ async fn a_slow_call_is_cancelled_and_the_handler_sees_it() {
         )
         .await;
         assert!(call.is_err(), "{era:?}: the slow call returned");
-        tokio::time::timeout(Duration::from_secs(5), seen).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(5), seen)
+            .await
+            .unwrap();
         client.cancel().await.unwrap();
     }
 }
@@ -275,7 +321,10 @@ async fn a_2026_round_by_hand_and_its_request_state_refusals() {
     let requests = round.input_requests.clone().unwrap();
     let wire = serde_json::to_value(&requests["confirm"]).unwrap();
     assert_eq!(wire["method"], "elicitation/create");
-    assert_eq!(wire["params"]["requestedSchema"]["properties"]["confirm"]["type"], "boolean");
+    assert_eq!(
+        wire["params"]["requestedSchema"]["properties"]["confirm"]["type"],
+        "boolean"
+    );
     // Nothing in the round names the confirmation id the runtime holds.
     let approve = || {
         let mut responses = std::collections::BTreeMap::new();
@@ -296,7 +345,11 @@ async fn a_2026_round_by_hand_and_its_request_state_refusals() {
     let forged = String::from_utf8(forged).unwrap();
     refused(
         client
-            .call_tool_once(first("x").with_request_state(forged).with_input_responses(approve()))
+            .call_tool_once(
+                first("x")
+                    .with_request_state(forged)
+                    .with_input_responses(approve()),
+            )
             .await,
     );
     // Cross-arguments: the same state for other arguments.
@@ -325,7 +378,10 @@ async fn a_2026_round_by_hand_and_its_request_state_refusals() {
         .call_tool_once(first("x").with_request_state(state.clone()))
         .await
         .unwrap();
-    assert!(matches!(again, CallToolResponse::InputRequired(_)), "{again:?}");
+    assert!(
+        matches!(again, CallToolResponse::InputRequired(_)),
+        "{again:?}"
+    );
     // The real retry runs it, once.
     let CallToolResponse::Complete(done) = client
         .call_tool_once(
@@ -363,7 +419,8 @@ async fn an_expired_request_state_is_refused() {
     let app = App::with(Duration::from_millis(400), true, |b| b);
     let client = connect(&app, Human::new(Answer::Approve), Era::Modern).await;
     let params = call("notes.add", json!({"text": "late"}));
-    let CallToolResponse::InputRequired(round) = client.call_tool_once(params.clone()).await.unwrap()
+    let CallToolResponse::InputRequired(round) =
+        client.call_tool_once(params.clone()).await.unwrap()
     else {
         panic!("no input_required")
     };

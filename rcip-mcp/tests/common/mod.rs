@@ -43,12 +43,17 @@ pub fn definition() -> ApplicationDefinition {
     ApplicationDefinition::new("notes", "Notes", "A notebook for tests.")
         .scope(ScopeDefinition::new("notes", "Notes", "The notes."))
         .capability(
-            CapabilityDefinition::new("notes.list", Effect::Read, "List notes", "Lists every note.")
-                .scope("notes")
-                .output_schema(object(
-                    json!({"notes": {"type": "array", "items": {"type": "string"}}}),
-                    &["notes"],
-                )),
+            CapabilityDefinition::new(
+                "notes.list",
+                Effect::Read,
+                "List notes",
+                "Lists every note.",
+            )
+            .scope("notes")
+            .output_schema(object(
+                json!({"notes": {"type": "array", "items": {"type": "string"}}}),
+                &["notes"],
+            )),
         )
         .capability(
             CapabilityDefinition::new("notes.add", Effect::Write, "Add a note", "Adds a note.")
@@ -283,8 +288,11 @@ impl ClientHandler for Human {
         } else {
             ClientCapabilities::default()
         };
-        ClientConfig::new(capabilities, Implementation::new("notes-test-client", "0.0.1"))
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("notes-test-client", "0.0.1"),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 
     async fn create_elicitation(
