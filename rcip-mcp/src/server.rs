@@ -10,8 +10,8 @@ use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, Tool,
+    CustomRequest, CustomResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::{Value, json};
@@ -144,6 +144,29 @@ impl ServerHandler for McpBridge {
         }
         let outcome = linked(&ctx.ct, &token, self.inner.client.invoke(invocation)).await;
         confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        // rmcp hands over a known method whose params it could not read (arguments that
+        // are not an object, a missing name): that is -32602, not an unknown method.
+        if matches!(request.method.as_str(), "tools/call" | "tools/list") {
+            return Err(McpError::invalid_params(
+                format!(
+                    "Invalid {} params (a tools/call needs a string name and object arguments).",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
     }
 
     async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {

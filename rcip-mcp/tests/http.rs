@@ -291,3 +291,20 @@ async fn a_wrong_origin_is_403_and_a_bad_token_401() {
         "Bearer realm=\"notes\""
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_that_are_not_an_object_are_invalid_params() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let (_, response) = raw_call(
+        addr,
+        "token-ada",
+        1,
+        json!({"name": "notes.list", "arguments": 5}),
+    )
+    .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let (_, unknown) = raw_call(addr, "token-ada", 2, json!({"name": "notes.none"})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert_eq!(unknown["error"]["message"], "Unknown tool: notes.none");
+}
