@@ -336,8 +336,13 @@ pub const ERAS: [Era; 2] = [Era::Legacy, Era::Modern];
 
 /// Connects `human` to the app's bridge over an in-process duplex.
 pub async fn connect(app: &App, human: Human, era: Era) -> Client {
+    connect_bridge(&app.bridge, human, era).await
+}
+
+/// Connects `human` to `bridge` over an in-process duplex.
+pub async fn connect_bridge(bridge: &McpBridge, human: Human, era: Era) -> Client {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let bridge = app.bridge.clone();
+    let bridge = bridge.clone();
     tokio::spawn(async move {
         if let Ok(running) = bridge.serve(server_io).await {
             let _ = running.waiting().await;
