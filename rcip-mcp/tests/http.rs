@@ -308,3 +308,25 @@ async fn arguments_that_are_not_an_object_are_invalid_params() {
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     assert_eq!(unknown["error"]["message"], "Unknown tool: notes.none");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_disconnect_cancels_a_2026_call() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let seen = app.slow_cancelled.notified();
+    // The response never comes; dropping the request closes the connection.
+    let call = tokio::time::timeout(
+        Duration::from_millis(300),
+        raw_call(
+            addr,
+            "token-ada",
+            1,
+            json!({"name": "notes.slow", "arguments": {}}),
+        ),
+    )
+    .await;
+    assert!(call.is_err());
+    tokio::time::timeout(Duration::from_secs(5), seen)
+        .await
+        .unwrap();
+}
