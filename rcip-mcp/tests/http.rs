@@ -330,3 +330,37 @@ async fn an_http_disconnect_cancels_a_2026_call() {
         .await
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_names_exactly_the_two_revisions() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }}
+        }))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = response.json().await.unwrap();
+    let result = &body["result"];
+    assert_eq!(
+        result["supportedVersions"],
+        json!(["2025-11-25", "2026-07-28"]),
+        "{body}"
+    );
+    assert_eq!(result["capabilities"]["tools"]["listChanged"], true);
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "notes-test"
+    );
+}
