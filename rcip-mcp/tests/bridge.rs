@@ -444,3 +444,22 @@ async fn an_expired_request_state_is_refused() {
     assert_eq!(app.notes(), ["first"]);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_2025_elicitation_ends_at_the_confirmations_expiry() {
+    let app = App::with(Duration::from_millis(400), true, |b| b);
+    let client = connect(&app, Human::new(Answer::Ignore), Era::Legacy).await;
+    let started = std::time::Instant::now();
+    let result = client
+        .call_tool(call("notes.delete", json!({"text": "first"})))
+        .await
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let code = code(&result);
+    assert!(
+        code == "CONFIRMATION_EXPIRED" || code == "CONFIRMATION_DECLINED",
+        "{code}"
+    );
+    assert_eq!(app.notes(), ["first"]);
+    client.cancel().await.unwrap();
+}

@@ -240,6 +240,8 @@ pub enum Answer {
     Decline,
     Cancel,
     Refuse,
+    /// Never answers (within any test's patience).
+    Ignore,
 }
 
 /// The rmcp client's handler: it stands in for the human at the client.
@@ -305,6 +307,9 @@ impl ClientHandler for Human {
             self.messages.lock().unwrap().push(message.clone());
         }
         let answer = *self.answer.lock().unwrap();
+        if answer == Answer::Ignore {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        }
         Ok(match answer {
             Answer::Approve => {
                 ElicitResult::new(ElicitationAction::Accept).with_content(json!({"confirm": true}))
@@ -312,7 +317,7 @@ impl ClientHandler for Human {
             Answer::Refuse => {
                 ElicitResult::new(ElicitationAction::Accept).with_content(json!({"confirm": false}))
             }
-            Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            Answer::Decline | Answer::Ignore => ElicitResult::new(ElicitationAction::Decline),
             Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
         })
     }
