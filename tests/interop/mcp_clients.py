@@ -15,12 +15,12 @@ import anyio
 from mcp import Client, StdioServerParameters, types
 
 failures = []
+passed = []
 
 
 def check(label, condition, detail=""):
     print(("ok   " if condition else "FAIL ") + label + ("" if condition else f": {detail}"))
-    if not condition:
-        failures.append(label)
+    (passed if condition else failures).append(label)
 
 
 async def human(context, params):
@@ -86,5 +86,5 @@ async def main(binary):
 
 if __name__ == "__main__":
     anyio.run(main, sys.argv[1])
-    print(f"mcp-clients: {len(failures)} failed" if failures else "mcp-clients: all passed")
+    print(f"mcp-clients: {len(passed)} passed, {len(failures)} failed")
     sys.exit(1 if failures else 0)
