@@ -37,6 +37,11 @@ pub struct McplReadme;
 #[cfg(doctest)]
 pub struct RelationshipReadme;
 
+/// `rcip-mcp`'s README.
+#[doc = include_str!("../rcip-mcp/README.md")]
+#[cfg(doctest)]
+pub struct McpReadme;
+
 /// `rcip-build`'s README.
 #[doc = include_str!("../rcip-build/README.md")]
 #[cfg(doctest)]

@@ -2,7 +2,9 @@
 //! scripted tool through the RCIP client only.
 //!
 //! `cargo run --example polls` prints the tool's transcript; `cargo run --example polls --
-//! export` prints the catalog as JSON (the exact schemas the runtime validates against).
+//! export` prints the catalog as JSON (the exact schemas the runtime validates against);
+//! `-- mcp` serves the application over MCP on stdio and `-- mcp-http [ADDR]` over
+//! streamable HTTP (default `127.0.0.1:8001`), approvals asked through the MCP client.
 //!
 //! The host (trusted application code) builds the runtime from the catalog, binds each
 //! capability with the application state, sets the semantic context and approves or declines
@@ -514,6 +516,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &Actor::new("agent").via("polls-tool"),
     )?;
     host.set_context(SemanticContext::active(["polls"]).primary("polls"))?;
+
+    // As an MCP server: `-- mcp` on stdio, `-- mcp-http [ADDR]` over streamable HTTP. Every
+    // approval is asked of the human through the MCP client's elicitation.
+    if let Some(mode @ ("mcp" | "mcp-http")) = args.first().map(String::as_str) {
+        let bridge = rcip_mcp::McpBridge::builder(runtime.client())
+            .confirmations(Arc::new(rcip_mcp::HostBroker::new(host.clone())))
+            .build()?;
+        if mode == "mcp" {
+            rcip_mcp::serve_stdio(bridge).await?;
+        } else {
+            let addr = args
+                .get(1)
+                .map_or("127.0.0.1:8001", String::as_str)
+                .parse()?;
+            eprintln!("polls: MCP over streamable HTTP at http://{addr}/mcp");
+            rcip_mcp::serve_http(bridge, addr, rcip_mcp::HttpOptions::new()).await?;
+        }
+        return Ok(());
+    }
 
     // The trusted host UI: approves creating and voting, declines closing.
     let (approvals, mut requests) = mpsc::channel::<Approval>(4);

@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# MCP interop: the official conformance suite against rcip-mcp, and the Python MCP SDK client
-# against the polls example.
+# MCP interop: the official conformance suite against rcip-mcp (the Python MCP SDK's client
+# is tests/interop/mcp-clients.sh).
 #
-#   bash tests/interop/mcp.sh              everything below
-#   bash tests/interop/mcp.sh conformance  only the conformance suite
-#   bash tests/interop/mcp.sh client       only the Python client
+#   bash tests/interop/mcp.sh
 #
 # 1. Node 22 and @modelcontextprotocol/conformance, exactly as tests/interop/mcp-npm/
 #    package-lock.json pins them (`npm ci` into target/interop/node22; the npm package
@@ -15,9 +13,6 @@
 #    scenarios) and 2026-07-28 (37), with the expected failures of
 #    tests/interop/mcp-conformance-baseline.yml; results under target/interop/mcp-conformance/.
 #    One line per revision: "MCP conformance REV: P/T scenarios passed".
-# 3. The Python `mcp` client (requirements-mcp.txt, a venv at target/interop/mcp-venv) runs
-#    tests/interop/mcp_client.py against `cargo run --example polls -- mcp` (stdio) and
-#    `-- mcp-http ADDR` (streamable HTTP), each in both protocol eras.
 #
 # A step whose example does not exist yet prints one "skipped:" line and the script goes on
 # (exit 0). Without npm/node or python3 (or without the registries), one "skipped:" line and
@@ -27,15 +22,6 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 interop="$root/target/interop"
 mkdir -p "$interop"
-
-what="${1:-all}"
-case "$what" in
-    all | conformance | client) ;;
-    *)
-        echo "usage: $0 [all|conformance|client]" >&2
-        exit 2
-        ;;
-esac
 
 unavailable() { # $1: what is missing, $2: the skipped line's subject, $3: the log
     if [ -n "${CI:-}" ]; then
@@ -81,7 +67,7 @@ trap stop_server EXIT
 
 status=0
 
-# ----- 1 + 2: the conformance suite ---------------------------------------------------------
+# ----- the conformance suite ---------------------------------------------------------
 conformance() {
     local subject="MCP conformance"
     local log="$interop/node22-setup.log"
@@ -143,51 +129,6 @@ conformance() {
     stop_server
 }
 
-# ----- 3: the Python client -----------------------------------------------------------------
-client() {
-    local subject="MCP Python client interop"
-    local log="$interop/mcp-venv-setup.log"
-    : >"$log"
-    # `-- mcp` and `-- mcp-http ADDR` come with rcip-mcp; until then there is nothing to test.
-    if ! grep -q '"mcp-http"' "$root/examples/polls.rs"; then
-        echo "skipped: $subject (polls example has no mcp mode)"
-        return 0
-    fi
-    command -v python3 >/dev/null 2>&1 || { unavailable "python3 not found" "$subject" "$log"; return 0; }
-    local venv="$interop/mcp-venv"
-    local requirements="$here/requirements-mcp.txt"
-    local want
-    want="$(sha256 "$requirements")"
-    if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null || true)" != "$want" ]; then
-        rm -rf "$venv"
-        python3 -m venv "$venv" >>"$log" 2>&1 || { unavailable "python3 -m venv failed" "$subject" "$log"; return 0; }
-        "$venv/bin/python" -m pip install --disable-pip-version-check --no-input \
-            --index-url "${PIP_INDEX_URL:-https://pypi.org/simple}" --only-binary=:all: \
-            -r "$requirements" >>"$log" 2>&1 || { unavailable "pip install failed" "$subject" "$log"; return 0; }
-        "$venv/bin/python" -m pip check >>"$log" 2>&1 || { unavailable "pip check failed" "$subject" "$log"; return 0; }
-        echo "$want" >"$venv/.requirements.sha256"
-    fi
-    cargo build -q -p rcip-examples --example polls
-    local transport mode
-    for transport in stdio http; do
-        for mode in legacy 2026-07-28; do
-            # The script starts the server itself: stdio spawns `... -- mcp`, http runs
-            # `... -- mcp-http 127.0.0.1:PORT` and connects to /mcp.
-            if ! "$venv/bin/python" "$here/mcp_client.py" --transport "$transport" --mode "$mode" \
-                -- cargo run -q -p rcip-examples --example polls --; then
-                status=1
-            fi
-        done
-    done
-}
-
 cd "$root"
-case "$what" in
-    all)
-        conformance
-        client
-        ;;
-    conformance) conformance ;;
-    client) client ;;
-esac
+conformance
 exit "$status"

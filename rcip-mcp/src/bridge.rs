@@ -1,0 +1,592 @@
+//! The bridge: its builder, the listing, the cached tool views and the shared state.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::Duration;
+
+use rcip_core::jcs::{canonical_json, digest_of_canonical};
+use rcip_core::{ApplicationSnapshot, CapabilityContract, CapabilitySnapshot};
+use rcip_export::{Export, ExportError, Profile, ToolSource};
+use rcip_runtime::{RcipClient, Subscription};
+use rmcp::model::{RequestStateCodec, Tool};
+use rmcp::service::{Peer, RoleServer};
+use serde_json::Value;
+use tokio::sync::{Notify, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::broker::ConfirmationBroker;
+
+/// How long discovery changes are gathered before the listing is compared again.
+const DEBOUNCE: Duration = Duration::from_millis(50);
+
+/// Any rcip application as an MCP server.
+///
+/// Made only from a client ([`McpBridge::builder`]): nothing in it can reach the host
+/// surface, except through the [`ConfirmationBroker`] trusted host code may hand it. Cheap
+/// to clone (an `Arc` inside); every clone is the same server, which is what rmcp's HTTP
+/// service needs (it makes a handler per session, or per request on 2026-07-28).
+///
+/// It implements rmcp's [`ServerHandler`](rmcp::ServerHandler), so besides
+/// [`serve_stdio`](crate::serve_stdio) and [`http_router`](crate::http_router) it can be
+/// served on any rmcp transport (`bridge.serve(transport)` with [`rmcp::ServiceExt`]).
+#[derive(Clone)]
+pub struct McpBridge {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl fmt::Debug for McpBridge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpBridge")
+            .field("server_name", &self.inner.server_name)
+            .field("server_version", &self.inner.server_version)
+            .field("confirmations", &self.inner.broker.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a bridge could not be built or served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BridgeError {
+    /// The catalog cannot be exported as MCP tools, e.g. two capability ids map to one tool
+    /// name (the message names both ids).
+    #[error("the catalog cannot be served over MCP: {0}")]
+    Export(#[from] ExportError),
+    /// The `requestState` key is shorter than 32 bytes.
+    #[error("the requestState key must be at least 32 bytes long, got {0}")]
+    KeyTooShort(usize),
+    /// Binding or serving a socket failed.
+    #[error("transport: {0}")]
+    Io(#[from] std::io::Error),
+    /// The MCP session could not start or ended with an error.
+    #[error("MCP service: {0}")]
+    Service(String),
+}
+
+/// Which capabilities become tools.
+///
+/// By default every *bound* capability is listed; a bound one that is unavailable right now
+/// is listed with its reason at the end of its description (or hidden, with
+/// [`hide_unavailable`](Self::hide_unavailable)). Unbound capabilities are never listed; a
+/// call to one that passes the filter still reaches the runtime, which answers
+/// `CAPABILITY_UNBOUND`. A capability the filter excludes is not a tool at all: calls to it
+/// are `Unknown tool` protocol errors.
+///
+/// ```
+/// use rcip_mcp::Listing;
+/// let listing = Listing::new()
+///     .scopes(["notes"])
+///     .filter(|capability| !capability.tags.iter().any(|t| t == "internal"))
+///     .hide_unavailable();
+/// # let _ = listing;
+/// ```
+#[derive(Clone, Default)]
+pub struct Listing {
+    hide_unavailable: bool,
+    scopes: Option<Vec<String>>,
+    filter: Option<Arc<CapabilityPredicate>>,
+}
+
+type CapabilityPredicate = dyn Fn(&CapabilitySnapshot) -> bool + Send + Sync;
+
+impl fmt::Debug for Listing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Listing")
+            .field("hide_unavailable", &self.hide_unavailable)
+            .field("scopes", &self.scopes)
+            .field("filter", &self.filter.is_some())
+            .finish()
+    }
+}
+
+impl Listing {
+    /// The default listing: bound capabilities, unavailable ones with their reason.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Leaves out bound capabilities that are unavailable right now (they are still callable,
+    /// and the runtime answers `CAPABILITY_UNAVAILABLE`).
+    #[must_use]
+    pub fn hide_unavailable(mut self) -> Self {
+        self.hide_unavailable = true;
+        self
+    }
+
+    /// Keeps only capabilities in at least one of these scopes (global capabilities, which
+    /// have no scope, are left out).
+    #[must_use]
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Keeps only capabilities the predicate accepts. It sees the live entry (binding,
+    /// availability, relevance), is called on every discovery change and must be cheap.
+    #[must_use]
+    pub fn filter(
+        mut self,
+        predicate: impl Fn(&CapabilitySnapshot) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.filter = Some(Arc::new(predicate));
+        self
+    }
+
+    /// Whether the capability is a tool of this bridge (callable, listed or not).
+    fn exposes(&self, capability: &CapabilitySnapshot) -> bool {
+        if let Some(scopes) = &self.scopes
+            && !capability.scope_ids.iter().any(|s| scopes.contains(s))
+        {
+            return false;
+        }
+        self.filter.as_ref().is_none_or(|f| f(capability))
+    }
+
+    /// Whether an exposed capability is listed in `tools/list`.
+    fn lists(&self, capability: &CapabilitySnapshot) -> bool {
+        capability.bound && (capability.available || !self.hide_unavailable)
+    }
+}
+
+/// Builds an [`McpBridge`].
+pub struct McpBridgeBuilder {
+    client: Arc<dyn RcipClient>,
+    broker: Option<Arc<dyn ConfirmationBroker>>,
+    server_name: Option<String>,
+    server_version: Option<String>,
+    listing: Listing,
+    key: Option<Vec<u8>>,
+}
+
+impl fmt::Debug for McpBridgeBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpBridgeBuilder")
+            .field("confirmations", &self.broker.is_some())
+            .field("server_name", &self.server_name)
+            .field("server_version", &self.server_version)
+            .field("listing", &self.listing)
+            .field("key", &self.key.as_ref().map(|_| "<set>"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpBridge {
+    /// Starts a bridge over `client`, the only way in to the application.
+    #[must_use]
+    pub fn builder(client: Arc<dyn RcipClient>) -> McpBridgeBuilder {
+        McpBridgeBuilder {
+            client,
+            broker: None,
+            server_name: None,
+            server_version: None,
+            listing: Listing::default(),
+            key: None,
+        }
+    }
+}
+
+impl McpBridgeBuilder {
+    /// Lets a human's answer, given through the MCP client, resolve pending confirmations:
+    /// the broker (trusted host code, e.g. [`HostBroker`](crate::HostBroker)) decides what
+    /// the answer does. Without one, a confirmation is never asked through MCP: the tool
+    /// result says the operation awaits approval in the application.
+    #[must_use]
+    pub fn confirmations(mut self, broker: Arc<dyn ConfirmationBroker>) -> Self {
+        self.broker = Some(broker);
+        self
+    }
+
+    /// The `serverInfo` name and version (default: the application id, and its version or
+    /// this crate's).
+    #[must_use]
+    pub fn server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.server_name = Some(name.into());
+        self.server_version = Some(version.into());
+        self
+    }
+
+    /// Which capabilities become tools (default: [`Listing::new`]).
+    #[must_use]
+    pub fn listing(mut self, listing: Listing) -> Self {
+        self.listing = listing;
+        self
+    }
+
+    /// The HMAC key that seals 2026-07-28 `requestState` values, at least 32 bytes of
+    /// high-entropy secret. Default: a random key per process, so a state sealed by one
+    /// process is refused by every other. Deployments with several instances behind one
+    /// endpoint set one shared key on all of them (and still need the retry to reach the
+    /// instance holding the pending confirmation: see the crate docs).
+    #[must_use]
+    pub fn request_state_key(mut self, key: Vec<u8>) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// Builds the bridge.
+    ///
+    /// # Errors
+    ///
+    /// [`BridgeError::Export`] when the catalog cannot be exported for both MCP revisions
+    /// (a tool-name collision names both capability ids), [`BridgeError::KeyTooShort`].
+    pub fn build(self) -> Result<McpBridge, BridgeError> {
+        let key = match self.key {
+            Some(key) => key,
+            None => random_key(),
+        };
+        let length = key.len();
+        let codec =
+            RequestStateCodec::try_new(key).map_err(|_| BridgeError::KeyTooShort(length))?;
+        let snapshot = self.client.get_snapshot();
+        // Every capability of the catalog at once: a subset (whatever the filter keeps
+        // later) can then never collide either.
+        for profile in [Profile::Mcp2025_11_25, Profile::Mcp2026_07_28] {
+            rcip_export::export(
+                profile,
+                snapshot
+                    .capabilities
+                    .iter()
+                    .map(|c| ToolSource::from(&*c.contract)),
+            )?;
+        }
+        let application = &snapshot.application;
+        let server_name = self.server_name.unwrap_or_else(|| application.id.clone());
+        let server_version = self.server_version.unwrap_or_else(|| {
+            application
+                .version
+                .clone()
+                .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned())
+        });
+        let instructions = application.description.clone();
+        let changed = Arc::new(Notify::new());
+        let listener = changed.clone();
+        let subscription = self
+            .client
+            .subscribe_boxed(Box::new(move || listener.notify_one()));
+        let (tools_version, _) = watch::channel(0u64);
+        let inner = Inner {
+            client: self.client,
+            broker: self.broker,
+            server_name,
+            server_version,
+            instructions,
+            listing: self.listing,
+            codec,
+            view: Mutex::new(None),
+            confirmations: Mutex::new(Confirmations::default()),
+            changed,
+            tools_version,
+            legacy_peers: Mutex::new(Vec::new()),
+            watcher: OnceLock::new(),
+            shutdown: CancellationToken::new(),
+            _subscription: subscription,
+        };
+        Ok(McpBridge {
+            inner: Arc::new(inner),
+        })
+    }
+}
+
+/// A random 32-byte key from the runtime's one source of randomness.
+fn random_key() -> Vec<u8> {
+    let mut key = Vec::with_capacity(32);
+    key.extend_from_slice(&rcip_runtime::__private::shared::random_128());
+    key.extend_from_slice(&rcip_runtime::__private::shared::random_128());
+    key
+}
+
+/// What every clone of a bridge shares.
+pub(crate) struct Inner {
+    pub(crate) client: Arc<dyn RcipClient>,
+    pub(crate) broker: Option<Arc<dyn ConfirmationBroker>>,
+    pub(crate) server_name: String,
+    pub(crate) server_version: String,
+    pub(crate) instructions: String,
+    listing: Listing,
+    pub(crate) codec: RequestStateCodec,
+    view: Mutex<Option<Arc<View>>>,
+    pub(crate) confirmations: Mutex<Confirmations>,
+    /// Notified (synchronously, by the runtime) at every revision.
+    changed: Arc<Notify>,
+    /// Bumped when the listed tools actually changed; 2026-07-28 listen streams watch it.
+    pub(crate) tools_version: watch::Sender<u64>,
+    /// The peers of live 2025-11-25 sessions, told about list changes.
+    legacy_peers: Mutex<Vec<Peer<RoleServer>>>,
+    watcher: OnceLock<()>,
+    shutdown: CancellationToken,
+    _subscription: Subscription,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// A poison-free lock: the data behind these mutexes stays consistent at every await-free
+/// step, so a panic elsewhere must not take the bridge down.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The tools of one snapshot revision, for both revisions of MCP.
+pub(crate) struct View {
+    revision: u64,
+    /// The exposed contracts (pointer identity decides whether the exports can be reused).
+    contracts: Vec<Arc<CapabilityContract>>,
+    legacy: Arc<Export>,
+    modern: Arc<Export>,
+    legacy_tools: Vec<Tool>,
+    modern_tools: Vec<Tool>,
+    /// A digest of what `tools/list` shows (names, schemas, annotations, availability).
+    pub(crate) digest: String,
+}
+
+impl View {
+    /// The export for the era (2026-07-28 or later when `modern`).
+    pub(crate) fn export(&self, modern: bool) -> &Export {
+        if modern { &self.modern } else { &self.legacy }
+    }
+
+    /// The listed tools for the era.
+    pub(crate) fn tools(&self, modern: bool) -> &[Tool] {
+        if modern {
+            &self.modern_tools
+        } else {
+            &self.legacy_tools
+        }
+    }
+}
+
+impl Inner {
+    /// The tools of the current snapshot, rebuilt when the revision moved (the exports only
+    /// when the exposed contracts changed).
+    pub(crate) fn view(&self) -> Result<Arc<View>, ExportError> {
+        let snapshot = self.client.get_snapshot();
+        let previous = lock(&self.view).clone();
+        if let Some(view) = &previous
+            && view.revision == snapshot.revision
+        {
+            return Ok(view.clone());
+        }
+        let view = Arc::new(self.build_view(&snapshot, previous.as_deref())?);
+        let mut slot = lock(&self.view);
+        if slot.as_ref().is_none_or(|v| v.revision <= view.revision) {
+            *slot = Some(view.clone());
+        }
+        Ok(view)
+    }
+
+    fn build_view(
+        &self,
+        snapshot: &ApplicationSnapshot,
+        previous: Option<&View>,
+    ) -> Result<View, ExportError> {
+        let exposed: Vec<&CapabilitySnapshot> = snapshot
+            .capabilities
+            .iter()
+            .filter(|c| self.listing.exposes(c))
+            .collect();
+        let contracts: Vec<Arc<CapabilityContract>> =
+            exposed.iter().map(|c| c.contract.clone()).collect();
+        let reusable = previous.filter(|p| {
+            p.contracts.len() == contracts.len()
+                && p.contracts
+                    .iter()
+                    .zip(&contracts)
+                    .all(|(a, b)| Arc::ptr_eq(a, b))
+        });
+        let (legacy, modern) = match reusable {
+            Some(p) => (p.legacy.clone(), p.modern.clone()),
+            None => {
+                let export = |profile| {
+                    rcip_export::export(profile, contracts.iter().map(|c| ToolSource::from(&**c)))
+                        .map(Arc::new)
+                };
+                (
+                    export(Profile::Mcp2025_11_25)?,
+                    export(Profile::Mcp2026_07_28)?,
+                )
+            }
+        };
+        let listed: Vec<&CapabilitySnapshot> = exposed
+            .into_iter()
+            .filter(|c| self.listing.lists(c))
+            .collect();
+        let legacy_tools = listed_tools(&legacy, &listed);
+        let modern_tools = listed_tools(&modern, &listed);
+        let digest = serde_json::to_value(&modern_tools)
+            .ok()
+            .and_then(|v| canonical_json(&v).ok())
+            .map(|c| digest_of_canonical(&c))
+            .unwrap_or_default();
+        Ok(View {
+            revision: snapshot.revision,
+            contracts,
+            legacy,
+            modern,
+            legacy_tools,
+            modern_tools,
+            digest,
+        })
+    }
+
+    /// Starts the list-change watcher once (it needs a tokio runtime, so it starts with the
+    /// first request or transport rather than in `build`).
+    pub(crate) fn ensure_watcher(self: &Arc<Self>) {
+        self.watcher.get_or_init(|| {
+            let weak = Arc::downgrade(self);
+            let changed = self.changed.clone();
+            let shutdown = self.shutdown.clone();
+            let first = self.view().map(|v| v.digest.clone()).unwrap_or_default();
+            tokio::spawn(watch_changes(weak, changed, shutdown, first));
+        });
+    }
+
+    /// Remembers the peer of a 2025-11-25 session, to tell it about list changes.
+    pub(crate) fn add_legacy_peer(&self, peer: Peer<RoleServer>) {
+        let mut peers = lock(&self.legacy_peers);
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(peer);
+    }
+
+    /// Tells every listener that the listed tools changed.
+    async fn announce(&self) {
+        self.tools_version.send_modify(|v| *v = v.wrapping_add(1));
+        let peers: Vec<Peer<RoleServer>> = lock(&self.legacy_peers).clone();
+        let mut gone = Vec::new();
+        for (index, peer) in peers.iter().enumerate() {
+            if peer.is_transport_closed() || peer.notify_tool_list_changed().await.is_err() {
+                gone.push(index);
+            }
+        }
+        if !gone.is_empty() {
+            lock(&self.legacy_peers).retain(|p| !p.is_transport_closed());
+        }
+    }
+}
+
+/// Compares the listing after each (debounced) discovery change, and announces only real
+/// changes: every successful invoke bumps the revision, which changes nothing listed.
+async fn watch_changes(
+    inner: Weak<Inner>,
+    changed: Arc<Notify>,
+    shutdown: CancellationToken,
+    mut last: String,
+) {
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = changed.notified() => {}
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(DEBOUNCE) => {}
+        }
+        let Some(inner) = inner.upgrade() else { return };
+        let Ok(view) = inner.view() else { continue };
+        if view.digest != last {
+            last.clone_from(&view.digest);
+            inner.announce().await;
+        }
+    }
+}
+
+/// The listed capabilities' tools of `export`, each as rmcp's `Tool`; an unavailable one
+/// has its reason at the end of its description.
+fn listed_tools(export: &Export, listed: &[&CapabilitySnapshot]) -> Vec<Tool> {
+    let Value::Array(entries) = export.to_json() else {
+        return Vec::new();
+    };
+    let mut by_id: HashMap<&str, Value> = export
+        .tools()
+        .iter()
+        .map(|t| t.capability_id())
+        .zip(entries)
+        .collect();
+    let mut tools = Vec::with_capacity(listed.len());
+    for capability in listed {
+        let Some(entry) = by_id.remove(capability.id.as_str()) else {
+            continue;
+        };
+        let Ok(mut tool) = serde_json::from_value::<Tool>(entry) else {
+            tracing::warn!(capability = %capability.id, "an exported tool rmcp does not read");
+            continue;
+        };
+        if !capability.available {
+            let reason = capability
+                .availability
+                .as_ref()
+                .and_then(|a| a.reason.as_deref())
+                .unwrap_or("no reason given");
+            let description = tool.description.as_deref().unwrap_or_default();
+            tool.description =
+                Some(format!("{description}\n\nUnavailable right now: {reason}").into());
+        }
+        tools.push(tool);
+    }
+    tools
+}
+
+/// The bridge's record of 2026-07-28 confirmations: the pending ones it sealed a state for,
+/// and the ones already used (so a replayed state is refused even where the runtime would
+/// still answer).
+#[derive(Default)]
+pub(crate) struct Confirmations {
+    pending: HashMap<String, PendingConfirmation>,
+    consumed: HashMap<String, u64>,
+}
+
+/// A pending confirmation sealed into a `requestState`.
+pub(crate) struct PendingConfirmation {
+    /// The original invocation's token: a retry's cancellation cancels the confirmed run.
+    pub(crate) token: CancellationToken,
+    pub(crate) expires_at: u64,
+}
+
+/// What [`Confirmations::consume`] found.
+pub(crate) enum Consumed {
+    /// First use; the pending entry if this instance sealed the state.
+    First(Option<PendingConfirmation>),
+    /// Used before.
+    Again,
+}
+
+impl Confirmations {
+    /// Records a pending confirmation, dropping entries long expired.
+    pub(crate) fn insert(&mut self, id: String, pending: PendingConfirmation, now: u64) {
+        self.prune(now);
+        self.pending.insert(id, pending);
+    }
+
+    /// Whether the confirmation was already used.
+    pub(crate) fn is_consumed(&self, id: &str) -> bool {
+        self.consumed.contains_key(id)
+    }
+
+    /// Marks the confirmation used, once.
+    pub(crate) fn consume(&mut self, id: &str, expires_at: u64, now: u64) -> Consumed {
+        self.prune(now);
+        if self.consumed.contains_key(id) {
+            return Consumed::Again;
+        }
+        self.consumed.insert(id.to_owned(), expires_at);
+        Consumed::First(self.pending.remove(id))
+    }
+
+    /// Forgets entries whose state can no longer be opened (expired a minute ago: the codec
+    /// refuses them by then, so forgetting a consumed id cannot re-open it).
+    fn prune(&mut self, now: u64) {
+        let horizon = now.saturating_sub(60_000);
+        self.pending.retain(|_, p| p.expires_at >= horizon);
+        self.consumed.retain(|_, expires_at| *expires_at >= horizon);
+    }
+}

@@ -1,0 +1,102 @@
+//! Any rcip application as an MCP server, on rmcp (the official Rust SDK), speaking MCP
+//! 2025-11-25 and 2026-07-28 over stdio and streamable HTTP.
+//!
+//! The bridge is made from a client (`Arc<dyn RcipClient>`) and nothing else; trusted host
+//! code may add a [`ConfirmationBroker`] so that a human's answer, asked through the MCP
+//! client, can resolve a pending confirmation. The host surface stays out of reach.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use rcip_mcp::{HostBroker, McpBridge};
+//! use rcip_runtime::*;
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let definition = ApplicationDefinition::new("notes", "Notes", "Keeps notes.").capability(
+//!     CapabilityDefinition::new("notes.list", Effect::Read, "List notes", "Lists the notes."),
+//! );
+//! let runtime = Runtime::new(definition, RuntimeOptions::default())?;
+//! let _binding = runtime.host().bind(
+//!     "notes.list",
+//!     Binding::new(|_input, _ctx| async { Ok::<_, HandlerError>(json!({})) }),
+//! )?;
+//! let bridge = McpBridge::builder(runtime.client())
+//!     .confirmations(Arc::new(HostBroker::new(runtime.host())))
+//!     .server_info("notes", "1.0.0")
+//!     .build()?;
+//! // rcip_mcp::serve_stdio(bridge).await?;  or  rcip_mcp::serve_http(bridge, addr, HttpOptions::new()).await?;
+//! # let _ = bridge; Ok(()) }
+//! ```
+//!
+//! # Tools
+//!
+//! `tools/list` comes from the live snapshot through the MCP profiles of `rcip-export`
+//! (names, titles, descriptions with usage guidance, input and output schemas, annotations
+//! from the effects), in the profile of the request's revision, with `ttlMs: 0` and
+//! `cacheScope: "private"` on 2026-07-28. Which capabilities are listed is the host's choice
+//! ([`Listing`]). `tools/call` maps the arguments back to the capability's input and invokes
+//! it; the request's cancellation (`notifications/cancelled`, an HTTP disconnect) cancels the
+//! invocation.
+//!
+//! | outcome | MCP result |
+//! |---|---|
+//! | succeeded | `structuredContent` (2025-11-25: `{"result": ...}` when the output is not an object) and a text block with its JSON |
+//! | failed, denied | `isError: true`, `structuredContent` `{"code", "message", "issues"}` and a text block: the runtime's stable code and public message only, never a handler's own error text |
+//! | confirmation required | the human is asked (below); without a broker or a client that can show a form: a non-error result saying the operation awaits approval in the application, with nothing the model could approve it with |
+//! | unknown tool, arguments not an object | JSON-RPC error `-32602` |
+//!
+//! # Confirmations
+//!
+//! A confirmation reaches the human through the client, never the model, and only when the
+//! bridge has a broker:
+//!
+//! - **2025-11-25**: when the client declared `elicitation` (form), an `elicitation/create`
+//!   form (the confirmation's title, description and effect, and one `confirm` boolean),
+//!   awaited until the confirmation expires. Accepted with `confirm: true`: the broker
+//!   approves; anything else (decline, cancel, `false`, no answer): it declines, and the
+//!   result is `CONFIRMATION_DECLINED`.
+//! - **2026-07-28**: an `input_required` result asking the same form under the key
+//!   `confirm`, with a `requestState` sealed by rmcp's `RequestStateCodec` (HMAC-SHA256) and
+//!   bound to the confirmation id, the tool, a SHA-256 of the canonical (RFC 8785) arguments,
+//!   the principal and the expiry. The retry's state is verified first: forged, altered,
+//!   expired, or issued for another tool, other arguments or another principal is refused
+//!   with `-32602` and runs nothing; each confirmation is answered once (a replay is
+//!   `-32602` `CONFIRMATION_ALREADY_USED`); a retry without the answer gets the question
+//!   again. A client that did not declare form elicitation gets `-32021`
+//!   (missing required client capability) when the bridge has a broker.
+//!
+//! **Deployments with several instances.** The runtime keeps pending confirmations in
+//! memory, in the process that created them. A 2026-07-28 retry must therefore reach the
+//! instance that returned the `input_required` result: a valid `requestState` is only
+//! accepted there (its key is per process by default; with a shared
+//! [`request_state_key`](McpBridgeBuilder::request_state_key) another instance verifies it
+//! but its runtime has no such confirmation, and the result is
+//! `CONFIRMATION_NOT_FOUND`). Run stateless deployments with session affinity (route by
+//! principal or client), or a single instance.
+//!
+//! # Discovery changes
+//!
+//! After each revision (debounced), the listed tools (names, schemas, annotations, listed
+//! availability) are digested; only a changed digest is announced:
+//! `notifications/tools/list_changed` to 2025-11-25 sessions, and to 2026-07-28
+//! `subscriptions/listen` streams that asked for `toolsListChanged`. A successful invoke,
+//! which bumps the revision, announces nothing.
+//!
+//! # Transports
+//!
+//! [`serve_stdio`]; [`http_router`] (mountable in an axum application) and [`serve_http`].
+//! HTTP validates `Origin` (default: `http://localhost:*`, `http://127.0.0.1:*`; another is
+//! answered 403) and `Host` (loopback names by default), and can run a bearer-token hook
+//! whose principal lands in the invocation's extensions ([`HttpOptions::bearer_auth`]).
+#![deny(missing_docs)]
+
+mod bridge;
+mod broker;
+mod confirm;
+mod server;
+mod transport;
+
+pub use bridge::{BridgeError, Listing, McpBridge, McpBridgeBuilder};
+pub use broker::{ConfirmationAnswer, ConfirmationBroker, HostBroker};
+pub use rmcp;
+pub use transport::{AuthRejection, HttpOptions, http_router, serve_http, serve_stdio};

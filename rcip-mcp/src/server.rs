@@ -1,0 +1,271 @@
+//! rmcp's `ServerHandler` for the bridge: discovery, calls, list changes.
+
+use std::borrow::Cow;
+use std::future::Future;
+
+use rcip_core::InvocationOutcome;
+use rcip_export::{ArgumentsError, Export};
+use rcip_runtime::{InvocationRequest, Principal, RequestMetadata};
+use rmcp::ErrorData as McpError;
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    CustomRequest, CustomResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::McpBridge;
+use crate::confirm;
+
+/// The two MCP revisions the bridge speaks.
+const SUPPORTED: &[ProtocolVersion] =
+    &[ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+
+/// Whether the request speaks 2026-07-28 (or later): MRTR, no server-to-client requests.
+pub(crate) fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// The caller the HTTP bearer hook established, if any (never on stdio).
+pub(crate) fn principal_of(ctx: &RequestContext<RoleServer>) -> Option<Principal> {
+    ctx.extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .cloned()
+}
+
+/// Runs `fut`; if the request is cancelled first, cancels `token` and still awaits `fut`
+/// (the runtime then ends the invocation as `EXECUTION_ABORTED`).
+pub(crate) async fn linked<F: Future>(
+    request: &CancellationToken,
+    token: &CancellationToken,
+    fut: F,
+) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    tokio::select! {
+        biased;
+        out = &mut fut => return out,
+        () = request.cancelled() => token.cancel(),
+    }
+    fut.await
+}
+
+/// The call as the bridge resolved it: the tool, the capability, the input.
+pub(crate) struct Call {
+    pub(crate) tool: String,
+    pub(crate) capability_id: String,
+    pub(crate) arguments: Value,
+    pub(crate) principal: Option<Principal>,
+}
+
+impl ServerHandler for McpBridge {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            self.inner.server_name.clone(),
+            self.inner.server_version.clone(),
+        ))
+        .with_instructions(self.inner.instructions.clone())
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        self.inner.ensure_watcher();
+        let view = self.inner.view().map_err(internal)?;
+        let modern = is_modern(&ctx);
+        let result = ListToolsResult::with_all_items(view.tools(modern).to_vec());
+        // 2026-07-28 caching directives: the listing is live, and may depend on who asks.
+        Ok(if modern {
+            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        })
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let view = self.inner.view().ok()?;
+        view.tools(true).iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.inner.ensure_watcher();
+        let modern = is_modern(&ctx);
+        let view = self.inner.view().map_err(internal)?;
+        let export = view.export(modern);
+        let name = request.name.to_string();
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        let (capability_id, input) = export
+            .arguments_to_input(&name, arguments.clone())
+            .map_err(|e| match e {
+                ArgumentsError::NotAnObject(_) => {
+                    McpError::invalid_params("The tool arguments must be a JSON object.", None)
+                }
+                _ => McpError::invalid_params(format!("Unknown tool: {name}"), None),
+            })?;
+        let call = Call {
+            tool: name,
+            capability_id,
+            arguments,
+            principal: principal_of(&ctx),
+        };
+        if modern && let Some(state) = request.request_state.as_deref() {
+            return confirm::retry(&self.inner, export, &call, state, &request, &ctx).await;
+        }
+        let token = CancellationToken::new();
+        let mut metadata = RequestMetadata::new("mcp").with_request_id(ctx.id.to_string());
+        if let Some(client) = ctx.client_info() {
+            metadata = metadata.with_client(client.name);
+        }
+        let mut invocation = InvocationRequest::new(call.capability_id.clone(), input)
+            .with_cancellation(token.clone())
+            .with_extension(metadata);
+        if let Some(principal) = &call.principal {
+            invocation = invocation.with_extension(principal.clone());
+        }
+        let outcome = linked(&ctx.ct, &token, self.inner.client.invoke(invocation)).await;
+        confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        // rmcp hands over a known method whose params it could not read (arguments that
+        // are not an object, a missing name): that is -32602, not an unknown method.
+        if matches!(request.method.as_str(), "tools/call" | "tools/list") {
+            return Err(McpError::invalid_params(
+                format!(
+                    "Invalid {} params (a tools/call needs a string name and object arguments).",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
+    }
+
+    async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+        self.inner.ensure_watcher();
+        self.inner.add_legacy_peer(ctx.peer);
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, ctx: SubscriptionContext) -> Result<(), McpError> {
+        self.inner.ensure_watcher();
+        let mut versions = self.inner.tools_version.subscribe();
+        versions.mark_unchanged();
+        let wants_tools = ctx.accepted().tools_list_changed == Some(true);
+        loop {
+            tokio::select! {
+                () = ctx.cancelled() => return Ok(()),
+                changed = versions.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    if wants_tools && ctx.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn internal(error: impl std::fmt::Display) -> McpError {
+    tracing::error!(%error, "rcip-mcp could not list the catalog's tools");
+    McpError::internal_error("The application's tools could not be listed.", None)
+}
+
+/// The MCP result of a finished outcome (succeeded, failed or denied). A pending
+/// confirmation never reaches here: [`confirm::finish`] handles it.
+pub(crate) fn outcome_result(export: &Export, outcome: InvocationOutcome) -> CallToolResult {
+    match outcome {
+        InvocationOutcome::Succeeded {
+            capability_id,
+            output,
+            ..
+        } => {
+            let structured = export.structured_output(&capability_id, output);
+            let text = serde_json::to_string(&structured).unwrap_or_default();
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(structured);
+            result
+        }
+        InvocationOutcome::Failed { error, .. } | InvocationOutcome::Denied { error, .. } => {
+            error_result(
+                error.code.as_str(),
+                &error.message,
+                error.validation_issues.as_deref().unwrap_or_default(),
+            )
+        }
+        InvocationOutcome::ConfirmationRequired { confirmation, .. } => {
+            awaiting_approval(&confirmation.title)
+        }
+    }
+}
+
+/// An `isError` result: the stable code, the public message and the issues.
+pub(crate) fn error_result(
+    code: &str,
+    message: &str,
+    issues: &[rcip_core::ValidationIssue],
+) -> CallToolResult {
+    let mut text = format!("{code}: {message}");
+    for issue in issues {
+        let at = if issue.instance_path.is_empty() {
+            "the input"
+        } else {
+            &issue.instance_path
+        };
+        text.push_str(&format!("\n- {at}: {} ({})", issue.message, issue.keyword));
+    }
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(json!({
+        "code": code,
+        "message": message,
+        "issues": issues,
+    }));
+    result
+}
+
+/// The result when a confirmation cannot be asked through this client: not an error, and
+/// nothing in it lets the model approve anything.
+pub(crate) fn awaiting_approval(title: &str) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(format!(
+        "\"{title}\" awaits approval in the application. It runs once someone approves it \
+         there; nothing in this conversation can approve it."
+    ))])
+}

@@ -1,0 +1,242 @@
+//! Transports: stdio, and streamable HTTP as an axum router.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use rcip_runtime::Principal;
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::bridge::{BridgeError, McpBridge};
+
+/// Serves the bridge on this process's stdin and stdout until the client closes them.
+/// Both revisions: a 2025-11-25 client starts with `initialize`, a 2026-07-28 one with
+/// `server/discover`. Log to stderr only: stdout carries the MCP messages.
+///
+/// # Errors
+///
+/// [`BridgeError::Service`] when the session cannot start or ends with an error.
+pub async fn serve_stdio(bridge: McpBridge) -> Result<(), BridgeError> {
+    bridge.inner.ensure_watcher();
+    let running = bridge
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| BridgeError::Service(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| BridgeError::Service(e.to_string()))?;
+    Ok(())
+}
+
+/// Why the bearer-token hook refused a request: answered `401 Unauthorized`.
+#[derive(Debug, Clone, Default)]
+pub struct AuthRejection {
+    challenge: Option<String>,
+}
+
+impl AuthRejection {
+    /// A plain refusal (`WWW-Authenticate: Bearer`).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The `WWW-Authenticate` value to send, e.g.
+    /// `Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource/mcp"`.
+    #[must_use]
+    pub fn with_challenge(mut self, challenge: impl Into<String>) -> Self {
+        self.challenge = Some(challenge.into());
+        self
+    }
+}
+
+type AuthHook = dyn Fn(&Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync;
+
+/// Options of the streamable HTTP endpoint.
+///
+/// ```
+/// use rcip_mcp::{AuthRejection, HttpOptions};
+/// use rcip_runtime::Principal;
+/// let options = HttpOptions::new().bearer_auth(|parts| {
+///     match parts.headers.get("authorization").and_then(|v| v.to_str().ok()) {
+///         Some("Bearer secret-token") => Ok(Some(Principal::new("ada"))),
+///         _ => Err(AuthRejection::new()),
+///     }
+/// });
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    path: String,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Option<Vec<String>>,
+    auth: Option<Arc<AuthHook>>,
+}
+
+impl fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("auth", &self.auth.is_some())
+            .finish()
+    }
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            allowed_origins: vec![
+                "http://localhost:*".to_owned(),
+                "http://127.0.0.1:*".to_owned(),
+            ],
+            allowed_hosts: None,
+            auth: None,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The defaults: path `/mcp`; browser origins `http://localhost:*` and
+    /// `http://127.0.0.1:*` (a request with another `Origin` is answered 403; one without
+    /// `Origin`, as non-browser clients send, passes); `Host` limited to loopback names
+    /// (rmcp's check, against DNS rebinding); no authentication.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The endpoint's path inside the router (default `/mcp`).
+    #[must_use]
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// The browser origins allowed, e.g. `https://app.example.com:443` or
+    /// `http://localhost:*` (`:*` for any port). An empty list refuses every request that
+    /// carries an `Origin`.
+    #[must_use]
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The `Host` names (or `host:port` authorities) accepted, for a deployment reached by
+    /// a public name; the default accepts loopback names only.
+    #[must_use]
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Checks every request before MCP sees it: `Ok(Some(principal))` lets it through as
+    /// that caller (the principal lands in the invocation's extensions, where policies and
+    /// handlers read it, and binds 2026-07-28 confirmation states), `Ok(None)` lets it
+    /// through anonymously, `Err` answers `401` with the rejection's challenge.
+    #[must_use]
+    pub fn bearer_auth(
+        mut self,
+        hook: impl Fn(&Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync + 'static,
+    ) -> Self {
+        self.auth = Some(Arc::new(hook));
+        self
+    }
+}
+
+/// The streamable HTTP endpoint as an axum router, to serve as is or merge into an
+/// application's router. One endpoint serves both revisions: 2025-11-25 clients get
+/// sessions (`MCP-Session-Id`), 2026-07-28 requests are served statelessly.
+///
+/// ```no_run
+/// # async fn demo(bridge: rcip_mcp::McpBridge) -> std::io::Result<()> {
+/// let app = axum::Router::new().merge(rcip_mcp::http_router(bridge, rcip_mcp::HttpOptions::new()));
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8001").await?;
+/// axum::serve(listener, app).await
+/// # }
+/// ```
+pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
+    let mut config = StreamableHttpServerConfig::default()
+        .with_json_response(true)
+        .with_allowed_origins(options.allowed_origins)
+        .enforce_origin_validation();
+    if let Some(hosts) = options.allowed_hosts {
+        config = config.with_allowed_hosts(hosts);
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(bridge.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = Router::new().route_service(&options.path, service);
+    match options.auth {
+        Some(hook) => router.layer(middleware::from_fn(move |request: Request, next: Next| {
+            let hook = hook.clone();
+            async move { authenticate(&*hook, request, next).await }
+        })),
+        None => router,
+    }
+}
+
+async fn authenticate(hook: &AuthHook, request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    // Only the hook says who is calling.
+    parts.extensions.remove::<Principal>();
+    match hook(&parts) {
+        Ok(principal) => {
+            if let Some(principal) = principal {
+                parts.extensions.insert(principal);
+            }
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(rejection) => {
+            let challenge = rejection.challenge.as_deref().unwrap_or("Bearer");
+            let mut response = Response::new(Body::from("Unauthorized"));
+            *response.status_mut() = StatusCode::UNAUTHORIZED;
+            if let Ok(value) = HeaderValue::from_str(challenge) {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, value);
+            }
+            response
+        }
+    }
+}
+
+/// Serves [`http_router`] on `addr` until the process ends. Bind a loopback address
+/// (`127.0.0.1:PORT`) unless the endpoint is meant to be reached from elsewhere, and then
+/// set [`HttpOptions::allowed_hosts`] and an authentication hook.
+///
+/// # Errors
+///
+/// [`BridgeError::Io`] when the address cannot be bound or serving fails.
+pub async fn serve_http(
+    bridge: McpBridge,
+    addr: SocketAddr,
+    options: HttpOptions,
+) -> Result<(), BridgeError> {
+    bridge.inner.ensure_watcher();
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    axum::serve(listener, http_router(bridge, options)).await?;
+    Ok(())
+}

@@ -1,0 +1,366 @@
+//! The bridge over streamable HTTP on 127.0.0.1:0: rmcp's client in both revisions, raw
+//! 2026-07-28 requests for the security cases, Origin and bearer checks.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use rcip_mcp::rmcp::ServiceExt;
+use rcip_mcp::rmcp::model::{ProtocolVersion, SubscriptionFilter};
+use rcip_mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+use rcip_mcp::rmcp::transport::StreamableHttpClientTransport;
+use rcip_mcp::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rcip_mcp::{AuthRejection, HttpOptions};
+use rcip_runtime::Principal;
+use serde_json::{Value, json};
+
+async fn serve(app: &Arc<App>) -> SocketAddr {
+    let options = HttpOptions::new().bearer_auth(|parts| {
+        match parts
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+        {
+            None => Ok(None),
+            Some("Bearer token-ada") => Ok(Some(Principal::new("ada"))),
+            Some("Bearer token-bob") => Ok(Some(Principal::new("bob"))),
+            Some(_) => Err(AuthRejection::new().with_challenge("Bearer realm=\"notes\"")),
+        }
+    });
+    let router = rcip_mcp::http_router(app.bridge.clone(), options);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
+}
+
+async fn http_client(addr: SocketAddr, human: Human, era: Era, token: Option<&str>) -> Client {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"));
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let transport = StreamableHttpClientTransport::from_config(config);
+    match era {
+        Era::Legacy => human.serve(transport).await.unwrap(),
+        Era::Modern => human
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notes_app_over_http_in_both_eras() {
+    for era in ERAS {
+        let app = App::new();
+        let addr = serve(&app).await;
+        let human = Human::new(Answer::Approve);
+        let client = http_client(addr, human.clone(), era, Some("token-ada")).await;
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(tools.len(), 6, "{era:?}");
+        assert_eq!(
+            tools[2].annotations.as_ref().unwrap().destructive_hint,
+            Some(true)
+        );
+        let read = client
+            .call_tool(call("notes.list", json!({})))
+            .await
+            .unwrap();
+        assert_eq!(read.structured_content, Some(json!({"notes": ["first"]})));
+        // A write approved through the elicitation handler; the principal reached the handler.
+        let added = client
+            .call_tool(call("notes.add", json!({"text": "over http"})))
+            .await
+            .unwrap();
+        assert_eq!(added.is_error, Some(false), "{era:?}: {added:?}");
+        assert_eq!(human.asked(), 1);
+        assert_eq!(app.last_principal.lock().unwrap().as_deref(), Some("ada"));
+        // A destructive one declined.
+        human.set(Answer::Decline);
+        let declined = client
+            .call_tool(call("notes.delete", json!({"text": "first"})))
+            .await
+            .unwrap();
+        assert_eq!(code(&declined), "CONFIRMATION_DECLINED");
+        // Invalid input.
+        let invalid = client
+            .call_tool(call("notes.add", json!({"text": 3})))
+            .await
+            .unwrap();
+        assert_eq!(code(&invalid), "INPUT_INVALID");
+        assert!(
+            !invalid.structured_content.as_ref().unwrap()["issues"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+        // An unbound capability.
+        let unbound = client
+            .call_tool(call("notes.archive", json!({})))
+            .await
+            .unwrap();
+        assert_eq!(code(&unbound), "CAPABILITY_UNBOUND");
+        // A handler's own text never reaches the result.
+        let failed = client
+            .call_tool(call("notes.fail", json!({})))
+            .await
+            .unwrap();
+        assert!(!serde_json::to_string(&failed).unwrap().contains("hunter2"));
+        // A slow call cancelled: the handler sees it.
+        let seen = app.slow_cancelled.notified();
+        let slow = tokio::time::timeout(
+            Duration::from_millis(300),
+            client.call_tool_once(call("notes.slow", json!({}))),
+        )
+        .await;
+        assert!(slow.is_err());
+        tokio::time::timeout(Duration::from_secs(5), seen)
+            .await
+            .unwrap();
+        assert_eq!(app.notes(), ["first", "over http"]);
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_over_http() {
+    // 2026-07-28: a listen stream.
+    let app = App::new();
+    let addr = serve(&app).await;
+    let client = http_client(addr, Human::new(Answer::Approve), Era::Modern, None).await;
+    let mut subscription = client
+        .peer()
+        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .await
+        .unwrap();
+    client
+        .call_tool(call("notes.list", json!({})))
+        .await
+        .unwrap();
+    let quiet = tokio::time::timeout(Duration::from_millis(300), subscription.next()).await;
+    assert!(quiet.is_err(), "{quiet:?}");
+    app.unbind("notes.list");
+    let notification = tokio::time::timeout(Duration::from_secs(5), subscription.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let wire = serde_json::to_value(&notification).unwrap();
+    assert_eq!(wire["method"], "notifications/tools/list_changed");
+    client.cancel().await.unwrap();
+
+    // 2025-11-25: the session's stream.
+    let human = Human::new(Answer::Approve);
+    let client = http_client(addr, human.clone(), Era::Legacy, None).await;
+    client.list_all_tools().await.unwrap();
+    // Give the client time to open its standalone stream.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    app.unbind("notes.count");
+    tokio::time::timeout(Duration::from_secs(5), human.list_changed_notify.notified())
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+}
+
+/// One raw 2026-07-28 `tools/call`: the JSON-RPC response as JSON.
+async fn raw_call(
+    addr: SocketAddr,
+    token: &str,
+    id: u64,
+    params: Value,
+) -> (reqwest::StatusCode, Value) {
+    let name = params["name"].as_str().unwrap().to_owned();
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}
+    });
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .header("authorization", format!("Bearer {token}"))
+        .json(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let body = response.text().await.unwrap();
+    let json = serde_json::from_str(&body).unwrap_or_else(|_| {
+        // An SSE stream: the last data line is the response.
+        body.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .next_back()
+            .unwrap_or(Value::Null)
+    });
+    (status, json)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_state_is_bound_to_its_principal() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let arguments = json!({"text": "ada's"});
+    let (_, first) = raw_call(
+        addr,
+        "token-ada",
+        1,
+        json!({"name": "notes.add", "arguments": arguments}),
+    )
+    .await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(first["result"]["inputRequests"]["confirm"].is_object());
+    let retry = || {
+        json!({
+            "name": "notes.add",
+            "arguments": arguments,
+            "requestState": state,
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}
+        })
+    };
+    // Bob replays ada's state: refused, nothing runs.
+    let (_, bob) = raw_call(addr, "token-bob", 2, retry()).await;
+    assert_eq!(bob["error"]["code"], -32602, "{bob}");
+    assert_eq!(app.notes(), ["first"]);
+    // Ada's own retry runs it.
+    let (_, ada) = raw_call(addr, "token-ada", 3, retry()).await;
+    assert_eq!(
+        ada["result"]["structuredContent"],
+        json!({"added": "ada's"}),
+        "{ada}"
+    );
+    assert_eq!(app.last_principal.lock().unwrap().as_deref(), Some("ada"));
+    // And only once.
+    let (_, again) = raw_call(addr, "token-ada", 4, retry()).await;
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    assert_eq!(app.notes(), ["first", "ada's"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_origin_is_403_and_a_bad_token_401() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let post = |origin: Option<&'static str>, token: Option<&'static str>| async move {
+        let mut request = reqwest::Client::new()
+            .post(format!("http://{addr}/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .json(&json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"}
+                }
+            }));
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        if let Some(token) = token {
+            request = request.header("authorization", token);
+        }
+        request.send().await.unwrap()
+    };
+    let evil = post(Some("http://evil.example"), None).await;
+    assert_eq!(evil.status(), reqwest::StatusCode::FORBIDDEN);
+    let local = post(Some("http://localhost:5173"), None).await;
+    assert_eq!(local.status(), reqwest::StatusCode::OK);
+    let none = post(None, None).await;
+    assert_eq!(none.status(), reqwest::StatusCode::OK);
+    let bad = post(None, Some("Bearer nope")).await;
+    assert_eq!(bad.status(), reqwest::StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        bad.headers().get("www-authenticate").unwrap(),
+        "Bearer realm=\"notes\""
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_that_are_not_an_object_are_invalid_params() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let (_, response) = raw_call(
+        addr,
+        "token-ada",
+        1,
+        json!({"name": "notes.list", "arguments": 5}),
+    )
+    .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let (_, unknown) = raw_call(addr, "token-ada", 2, json!({"name": "notes.none"})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert_eq!(unknown["error"]["message"], "Unknown tool: notes.none");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_disconnect_cancels_a_2026_call() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let seen = app.slow_cancelled.notified();
+    // The response never comes; dropping the request closes the connection.
+    let call = tokio::time::timeout(
+        Duration::from_millis(300),
+        raw_call(
+            addr,
+            "token-ada",
+            1,
+            json!({"name": "notes.slow", "arguments": {}}),
+        ),
+    )
+    .await;
+    assert!(call.is_err());
+    tokio::time::timeout(Duration::from_secs(5), seen)
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_names_exactly_the_two_revisions() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }}
+        }))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = response.json().await.unwrap();
+    let result = &body["result"];
+    assert_eq!(
+        result["supportedVersions"],
+        json!(["2025-11-25", "2026-07-28"]),
+        "{body}"
+    );
+    assert_eq!(result["capabilities"]["tools"]["listChanged"], true);
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "notes-test"
+    );
+}

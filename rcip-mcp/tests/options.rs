@@ -1,0 +1,158 @@
+//! The builder's options: listing, keys, and what a shared key does across bridges.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use rcip_mcp::rmcp::model::{CallToolResponse, ErrorCode};
+use rcip_mcp::rmcp::service::ServiceError;
+use rcip_mcp::{BridgeError, HostBroker, Listing, McpBridge};
+use rcip_runtime::*;
+use serde_json::{Value, json};
+
+/// The notes catalog with `notes.list` bound but unavailable.
+fn unavailable_app() -> (Runtime, BindingGuard) {
+    let runtime = Runtime::new(definition(), RuntimeOptions::default()).unwrap();
+    let guard = runtime
+        .host()
+        .bind(
+            "notes.list",
+            Binding::new(|_input: Value, _ctx: InvocationContext| async {
+                Ok::<_, HandlerError>(json!({"notes": []}))
+            })
+            .with_availability(|| {
+                Availability::unavailable("MAINTENANCE", "Down for maintenance.")
+            }),
+        )
+        .unwrap();
+    (runtime, guard)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unavailable_tools_are_listed_with_their_reason_or_hidden() {
+    let (runtime, _guard) = unavailable_app();
+    let shown = McpBridge::builder(runtime.client()).build().unwrap();
+    let hidden = McpBridge::builder(runtime.client())
+        .listing(Listing::new().hide_unavailable())
+        .build()
+        .unwrap();
+    for (bridge, listed) in [(shown, true), (hidden, false)] {
+        for era in ERAS {
+            let client = connect_bridge(&bridge, Human::new(Answer::Approve), era).await;
+            let tools = client.list_all_tools().await.unwrap();
+            if listed {
+                assert_eq!(tools.len(), 1);
+                let description = tools[0].description.as_deref().unwrap();
+                assert!(
+                    description.ends_with("Unavailable right now: Down for maintenance."),
+                    "{description}"
+                );
+            } else {
+                assert!(tools.is_empty());
+            }
+            // Still callable: the runtime answers.
+            let result = client
+                .call_tool(call("notes.list", json!({})))
+                .await
+                .unwrap();
+            assert_eq!(code(&result), "CAPABILITY_UNAVAILABLE");
+            client.cancel().await.unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_leaves_capabilities_out_entirely() {
+    let app = App::with(Duration::from_secs(60), true, |b| {
+        b.listing(Listing::new().filter(|c| c.effect == Effect::Read))
+    });
+    let client = connect(&app, Human::new(Answer::Approve), Era::Modern).await;
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        ["notes.list", "notes.count", "notes.slow", "notes.fail"]
+    );
+    let error = client
+        .call_tool(call("notes.add", json!({"text": "x"})))
+        .await
+        .unwrap_err();
+    let ServiceError::McpError(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    let scoped = App::with(Duration::from_secs(60), true, |b| {
+        b.listing(Listing::new().scopes(["elsewhere"]))
+    });
+    let client = connect(&scoped, Human::new(Answer::Approve), Era::Legacy).await;
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn a_short_request_state_key_is_refused() {
+    let runtime = Runtime::new(definition(), RuntimeOptions::default()).unwrap();
+    let error = McpBridge::builder(runtime.client())
+        .request_state_key(vec![7; 31])
+        .build()
+        .unwrap_err();
+    assert!(matches!(error, BridgeError::KeyTooShort(31)), "{error}");
+    assert!(
+        McpBridge::builder(runtime.client())
+            .request_state_key(vec![7; 32])
+            .build()
+            .is_ok()
+    );
+}
+
+/// A state sealed by one bridge is refused by a bridge with another key, and accepted by one
+/// with the same key over the same runtime (the pending confirmation lives in the runtime).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_key_lets_another_bridge_of_the_same_runtime_finish() {
+    let app = App::with(Duration::from_secs(60), true, |b| {
+        b.request_state_key(b"a shared key of thirty-two bytes".to_vec())
+    });
+    let other_key = |key: &[u8]| {
+        McpBridge::builder(app.runtime.client())
+            .confirmations(Arc::new(HostBroker::new(app.runtime.host())))
+            .request_state_key(key.to_vec())
+            .build()
+            .unwrap()
+    };
+    let stranger = other_key(b"another key, also thirty-two b..");
+    let sibling = other_key(b"a shared key of thirty-two bytes");
+    let first = connect(&app, Human::new(Answer::Approve), Era::Modern).await;
+    let params = call("notes.add", json!({"text": "shared"}));
+    let CallToolResponse::InputRequired(round) =
+        first.call_tool_once(params.clone()).await.unwrap()
+    else {
+        panic!("no input_required")
+    };
+    let mut responses = std::collections::BTreeMap::new();
+    responses.insert(
+        "confirm".to_owned(),
+        json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    let retry = params
+        .with_request_state(round.request_state.unwrap())
+        .with_input_responses(responses);
+    let client = connect_bridge(&stranger, Human::new(Answer::Approve), Era::Modern).await;
+    match client.call_tool_once(retry.clone()).await {
+        Err(ServiceError::McpError(e)) => assert_eq!(e.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("another key opened the state: {other:?}"),
+    }
+    let client = connect_bridge(&sibling, Human::new(Answer::Approve), Era::Modern).await;
+    let CallToolResponse::Complete(done) = client.call_tool_once(retry).await.unwrap() else {
+        panic!("not complete")
+    };
+    assert_eq!(done.structured_content, Some(json!({"added": "shared"})));
+    assert_eq!(app.notes(), ["first", "shared"]);
+}
