@@ -10,8 +10,8 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use rcip_examples::mcp_conformance::ConformanceFixture;
-use rcip_mcp::{HostBroker, HttpOptions, McpBridge, serve_http};
+use rcip_examples::mcp_conformance::{CONTENT_TOOLS, ConformanceFixture};
+use rcip_mcp::{HostBroker, HttpOptions, McpBridge, content_field, serve_http};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -23,6 +23,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bridge = McpBridge::builder(fixture.client())
         .confirmations(Arc::new(HostBroker::new(fixture.host())))
         .server_info("rcip-conformance", env!("CARGO_PKG_VERSION"))
+        .content(|id, output| {
+            CONTENT_TOOLS
+                .contains(&id)
+                .then(|| content_field(output))
+                .flatten()
+        })
         .build()?;
     eprintln!("serving the conformance fixture at http://{addr}/mcp");
     serve_http(bridge, addr, HttpOptions::new()).await?;

@@ -7,7 +7,9 @@
 //! confirmation goes to the client (the bridge's own elicitation path, which is all the
 //! scenarios that call them check). Each scenario of both required sets, the tool it needs
 //! and whether a plain capability can serve it are listed in `docs/mcp-conformance.md`; the
-//! rest (non-text content, progress, logging, elicitation of data inside a tool, the other
+//! content tools answer MCP content blocks ([`CONTENT_TOOLS`], served with the bridge's
+//! content mapping) and the progress tool reports through `rcip_mcp::McpProgress`; the
+//! rest (logging, elicitation of data inside a tool, the other
 //! MRTR fixtures, resources, prompts) needs a bridge feature.
 //!
 //! The fixture's policy asks for confirmation of [`CONFIRMED`] and allows everything else.
@@ -18,12 +20,13 @@
 
 use std::sync::{Arc, Mutex};
 
+use rcip_mcp::McpProgress;
 use rcip_runtime::{
-    BindingGuard, BindingGuards, Capability, Error, HandlerError, Host, NoInput, PolicyDecision,
-    RcipClient, Runtime, RuntimeOptions, capability, catalog, policy_fn,
+    BindingGuard, BindingGuards, Capability, Error, HandlerError, Host, InvocationContext, NoInput,
+    PolicyDecision, RcipClient, Runtime, RuntimeOptions, capability, catalog, policy_fn,
 };
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `test_simple_text`'s output, the suite's exact text (scenario `tools-call-simple-text`).
 pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
@@ -135,6 +138,167 @@ fn test_input_required_result_tampered_state() -> String {
     "state-ok: confirmed".to_owned()
 }
 
+/// The tools whose output is MCP content blocks (`{"content": [...]}`): serve the fixture
+/// with `rcip_mcp::content_field` as the content mapping for these.
+pub const CONTENT_TOOLS: [&str; 4] = [
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+];
+
+/// A 1x1 red pixel, PNG, base64.
+pub const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
+/// Eight silent samples, 16-bit mono 8 kHz WAV, base64.
+pub const SILENT_WAV: &str =
+    "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+/// A content tool's output: MCP content blocks in their wire form, which the bridge's
+/// content mapping (`rcip_mcp::content_field`) turns into the call's content.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContentBlocks {
+    /// The blocks.
+    pub content: Vec<Block>,
+}
+
+/// One MCP content block, as the wire spells it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Block {
+    /// A text block.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64.
+    Image {
+        /// The bytes, base64.
+        data: String,
+        /// The image's media type.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// A sound, base64.
+    Audio {
+        /// The bytes, base64.
+        data: String,
+        /// The sound's media type.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// An embedded text resource.
+    Resource {
+        /// The resource.
+        resource: TextResource,
+    },
+}
+
+/// An embedded resource's text contents.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TextResource {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its media type.
+    #[serde(rename = "mimeType")]
+    pub mime_type: String,
+    /// Its text.
+    pub text: String,
+}
+
+fn image_block() -> Block {
+    Block::Image {
+        data: RED_PIXEL_PNG.to_owned(),
+        mime_type: "image/png".to_owned(),
+    }
+}
+
+fn resource_block(uri: &str, mime_type: &str, text: &str) -> Block {
+    Block::Resource {
+        resource: TextResource {
+            uri: uri.to_owned(),
+            mime_type: mime_type.to_owned(),
+            text: text.to_owned(),
+        },
+    }
+}
+
+/// Image content.
+///
+/// Returns one image block, a 1x1 red PNG (scenario tools-call-image).
+#[capability(effect = "read", id = "test_image_content")]
+fn test_image_content() -> ContentBlocks {
+    ContentBlocks {
+        content: vec![image_block()],
+    }
+}
+
+/// Audio content.
+///
+/// Returns one audio block, a short silent WAV (scenario tools-call-audio).
+#[capability(effect = "read", id = "test_audio_content")]
+fn test_audio_content() -> ContentBlocks {
+    ContentBlocks {
+        content: vec![Block::Audio {
+            data: SILENT_WAV.to_owned(),
+            mime_type: "audio/wav".to_owned(),
+        }],
+    }
+}
+
+/// Embedded resource.
+///
+/// Returns one embedded text resource (scenario tools-call-embedded-resource).
+#[capability(effect = "read", id = "test_embedded_resource")]
+fn test_embedded_resource() -> ContentBlocks {
+    ContentBlocks {
+        content: vec![resource_block(
+            "test://embedded-resource",
+            "text/plain",
+            "This is an embedded resource content.",
+        )],
+    }
+}
+
+/// Multiple content types.
+///
+/// Returns a text, an image and an embedded JSON resource (scenario tools-call-mixed-content).
+#[capability(effect = "read", id = "test_multiple_content_types")]
+fn test_multiple_content_types() -> ContentBlocks {
+    ContentBlocks {
+        content: vec![
+            Block::Text {
+                text: "Multiple content types test:".to_owned(),
+            },
+            image_block(),
+            resource_block(
+                "test://mixed-content-resource",
+                "application/json",
+                r#"{"test":"data","value":123}"#,
+            ),
+        ],
+    }
+}
+
+/// Tool with progress.
+///
+/// Reports progress 0, 50 and 100 of 100, about 50 ms apart, when the call carries a
+/// progress token (scenario tools-call-with-progress).
+#[capability(effect = "read", id = "test_tool_with_progress")]
+async fn test_tool_with_progress(context: InvocationContext) -> String {
+    let progress = context.extensions().get::<McpProgress>();
+    for (step, done) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if step > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        if let Some(progress) = progress {
+            progress.report(done, Some(100.0), None).await;
+        }
+    }
+    "Progress tool completed.".to_owned()
+}
+
 catalog! {
     /// The conformance fixture's catalog.
     pub struct ConformanceApp {
@@ -152,6 +316,11 @@ catalog! {
             test_elicitation,
             test_input_required_result_request_state,
             test_input_required_result_tampered_state,
+            test_image_content,
+            test_audio_content,
+            test_embedded_resource,
+            test_multiple_content_types,
+            test_tool_with_progress,
         ],
     }
 }

@@ -34,6 +34,11 @@ fn every_tool_the_suite_calls_is_bound_under_its_name() {
             "test_elicitation",
             "test_input_required_result_request_state",
             "test_input_required_result_tampered_state",
+            "test_image_content",
+            "test_audio_content",
+            "test_embedded_resource",
+            "test_multiple_content_types",
+            "test_tool_with_progress",
         ]
     );
     // tools-list: a description on every tool; names within the suite's 1-64 rule.

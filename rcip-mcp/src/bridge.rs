@@ -16,6 +16,7 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::broker::ConfirmationBroker;
+use crate::content::ContentMapper;
 
 /// How long discovery changes are gathered before the listing is compared again.
 const DEBOUNCE: Duration = Duration::from_millis(50);
@@ -162,6 +163,7 @@ pub struct McpBridgeBuilder {
     server_version: Option<String>,
     listing: Listing,
     key: Option<Vec<u8>>,
+    content: Option<Arc<ContentMapper>>,
 }
 
 impl fmt::Debug for McpBridgeBuilder {
@@ -187,6 +189,7 @@ impl McpBridge {
             server_version: None,
             listing: Listing::default(),
             key: None,
+            content: None,
         }
     }
 }
@@ -226,6 +229,35 @@ impl McpBridgeBuilder {
     #[must_use]
     pub fn request_state_key(mut self, key: Vec<u8>) -> Self {
         self.key = Some(key);
+        self
+    }
+
+    /// Maps a capability's succeeded output to MCP content blocks (image, audio, embedded
+    /// resources, ...): `map(capability_id, output)` sees the output as the handler returned
+    /// it; its blocks replace the text block, and `None` (or no blocks) keeps it.
+    /// `structuredContent` is sent either way. [`content_field`](crate::content_field) is a
+    /// ready-made convention (an output whose `content` field lists the blocks).
+    ///
+    /// ```
+    /// # use rcip_runtime::*;
+    /// use rcip_mcp::rmcp::model::ContentBlock;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let runtime = Runtime::new(ApplicationDefinition::new("qr", "QR", "QR codes."), RuntimeOptions::default())?;
+    /// let bridge = rcip_mcp::McpBridge::builder(runtime.client())
+    ///     .content(|capability_id, output| {
+    ///         let png = output.get("png")?.as_str()?;
+    ///         (capability_id == "qr.render")
+    ///             .then(|| vec![ContentBlock::image(png.to_owned(), "image/png".to_owned())])
+    ///     })
+    ///     .build()?;
+    /// # let _ = bridge; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn content(
+        mut self,
+        map: impl Fn(&str, &Value) -> Option<Vec<rmcp::model::ContentBlock>> + Send + Sync + 'static,
+    ) -> Self {
+        self.content = Some(Arc::new(map));
         self
     }
 
@@ -277,6 +309,7 @@ impl McpBridgeBuilder {
             server_version,
             instructions,
             listing: self.listing,
+            content: self.content,
             codec,
             view: Mutex::new(None),
             confirmations: Mutex::new(Confirmations::default()),
@@ -309,6 +342,8 @@ pub(crate) struct Inner {
     pub(crate) server_version: String,
     pub(crate) instructions: String,
     listing: Listing,
+    /// The host's mapping from outputs to content blocks.
+    pub(crate) content: Option<Arc<ContentMapper>>,
     pub(crate) codec: RequestStateCodec,
     view: Mutex<Option<Arc<View>>>,
     pub(crate) confirmations: Mutex<Confirmations>,

@@ -126,7 +126,7 @@ pub(crate) async fn finish(
     ctx: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
     let InvocationOutcome::ConfirmationRequired { confirmation, .. } = outcome else {
-        return Ok(outcome_result(export, outcome).into());
+        return Ok(outcome_result(inner, export, outcome).into());
     };
     let Some(broker) = inner.broker.clone() else {
         return Ok(awaiting_approval(&confirmation.title).into());
@@ -174,7 +174,7 @@ pub(crate) async fn finish(
         principal: call.principal.clone(),
     };
     let outcome = linked(&ctx.ct, &token, broker.resolve(answer)).await;
-    Ok(outcome_result(export, outcome).into())
+    Ok(outcome_result(inner, export, outcome).into())
 }
 
 /// The 2026-07-28 round asking for the human's answer, its state sealed and recorded.
@@ -291,5 +291,5 @@ pub(crate) async fn retry(
         principal: call.principal.clone(),
     };
     let outcome = linked(&ctx.ct, &token, broker.resolve(answer)).await;
-    Ok(outcome_result(export, outcome).into())
+    Ok(outcome_result(inner, export, outcome).into())
 }

@@ -36,11 +36,12 @@
 //! `cacheScope: "private"` on 2026-07-28. Which capabilities are listed is the host's choice
 //! ([`Listing`]). `tools/call` maps the arguments back to the capability's input and invokes
 //! it; the request's cancellation (`notifications/cancelled`, an HTTP disconnect) cancels the
-//! invocation.
+//! invocation. A call with `_meta.progressToken` gives the handler an [`McpProgress`] in its
+//! invocation extensions, to send `notifications/progress`.
 //!
 //! | outcome | MCP result |
 //! |---|---|
-//! | succeeded | `structuredContent` (2025-11-25: `{"result": ...}` when the output is not an object) and a text block with its JSON |
+//! | succeeded | `structuredContent` (2025-11-25: `{"result": ...}` when the output is not an object) and a text block with its JSON, or the blocks the host's [content mapping](McpBridgeBuilder::content) makes of the output (image, audio, resources: see [`content_field`]) |
 //! | failed, denied | `isError: true`, `structuredContent` `{"code", "message", "issues"}` and a text block: the runtime's stable code and public message only, never a handler's own error text |
 //! | confirmation required | the human is asked (below); without a broker or a client that can show a form: a non-error result saying the operation awaits approval in the application, with nothing the model could approve it with |
 //! | unknown tool, arguments not an object | JSON-RPC error `-32602` |
@@ -93,10 +94,14 @@
 mod bridge;
 mod broker;
 mod confirm;
+mod content;
+mod progress;
 mod server;
 mod transport;
 
 pub use bridge::{BridgeError, Listing, McpBridge, McpBridgeBuilder};
 pub use broker::{ConfirmationAnswer, ConfirmationBroker, HostBroker};
+pub use content::content_field;
+pub use progress::McpProgress;
 pub use rmcp;
 pub use transport::{AuthRejection, HttpOptions, http_router, serve_http, serve_stdio};

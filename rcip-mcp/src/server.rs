@@ -17,8 +17,10 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::McpBridge;
+use crate::bridge::{Inner, McpBridge};
 use crate::confirm;
+use crate::content;
+use crate::progress::McpProgress;
 
 /// The two MCP revisions the bridge speaks.
 const SUPPORTED: &[ProtocolVersion] =
@@ -142,8 +144,16 @@ impl ServerHandler for McpBridge {
         if let Some(principal) = &call.principal {
             invocation = invocation.with_extension(principal.clone());
         }
+        let progress = McpProgress::from_request(&ctx);
+        if let Some(progress) = &progress {
+            invocation = invocation.with_extension(progress.clone());
+        }
         let outcome = linked(&ctx.ct, &token, self.inner.client.invoke(invocation)).await;
-        confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await
+        let response = confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        response
     }
 
     async fn on_custom_request(
@@ -211,16 +221,25 @@ fn internal(error: impl std::fmt::Display) -> McpError {
 
 /// The MCP result of a finished outcome (succeeded, failed or denied). A pending
 /// confirmation never reaches here: [`confirm::finish`] handles it.
-pub(crate) fn outcome_result(export: &Export, outcome: InvocationOutcome) -> CallToolResult {
+pub(crate) fn outcome_result(
+    inner: &Inner,
+    export: &Export,
+    outcome: InvocationOutcome,
+) -> CallToolResult {
     match outcome {
         InvocationOutcome::Succeeded {
             capability_id,
             output,
             ..
         } => {
+            let mapped = content::mapped(inner.content.as_deref(), &capability_id, &output);
             let structured = export.structured_output(&capability_id, output);
-            let text = serde_json::to_string(&structured).unwrap_or_default();
-            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            let blocks = mapped.unwrap_or_else(|| {
+                vec![ContentBlock::text(
+                    serde_json::to_string(&structured).unwrap_or_default(),
+                )]
+            });
+            let mut result = CallToolResult::success(blocks);
             result.structured_content = Some(structured);
             result
         }
