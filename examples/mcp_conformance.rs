@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rcip_examples::mcp_conformance::ConformanceFixture;
+use rcip_examples::mcp_conformance_resources::{ConformancePrompts, ConformanceResources};
 use rcip_mcp::{HostBroker, HttpOptions, McpBridge, serve_http};
 
 #[tokio::main(flavor = "current_thread")]
@@ -23,6 +24,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bridge = McpBridge::builder(fixture.client())
         .confirmations(Arc::new(HostBroker::new(fixture.host())))
         .server_info("rcip-conformance", env!("CARGO_PKG_VERSION"))
+        .resources(Arc::new(ConformanceResources))
+        .prompts(Arc::new(ConformancePrompts))
         .build()?;
     eprintln!("serving the conformance fixture at http://{addr}/mcp");
     serve_http(bridge, addr, HttpOptions::new()).await?;

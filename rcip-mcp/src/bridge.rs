@@ -16,6 +16,8 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::broker::ConfirmationBroker;
+use crate::prompts::PromptProvider;
+use crate::resources::ResourceProvider;
 
 /// How long discovery changes are gathered before the listing is compared again.
 const DEBOUNCE: Duration = Duration::from_millis(50);
@@ -162,6 +164,8 @@ pub struct McpBridgeBuilder {
     server_version: Option<String>,
     listing: Listing,
     key: Option<Vec<u8>>,
+    pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
+    pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
 }
 
 impl fmt::Debug for McpBridgeBuilder {
@@ -187,6 +191,8 @@ impl McpBridge {
             server_version: None,
             listing: Listing::default(),
             key: None,
+            resources: None,
+            prompts: None,
         }
     }
 }
@@ -286,6 +292,8 @@ impl McpBridgeBuilder {
             watcher: OnceLock::new(),
             shutdown: CancellationToken::new(),
             _subscription: subscription,
+            resources: self.resources,
+            prompts: self.prompts,
         };
         Ok(McpBridge {
             inner: Arc::new(inner),
@@ -321,6 +329,8 @@ pub(crate) struct Inner {
     watcher: OnceLock<()>,
     shutdown: CancellationToken,
     _subscription: Subscription,
+    pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
+    pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
 }
 
 impl Drop for Inner {
