@@ -12,6 +12,9 @@ pub mod agent_corpus;
 #[path = "src/mcp_conformance.rs"]
 pub mod mcp_conformance;
 
+#[path = "src/mcp_conformance_resources.rs"]
+pub mod mcp_conformance_resources;
+
 /// The workspace README's code.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rcip_examples::mcp_conformance::{CONTENT_TOOLS, ConformanceFixture};
+use rcip_examples::mcp_conformance_resources::{ConformancePrompts, ConformanceResources};
 use rcip_mcp::{HostBroker, HttpOptions, McpBridge, content_field, serve_http};
 
 #[tokio::main(flavor = "current_thread")]
@@ -29,6 +30,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .then(|| content_field(output))
                 .flatten()
         })
+        .resources(Arc::new(ConformanceResources))
+        .prompts(Arc::new(ConformancePrompts))
         .build()?;
     eprintln!("serving the conformance fixture at http://{addr}/mcp");
     serve_http(bridge, addr, HttpOptions::new()).await?;

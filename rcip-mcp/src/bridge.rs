@@ -17,6 +17,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::broker::ConfirmationBroker;
 use crate::content::ContentMapper;
+use crate::prompts::PromptProvider;
+use crate::resources::ResourceProvider;
 
 /// How long discovery changes are gathered before the listing is compared again.
 const DEBOUNCE: Duration = Duration::from_millis(50);
@@ -164,6 +166,8 @@ pub struct McpBridgeBuilder {
     listing: Listing,
     key: Option<Vec<u8>>,
     content: Option<Arc<ContentMapper>>,
+    pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
+    pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
 }
 
 impl fmt::Debug for McpBridgeBuilder {
@@ -190,6 +194,8 @@ impl McpBridge {
             listing: Listing::default(),
             key: None,
             content: None,
+            resources: None,
+            prompts: None,
         }
     }
 }
@@ -319,6 +325,8 @@ impl McpBridgeBuilder {
             watcher: OnceLock::new(),
             shutdown: CancellationToken::new(),
             _subscription: subscription,
+            resources: self.resources,
+            prompts: self.prompts,
         };
         Ok(McpBridge {
             inner: Arc::new(inner),
@@ -356,6 +364,8 @@ pub(crate) struct Inner {
     watcher: OnceLock<()>,
     shutdown: CancellationToken,
     _subscription: Subscription,
+    pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
+    pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
 }
 
 impl Drop for Inner {

@@ -83,6 +83,15 @@
 //! `subscriptions/listen` streams that asked for `toolsListChanged`. A successful invoke,
 //! which bumps the revision, announces nothing.
 //!
+//! # Resources and prompts
+//!
+//! Trusted host code can offer MCP resources, resource templates and prompts beside the
+//! tools: [`McpBridgeBuilder::resources`] with a [`ResourceProvider`] and
+//! [`McpBridgeBuilder::prompts`] with a [`PromptProvider`] (results in rmcp's model types).
+//! Their capabilities, and `completions`, are advertised only when a provider is set. An
+//! unknown resource is `-32002` on 2025-11-25 and `-32602` on 2026-07-28 (SEP-2164), with
+//! `data.uri`; `resources/subscribe` is 2025-11-25 only.
+//!
 //! # Transports
 //!
 //! [`serve_stdio`]; [`http_router`] (mountable in an axum application) and [`serve_http`].
@@ -96,6 +105,8 @@ mod broker;
 mod confirm;
 mod content;
 mod progress;
+mod prompts;
+mod resources;
 mod server;
 mod transport;
 
@@ -103,5 +114,7 @@ pub use bridge::{BridgeError, Listing, McpBridge, McpBridgeBuilder};
 pub use broker::{ConfirmationAnswer, ConfirmationBroker, HostBroker};
 pub use content::content_field;
 pub use progress::McpProgress;
+pub use prompts::PromptProvider;
+pub use resources::{ProviderContext, ResourceProvider};
 pub use rmcp;
 pub use transport::{AuthRejection, HttpOptions, http_router, serve_http, serve_stdio};

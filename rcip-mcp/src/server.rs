@@ -13,6 +13,11 @@ use rmcp::model::{
     CustomRequest, CustomResult, Implementation, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -66,17 +71,18 @@ pub(crate) struct Call {
 
 impl ServerHandler for McpBridge {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            self.inner.server_name.clone(),
-            self.inner.server_version.clone(),
-        ))
-        .with_instructions(self.inner.instructions.clone())
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        crate::resources::advertise(&self.inner, &mut capabilities);
+        crate::prompts::advertise(&self.inner, &mut capabilities);
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(
+                self.inner.server_name.clone(),
+                self.inner.server_version.clone(),
+            ))
+            .with_instructions(self.inner.instructions.clone())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -154,6 +160,70 @@ impl ServerHandler for McpBridge {
             progress.finish().await;
         }
         response
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        crate::resources::list(&self.inner, ctx).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        crate::resources::templates(&self.inner, ctx).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        crate::resources::read(&self.inner, request, ctx).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        crate::resources::subscribe(&self.inner, request, ctx).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        crate::resources::unsubscribe(&self.inner, request, ctx).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        crate::prompts::list(&self.inner, ctx).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        crate::prompts::get(&self.inner, request, ctx).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        crate::resources::complete(&self.inner, request, ctx).await
     }
 
     async fn on_custom_request(
