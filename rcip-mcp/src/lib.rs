@@ -93,10 +93,15 @@
 mod bridge;
 mod broker;
 mod confirm;
+mod elicit;
 mod server;
 mod transport;
 
 pub use bridge::{BridgeError, Listing, McpBridge, McpBridgeBuilder};
 pub use broker::{ConfirmationAnswer, ConfirmationBroker, HostBroker};
+pub use elicit::{
+    CLIENT_CAPABILITY_MISSING, ELICITATION_FAILED, ELICITOR_UNAVAILABLE, ElicitAnswer, ElicitError,
+    INPUT_REQUIRED, McpElicitor,
+};
 pub use rmcp;
 pub use transport::{AuthRejection, HttpOptions, http_router, serve_http, serve_stdio};

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge::McpBridge;
 use crate::confirm;
+use crate::elicit;
 
 /// The two MCP revisions the bridge speaks.
 const SUPPORTED: &[ProtocolVersion] =
@@ -128,7 +129,11 @@ impl ServerHandler for McpBridge {
             arguments,
             principal: principal_of(&ctx),
         };
-        if modern && let Some(state) = request.request_state.as_deref() {
+        let elicitor = elicit::for_call(&self.inner, &call, &request, &ctx);
+        if modern
+            && !elicitor.has_state()
+            && let Some(state) = request.request_state.as_deref()
+        {
             return confirm::retry(&self.inner, export, &call, state, &request, &ctx).await;
         }
         let token = CancellationToken::new();
@@ -138,11 +143,15 @@ impl ServerHandler for McpBridge {
         }
         let mut invocation = InvocationRequest::new(call.capability_id.clone(), input)
             .with_cancellation(token.clone())
-            .with_extension(metadata);
+            .with_extension(metadata)
+            .with_extension(elicitor.clone());
         if let Some(principal) = &call.principal {
             invocation = invocation.with_extension(principal.clone());
         }
         let outcome = linked(&ctx.ct, &token, self.inner.client.invoke(invocation)).await;
+        if let Some(answer) = elicit::finish(&self.inner, &call, &elicitor) {
+            return answer;
+        }
         confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await
     }
 
