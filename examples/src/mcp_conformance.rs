@@ -7,8 +7,9 @@
 //! confirmation goes to the client (the bridge's own elicitation path, which is all the
 //! scenarios that call them check). Each scenario of both required sets, the tool it needs
 //! and whether a plain capability can serve it are listed in `docs/mcp-conformance.md`; the
-//! rest (non-text content, progress, logging, elicitation of data inside a tool, the other
-//! MRTR fixtures, resources, prompts) needs a bridge feature.
+//! rest (non-text content, progress, logging, the other MRTR fixtures, resources, prompts)
+//! needs a bridge feature. The data elicitation tools, at the end, ask through
+//! `rcip_mcp::McpElicitor`.
 //!
 //! The fixture's policy asks for confirmation of [`CONFIRMED`] and allows everything else.
 //! Serve it with a confirmation broker over [`ConformanceFixture::host`]: the suite answers

@@ -74,6 +74,15 @@
 //! `CONFIRMATION_NOT_FOUND`). Run stateless deployments with session affinity (route by
 //! principal or client), or a single instance.
 //!
+//! # Data from the human
+//!
+//! A capability that needs data from the human (a name, a choice, a form) asks through the
+//! [`McpElicitor`] in its invocation's extensions: on 2025-11-25 an `elicitation/create`
+//! request it awaits; on 2026-07-28 `input_required` rounds whose sealed `requestState`
+//! carries the answers so far, the handler running again on each retry (so its questions
+//! come before its side effects). A client that lacks `elicitation`, or a capability
+//! [`McpElicitor::require_client_capability`] names, gets `-32021`.
+//!
 //! # Discovery changes
 //!
 //! After each revision (debounced), the listed tools (names, schemas, annotations, listed
