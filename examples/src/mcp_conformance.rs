@@ -8,9 +8,9 @@
 //! scenarios that call them check). Each scenario of both required sets, the tool it needs
 //! and whether a plain capability can serve it are listed in `docs/mcp-conformance.md`; the
 //! content tools answer MCP content blocks ([`CONTENT_TOOLS`], served with the bridge's
-//! content mapping) and the progress tool reports through `rcip_mcp::McpProgress`; the
-//! rest (logging, elicitation of data inside a tool, the other
-//! MRTR fixtures, resources, prompts) needs a bridge feature.
+//! content mapping), the progress tool reports through `rcip_mcp::McpProgress`, and the data
+//! elicitation tools, at the end, ask through `rcip_mcp::McpElicitor`; the rest (logging, the
+//! other MRTR fixtures) needs a bridge feature.
 //!
 //! The fixture's policy asks for confirmation of [`CONFIRMED`] and allows everything else.
 //! Serve it with a confirmation broker over [`ConformanceFixture::host`]: the suite answers
@@ -20,13 +20,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use rcip_mcp::McpProgress;
+use rcip_mcp::{ElicitAnswer, McpElicitor, McpProgress};
 use rcip_runtime::{
     BindingGuard, BindingGuards, Capability, Error, HandlerError, Host, InvocationContext, NoInput,
     PolicyDecision, RcipClient, Runtime, RuntimeOptions, capability, catalog, policy_fn,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 /// `test_simple_text`'s output, the suite's exact text (scenario `tools-call-simple-text`).
 pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
@@ -299,6 +300,180 @@ async fn test_tool_with_progress(context: InvocationContext) -> String {
     "Progress tool completed.".to_owned()
 }
 
+/// The answer's action and content, as the SEP-1034/SEP-1330 scenarios print them.
+fn completed(answer: &ElicitAnswer) -> String {
+    let content = answer.content().cloned().unwrap_or(Value::Null);
+    format!(
+        "Elicitation completed: action={}, content={content}",
+        answer.action()
+    )
+}
+
+/// Elicitation with defaults.
+///
+/// Asks the user for a form whose fields all have defaults (scenario
+/// elicitation-sep1034-defaults, SEP-1034).
+#[capability(effect = "read", id = "test_elicitation_sep1034_defaults")]
+async fn test_elicitation_sep1034_defaults(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {
+                "type": "string",
+                "description": "User status",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active"
+            },
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        }
+    });
+    let answer = elicitor
+        .ask(
+            "defaults",
+            "Please review and update the form fields with defaults",
+            schema,
+        )
+        .await?;
+    Ok(completed(&answer))
+}
+
+/// Elicitation with enums.
+///
+/// Asks the user for a form with the five enum forms of SEP-1330 (scenario
+/// elicitation-sep1330-enums).
+#[capability(effect = "read", id = "test_elicitation_sep1330_enums")]
+async fn test_elicitation_sep1330_enums(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {
+                "type": "string",
+                "description": "Select one option",
+                "enum": ["option1", "option2", "option3"]
+            },
+            "titledSingle": {
+                "type": "string",
+                "description": "Select one option with titles",
+                "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}
+                ]
+            },
+            "legacyEnum": {
+                "type": "string",
+                "description": "Select one option (legacy)",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]
+            },
+            "untitledMulti": {
+                "type": "array",
+                "description": "Select multiple options",
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+            },
+            "titledMulti": {
+                "type": "array",
+                "description": "Select multiple options with titles",
+                "items": {
+                    "anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}
+                    ]
+                }
+            }
+        }
+    });
+    let answer = elicitor
+        .ask(
+            "enums",
+            "Please select options from the enum fields",
+            schema,
+        )
+        .await?;
+    Ok(completed(&answer))
+}
+
+/// A one-string form.
+fn string_form(field: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {field: {"type": "string"}},
+        "required": [field]
+    })
+}
+
+/// The string field `field` of an accepted answer.
+fn answered(answer: &ElicitAnswer, field: &str) -> String {
+    answer
+        .content()
+        .and_then(|c| c.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_owned()
+}
+
+/// Input required: elicitation.
+///
+/// Asks the user's name under the key user_name, then greets them (scenarios
+/// input-required-result-basic-elicitation, -missing-input-response, -ignore-extra-params,
+/// -result-type, -validate-input).
+#[capability(effect = "read", id = "test_input_required_result_elicitation")]
+async fn test_input_required_result_elicitation(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let answer = elicitor
+        .ask("user_name", "What is your name?", string_form("name"))
+        .await?;
+    Ok(format!("Hello, {}!", answered(&answer, "name")))
+}
+
+/// Input required: multi round.
+///
+/// Asks the user's name, then their favorite color, in two rounds (scenario
+/// input-required-result-multi-round).
+#[capability(effect = "read", id = "test_input_required_result_multi_round")]
+async fn test_input_required_result_multi_round(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let name = elicitor
+        .ask("step1", "Step 1: What is your name?", string_form("name"))
+        .await?;
+    let color = elicitor
+        .ask(
+            "step2",
+            "Step 2: What is your favorite color?",
+            string_form("color"),
+        )
+        .await?;
+    Ok(format!(
+        "Hello, {}! Your favorite color is {}.",
+        answered(&name, "name"),
+        answered(&color, "color")
+    ))
+}
+
+/// Missing capability.
+///
+/// Needs the client's sampling capability: a client that did not declare it gets -32021
+/// (scenario server-stateless, check sep-2575-server-rejects-undeclared-capability).
+#[capability(effect = "read", id = "test_missing_capability")]
+fn test_missing_capability(_input: NoInput, elicitor: McpElicitor) -> Result<String, HandlerError> {
+    elicitor.require_client_capability("sampling")?;
+    Ok("The client declared sampling.".to_owned())
+}
+
 catalog! {
     /// The conformance fixture's catalog.
     pub struct ConformanceApp {
@@ -321,6 +496,11 @@ catalog! {
             test_embedded_resource,
             test_multiple_content_types,
             test_tool_with_progress,
+            test_elicitation_sep1034_defaults,
+            test_elicitation_sep1330_enums,
+            test_input_required_result_elicitation,
+            test_input_required_result_multi_round,
+            test_missing_capability,
         ],
     }
 }

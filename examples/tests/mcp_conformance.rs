@@ -39,6 +39,11 @@ fn every_tool_the_suite_calls_is_bound_under_its_name() {
             "test_embedded_resource",
             "test_multiple_content_types",
             "test_tool_with_progress",
+            "test_elicitation_sep1034_defaults",
+            "test_elicitation_sep1330_enums",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_multi_round",
+            "test_missing_capability",
         ]
     );
     // tools-list: a description on every tool; names within the suite's 1-64 rule.

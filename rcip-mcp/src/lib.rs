@@ -75,6 +75,15 @@
 //! `CONFIRMATION_NOT_FOUND`). Run stateless deployments with session affinity (route by
 //! principal or client), or a single instance.
 //!
+//! # Data from the human
+//!
+//! A capability that needs data from the human (a name, a choice, a form) asks through the
+//! [`McpElicitor`] in its invocation's extensions: on 2025-11-25 an `elicitation/create`
+//! request it awaits; on 2026-07-28 `input_required` rounds whose sealed `requestState`
+//! carries the answers so far, the handler running again on each retry (so its questions
+//! come before its side effects). A client that lacks `elicitation`, or a capability
+//! [`McpElicitor::require_client_capability`] names, gets `-32021`.
+//!
 //! # Discovery changes
 //!
 //! After each revision (debounced), the listed tools (names, schemas, annotations, listed
@@ -104,6 +113,7 @@ mod bridge;
 mod broker;
 mod confirm;
 mod content;
+mod elicit;
 mod progress;
 mod prompts;
 mod resources;
@@ -113,6 +123,10 @@ mod transport;
 pub use bridge::{BridgeError, Listing, McpBridge, McpBridgeBuilder};
 pub use broker::{ConfirmationAnswer, ConfirmationBroker, HostBroker};
 pub use content::content_field;
+pub use elicit::{
+    CLIENT_CAPABILITY_MISSING, ELICITATION_FAILED, ELICITOR_UNAVAILABLE, ElicitAnswer, ElicitError,
+    INPUT_REQUIRED, McpElicitor,
+};
 pub use progress::McpProgress;
 pub use prompts::PromptProvider;
 pub use resources::{ProviderContext, ResourceProvider};

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::bridge::{Inner, McpBridge};
 use crate::confirm;
 use crate::content;
+use crate::elicit;
 use crate::progress::McpProgress;
 
 /// The two MCP revisions the bridge speaks.
@@ -136,7 +137,11 @@ impl ServerHandler for McpBridge {
             arguments,
             principal: principal_of(&ctx),
         };
-        if modern && let Some(state) = request.request_state.as_deref() {
+        let elicitor = elicit::for_call(&self.inner, &call, &request, &ctx);
+        if modern
+            && !elicitor.has_state()
+            && let Some(state) = request.request_state.as_deref()
+        {
             return confirm::retry(&self.inner, export, &call, state, &request, &ctx).await;
         }
         let token = CancellationToken::new();
@@ -146,7 +151,8 @@ impl ServerHandler for McpBridge {
         }
         let mut invocation = InvocationRequest::new(call.capability_id.clone(), input)
             .with_cancellation(token.clone())
-            .with_extension(metadata);
+            .with_extension(metadata)
+            .with_extension(elicitor.clone());
         if let Some(principal) = &call.principal {
             invocation = invocation.with_extension(principal.clone());
         }
@@ -155,7 +161,10 @@ impl ServerHandler for McpBridge {
             invocation = invocation.with_extension(progress.clone());
         }
         let outcome = linked(&ctx.ct, &token, self.inner.client.invoke(invocation)).await;
-        let response = confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await;
+        let response = match elicit::finish(&self.inner, &call, &elicitor) {
+            Some(answer) => answer,
+            None => confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await,
+        };
         if let Some(progress) = progress {
             progress.finish().await;
         }

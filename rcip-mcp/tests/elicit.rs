@@ -1,0 +1,255 @@
+//! Data elicitation inside a capability (`McpElicitor`), with rmcp's client in both eras:
+//! 2025-11-25 answers `elicitation/create` requests; 2026-07-28 drives the `input_required`
+//! rounds through the same `ClientHandler`.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rcip_mcp::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorCode, Implementation, ProtocolVersion,
+};
+use rcip_mcp::rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceError,
+};
+use rcip_mcp::rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rcip_mcp::{ElicitAnswer, McpBridge, McpElicitor};
+use rcip_runtime::*;
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Era {
+    Legacy,
+    Modern,
+}
+
+/// The human at the client: answers each form by its message.
+#[derive(Clone, Default)]
+struct Human {
+    elicitation: bool,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Human {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.elicitation {
+            ClientCapabilities::builder().enable_elicitation().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        ClientConfig::new(capabilities, Implementation::new("elicit-test", "0.0.1"))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams { message, .. } = &request else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        self.asked.lock().unwrap().push(message.clone());
+        Ok(if message.contains("name") {
+            ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": "Ada"}))
+        } else if message.contains("color") {
+            ElicitResult::new(ElicitationAction::Accept).with_content(json!({"color": "teal"}))
+        } else {
+            ElicitResult::new(ElicitationAction::Decline)
+        })
+    }
+}
+
+struct App {
+    _runtime: Runtime,
+    bridge: McpBridge,
+    _guards: Vec<BindingGuard>,
+    /// How often `greet` ran, and how often it reached its side effect.
+    runs: Arc<AtomicUsize>,
+    effects: Arc<AtomicUsize>,
+}
+
+fn form(field: &str) -> Value {
+    json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]})
+}
+
+fn field(answer: &ElicitAnswer, name: &str) -> String {
+    answer
+        .content()
+        .and_then(|c| c[name].as_str())
+        .unwrap_or("?")
+        .to_owned()
+}
+
+fn app() -> App {
+    let definition = ApplicationDefinition::new("greeter", "Greeter", "Greets people.")
+        .capability(
+            CapabilityDefinition::new(
+                "greet",
+                Effect::Read,
+                "Greet",
+                "Asks a name and a color, then greets.",
+            )
+            .output_schema(json!({"type": "object"})),
+        )
+        .capability(
+            CapabilityDefinition::new(
+                "sample",
+                Effect::Read,
+                "Sample",
+                "Needs the client's sampling capability.",
+            )
+            .output_schema(json!({"type": "object"})),
+        );
+    let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
+    let host = runtime.host();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let effects = Arc::new(AtomicUsize::new(0));
+    let (r, e) = (runs.clone(), effects.clone());
+    let greet = host
+        .bind(
+            "greet",
+            Binding::new(move |_input: Value, ctx: InvocationContext| {
+                let (runs, effects) = (r.clone(), e.clone());
+                async move {
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    let elicitor = McpElicitor::from_context(&ctx).unwrap();
+                    let name = elicitor
+                        .ask("name", "What is your name?", form("name"))
+                        .await?;
+                    let color = elicitor
+                        .ask("color", "Your favorite color?", form("color"))
+                        .await?;
+                    effects.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, HandlerError>(json!({
+                        "greeting": format!("Hello {}, {}!", field(&name, "name"), field(&color, "color"))
+                    }))
+                }
+            }),
+        )
+        .unwrap();
+    let sample = host
+        .bind(
+            "sample",
+            Binding::new(|_input: Value, ctx: InvocationContext| async move {
+                let elicitor = McpElicitor::from_context(&ctx).unwrap();
+                elicitor.require_client_capability("sampling")?;
+                Ok::<_, HandlerError>(json!({}))
+            }),
+        )
+        .unwrap();
+    let bridge = McpBridge::builder(runtime.client()).build().unwrap();
+    App {
+        _runtime: runtime,
+        bridge,
+        _guards: vec![greet, sample],
+        runs,
+        effects,
+    }
+}
+
+async fn connect(bridge: &McpBridge, human: Human, era: Era) -> RunningService<RoleClient, Human> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let bridge = bridge.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = bridge.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    match era {
+        Era::Legacy => human.serve(client_io).await.unwrap(),
+        Era::Modern => human
+            .serve_with_lifecycle(
+                client_io,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap(),
+    }
+}
+
+fn call(name: &str) -> CallToolRequestParams {
+    CallToolRequestParams::new(name.to_owned()).with_arguments(serde_json::Map::new())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capability_asks_the_human_for_data_over_several_rounds() {
+    for era in [Era::Legacy, Era::Modern] {
+        let app = app();
+        let human = Human {
+            elicitation: true,
+            ..Human::default()
+        };
+        let client = connect(&app.bridge, human.clone(), era).await;
+        let result = client.call_tool(call("greet")).await.unwrap();
+        assert_eq!(result.is_error, Some(false), "{era:?}: {result:?}");
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"greeting": "Hello Ada, teal!"})),
+            "{era:?}"
+        );
+        assert_eq!(
+            *human.asked.lock().unwrap(),
+            ["What is your name?", "Your favorite color?"],
+            "{era:?}"
+        );
+        // 2026-07-28 runs the handler once per round; the side effect, after the
+        // questions, happens once in both eras.
+        let expected_runs = if era == Era::Legacy { 1 } else { 3 };
+        assert_eq!(app.runs.load(Ordering::SeqCst), expected_runs, "{era:?}");
+        assert_eq!(app.effects.load(Ordering::SeqCst), 1, "{era:?}");
+        client.cancel().await.unwrap();
+    }
+}
+
+fn missing_capability(error: ServiceError) -> Value {
+    let ServiceError::McpError(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(error.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
+    error.data.unwrap()["requiredCapabilities"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_without_the_capability_gets_32021() {
+    for era in [Era::Legacy, Era::Modern] {
+        let app = app();
+        let client = connect(&app.bridge, Human::default(), era).await;
+        let error = client.call_tool(call("greet")).await.unwrap_err();
+        assert_eq!(
+            missing_capability(error),
+            json!({"elicitation": {}}),
+            "{era:?}"
+        );
+        assert_eq!(app.effects.load(Ordering::SeqCst), 0);
+        let error = client.call_tool(call("sample")).await.unwrap_err();
+        assert_eq!(
+            missing_capability(error),
+            json!({"sampling": {}}),
+            "{era:?}"
+        );
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_elicitation_state_is_refused() {
+    let app = app();
+    let human = Human {
+        elicitation: true,
+        ..Human::default()
+    };
+    let client = connect(&app.bridge, human, Era::Modern).await;
+    let mut request = call("greet");
+    request.request_state = Some("forged.state".to_owned());
+    let error = client.call_tool(request).await.unwrap_err();
+    let ServiceError::McpError(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert_eq!(app.runs.load(Ordering::SeqCst), 0);
+    client.cancel().await.unwrap();
+}
