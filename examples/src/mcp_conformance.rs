@@ -8,9 +8,9 @@
 //! scenarios that call them check). Each scenario of both required sets, the tool it needs
 //! and whether a plain capability can serve it are listed in `docs/mcp-conformance.md`; the
 //! content tools answer MCP content blocks ([`CONTENT_TOOLS`], served with the bridge's
-//! content mapping), the progress tool reports through `rcip_mcp::McpProgress`, and the data
-//! elicitation tools, at the end, ask through `rcip_mcp::McpElicitor`; the rest (logging, the
-//! other MRTR fixtures) needs a bridge feature.
+//! content mapping), the progress tool reports through `rcip_mcp::McpProgress`, the data
+//! elicitation tools ask through `rcip_mcp::McpElicitor`, and the logging tool, at the end,
+//! logs through `rcip_mcp::McpLog`; the rest (the other MRTR fixtures) needs a bridge feature.
 //!
 //! The fixture's policy asks for confirmation of [`CONFIRMED`] and allows everything else.
 //! Serve it with a confirmation broker over [`ConformanceFixture::host`]: the suite answers
@@ -20,7 +20,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use rcip_mcp::{ElicitAnswer, McpElicitor, McpProgress};
+use rcip_mcp::{ElicitAnswer, McpElicitor, McpLog, McpLogLevel, McpProgress};
 use rcip_runtime::{
     BindingGuard, BindingGuards, Capability, Error, HandlerError, Host, InvocationContext, NoInput,
     PolicyDecision, RcipClient, Runtime, RuntimeOptions, capability, catalog, policy_fn,
@@ -474,6 +474,30 @@ fn test_missing_capability(_input: NoInput, elicitor: McpElicitor) -> Result<Str
     Ok("The client declared sampling.".to_owned())
 }
 
+/// Tool with logging.
+///
+/// Sends three info log messages, about 50 ms apart: "Tool execution started", "Tool
+/// processing data", "Tool execution completed" (scenario tools-call-with-logging).
+#[capability(effect = "read", id = "test_tool_with_logging")]
+async fn test_tool_with_logging(context: InvocationContext) -> String {
+    let log = context.extensions().get::<McpLog>();
+    let messages = [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ];
+    for (step, message) in messages.into_iter().enumerate() {
+        if step > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        if let Some(log) = log {
+            log.emit(McpLogLevel::Info, None, Value::from(message))
+                .await;
+        }
+    }
+    "Logging tool completed.".to_owned()
+}
+
 catalog! {
     /// The conformance fixture's catalog.
     pub struct ConformanceApp {
@@ -501,6 +525,7 @@ catalog! {
             test_input_required_result_elicitation,
             test_input_required_result_multi_round,
             test_missing_capability,
+            test_tool_with_logging,
         ],
     }
 }

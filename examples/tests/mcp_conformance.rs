@@ -44,6 +44,7 @@ fn every_tool_the_suite_calls_is_bound_under_its_name() {
             "test_input_required_result_elicitation",
             "test_input_required_result_multi_round",
             "test_missing_capability",
+            "test_tool_with_logging",
         ]
     );
     // tools-list: a description on every tool; names within the suite's 1-64 rule.

@@ -327,6 +327,7 @@ impl McpBridgeBuilder {
             _subscription: subscription,
             resources: self.resources,
             prompts: self.prompts,
+            logging: crate::logging::Levels::default(),
         };
         Ok(McpBridge {
             inner: Arc::new(inner),
@@ -366,6 +367,7 @@ pub(crate) struct Inner {
     _subscription: Subscription,
     pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
     pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
+    pub(crate) logging: crate::logging::Levels,
 }
 
 impl Drop for Inner {

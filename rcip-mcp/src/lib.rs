@@ -37,7 +37,9 @@
 //! ([`Listing`]). `tools/call` maps the arguments back to the capability's input and invokes
 //! it; the request's cancellation (`notifications/cancelled`, an HTTP disconnect) cancels the
 //! invocation. A call with `_meta.progressToken` gives the handler an [`McpProgress`] in its
-//! invocation extensions, to send `notifications/progress`.
+//! invocation extensions, to send `notifications/progress`; every call gets an [`McpLog`]
+//! to send `notifications/message` at or above the level the client asked for
+//! (2025-11-25 `logging/setLevel`, 2026-07-28 `_meta` logLevel; none asked: nothing is sent).
 //!
 //! | outcome | MCP result |
 //! |---|---|
@@ -114,6 +116,7 @@ mod broker;
 mod confirm;
 mod content;
 mod elicit;
+mod logging;
 mod progress;
 mod prompts;
 mod resources;
@@ -127,6 +130,7 @@ pub use elicit::{
     CLIENT_CAPABILITY_MISSING, ELICITATION_FAILED, ELICITOR_UNAVAILABLE, ElicitAnswer, ElicitError,
     INPUT_REQUIRED, McpElicitor,
 };
+pub use logging::{McpLog, McpLogLevel};
 pub use progress::McpProgress;
 pub use prompts::PromptProvider;
 pub use resources::{ProviderContext, ResourceProvider};

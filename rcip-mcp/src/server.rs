@@ -26,6 +26,7 @@ use crate::bridge::{Inner, McpBridge};
 use crate::confirm;
 use crate::content;
 use crate::elicit;
+use crate::logging::McpLog;
 use crate::progress::McpProgress;
 
 /// The two MCP revisions the bridge speaks.
@@ -76,6 +77,7 @@ impl ServerHandler for McpBridge {
             .enable_tools()
             .enable_tool_list_changed()
             .build();
+        crate::logging::advertise(&mut capabilities);
         crate::resources::advertise(&self.inner, &mut capabilities);
         crate::prompts::advertise(&self.inner, &mut capabilities);
         ServerConfig::new(capabilities)
@@ -160,6 +162,7 @@ impl ServerHandler for McpBridge {
         if let Some(progress) = &progress {
             invocation = invocation.with_extension(progress.clone());
         }
+        invocation = invocation.with_extension(McpLog::for_request(&self.inner.logging, &ctx));
         let outcome = linked(&ctx.ct, &token, self.inner.client.invoke(invocation)).await;
         let response = match elicit::finish(&self.inner, &call, &elicitor) {
             Some(answer) => answer,
@@ -169,6 +172,21 @@ impl ServerHandler for McpBridge {
             progress.finish().await;
         }
         response
+    }
+
+    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577)
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if is_modern(&ctx) {
+            return Err(McpError::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
+        self.inner.logging.set(request.level, &ctx);
+        Ok(())
     }
 
     async fn list_resources(
