@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod duplex;
 
 use std::time::Duration;
 

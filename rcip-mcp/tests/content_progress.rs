@@ -2,15 +2,18 @@
 //! revisions (in-process duplex) and over streamable HTTP.
 #![allow(clippy::unwrap_used)]
 
+mod duplex;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use duplex::connect;
 use rcip_mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ContentBlock, Implementation,
     ProgressNotificationParam, ProgressToken, ProtocolVersion,
 };
 use rcip_mcp::rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient,
 };
 use rcip_mcp::rmcp::transport::StreamableHttpClientTransport;
 use rcip_mcp::rmcp::{ClientHandler, ServiceExt};
@@ -126,33 +129,6 @@ fn app() -> App {
         _runtime: runtime,
         _guards: guards,
         bridge,
-    }
-}
-
-async fn connect(
-    bridge: &McpBridge,
-    watcher: Watcher,
-    modern: bool,
-) -> RunningService<RoleClient, Watcher> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let bridge = bridge.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = bridge.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    if modern {
-        watcher
-            .serve_with_lifecycle(
-                client_io,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .unwrap()
-    } else {
-        watcher.serve(client_io).await.unwrap()
     }
 }
 

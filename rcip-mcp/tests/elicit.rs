@@ -3,17 +3,18 @@
 //! rounds through the same `ClientHandler`.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod duplex;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use duplex::connect;
 use rcip_mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, ErrorCode, Implementation, ProtocolVersion,
 };
-use rcip_mcp::rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceError,
-};
-use rcip_mcp::rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rcip_mcp::rmcp::service::{RequestContext, RoleClient, ServiceError};
+use rcip_mcp::rmcp::{ClientHandler, ErrorData};
 use rcip_mcp::{ElicitAnswer, McpBridge, McpElicitor};
 use rcip_runtime::*;
 use serde_json::{Value, json};
@@ -149,28 +150,6 @@ fn app() -> App {
     }
 }
 
-async fn connect(bridge: &McpBridge, human: Human, era: Era) -> RunningService<RoleClient, Human> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let bridge = bridge.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = bridge.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    match era {
-        Era::Legacy => human.serve(client_io).await.unwrap(),
-        Era::Modern => human
-            .serve_with_lifecycle(
-                client_io,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .unwrap(),
-    }
-}
-
 fn call(name: &str) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned()).with_arguments(serde_json::Map::new())
 }
@@ -183,7 +162,7 @@ async fn a_capability_asks_the_human_for_data_over_several_rounds() {
             elicitation: true,
             ..Human::default()
         };
-        let client = connect(&app.bridge, human.clone(), era).await;
+        let client = connect(&app.bridge, human.clone(), era == Era::Modern).await;
         let result = client.call_tool(call("greet")).await.unwrap();
         assert_eq!(result.is_error, Some(false), "{era:?}: {result:?}");
         assert_eq!(
@@ -217,7 +196,7 @@ fn missing_capability(error: ServiceError) -> Value {
 async fn a_client_without_the_capability_gets_32021() {
     for era in [Era::Legacy, Era::Modern] {
         let app = app();
-        let client = connect(&app.bridge, Human::default(), era).await;
+        let client = connect(&app.bridge, Human::default(), era == Era::Modern).await;
         let error = client.call_tool(call("greet")).await.unwrap_err();
         assert_eq!(
             missing_capability(error),
@@ -242,7 +221,7 @@ async fn a_forged_elicitation_state_is_refused() {
         elicitation: true,
         ..Human::default()
     };
-    let client = connect(&app.bridge, human, Era::Modern).await;
+    let client = connect(&app.bridge, human, true).await;
     let mut request = call("greet");
     request.request_state = Some("forged.state".to_owned());
     let error = client.call_tool(request).await.unwrap_err();

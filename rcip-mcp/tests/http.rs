@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod duplex;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -3,16 +3,17 @@
 //! and nothing at all when the client asked for no level.
 #![allow(clippy::unwrap_used, deprecated)]
 
+mod duplex;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use duplex::connect;
 use rcip_mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, LoggingLevel,
-    LoggingMessageNotificationParam, ProtocolVersion, RequestMetaObject, SetLevelRequestParams,
+    LoggingMessageNotificationParam, RequestMetaObject, SetLevelRequestParams,
 };
-use rcip_mcp::rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
-};
+use rcip_mcp::rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rcip_mcp::rmcp::transport::StreamableHttpClientTransport;
 use rcip_mcp::rmcp::{ClientHandler, ServiceExt};
 use rcip_mcp::{HttpOptions, McpBridge, McpLog, McpLogLevel};
@@ -97,33 +98,6 @@ fn app() -> App {
         _runtime: runtime,
         _guard: guard,
         bridge,
-    }
-}
-
-async fn connect(
-    bridge: &McpBridge,
-    watcher: Watcher,
-    modern: bool,
-) -> RunningService<RoleClient, Watcher> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let bridge = bridge.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = bridge.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    if modern {
-        watcher
-            .serve_with_lifecycle(
-                client_io,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .unwrap()
-    } else {
-        watcher.serve(client_io).await.unwrap()
     }
 }
 

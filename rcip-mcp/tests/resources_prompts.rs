@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, deprecated)]
 
 mod common;
+mod duplex;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -11,11 +11,8 @@ use rcip_mcp::rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
     ElicitResult, ElicitationAction, Implementation, ProtocolVersion,
 };
-use rcip_mcp::rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext, RoleClient,
-    RunningService,
-};
-use rcip_mcp::rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rcip_mcp::rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
+use rcip_mcp::rmcp::{ClientHandler, ErrorData};
 use rcip_mcp::{HostBroker, McpBridge};
 use rcip_runtime::*;
 use serde_json::{Value, json};
@@ -346,25 +343,7 @@ pub async fn connect(app: &App, human: Human, era: Era) -> Client {
 
 /// Connects `human` to `bridge` over an in-process duplex.
 pub async fn connect_bridge(bridge: &McpBridge, human: Human, era: Era) -> Client {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let bridge = bridge.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = bridge.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    match era {
-        Era::Legacy => human.serve(client_io).await.unwrap(),
-        Era::Modern => human
-            .serve_with_lifecycle(
-                client_io,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .unwrap(),
-    }
+    crate::duplex::connect(bridge, human, era == Era::Modern).await
 }
 
 pub fn call(name: &str, arguments: Value) -> CallToolRequestParams {
