@@ -190,18 +190,7 @@ fn partial_report_issue() -> ValidationIssue {
 
 /// `text` cut to [`MAX_ISSUE_TEXT_BYTES`] (see there).
 fn clip_text(text: &str) -> String {
-    if text.len() <= MAX_ISSUE_TEXT_BYTES {
-        return text.to_owned();
-    }
-    // Copy only the part kept: a name can be megabytes long.
-    let mut end = MAX_ISSUE_TEXT_BYTES - '…'.len_utf8();
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let mut clipped = String::with_capacity(MAX_ISSUE_TEXT_BYTES);
-    clipped.push_str(&text[..end]);
-    clipped.push('…');
-    clipped
+    crate::invoke::clip_str(text, MAX_ISSUE_TEXT_BYTES)
 }
 
 /// Converts one validator error into the issues Ajv (the reference's validator) would
