@@ -2,9 +2,8 @@
 //! an `input_required` round with a sealed `requestState` (2026-07-28).
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use rcip_core::jcs::{canonical_json, digest_of_canonical};
 use rcip_core::{ConfirmationInfo, Effect, ErrorCode, InvocationOutcome};
 use rcip_export::Export;
 use rmcp::ErrorData as McpError;
@@ -20,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Consumed, Inner, PendingConfirmation, lock};
 use crate::broker::ConfirmationAnswer;
+use crate::server::now_ms;
 use crate::server::{Call, awaiting_approval, error_result, is_modern, linked, outcome_result};
 
 /// The key of the one input request the bridge makes.
@@ -43,13 +43,6 @@ struct State {
     e: Effect,
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
 /// Whether the request's client can show a form elicitation.
 fn can_elicit_form(ctx: &RequestContext<RoleServer>) -> bool {
     ctx.client_capabilities()
@@ -59,19 +52,8 @@ fn can_elicit_form(ctx: &RequestContext<RoleServer>) -> bool {
 
 /// The associated data that binds a state to the tool, the arguments and the principal.
 fn binding(call: &Call) -> Result<Vec<u8>, McpError> {
-    let canonical = canonical_json(&call.arguments)
-        .map_err(|_| McpError::invalid_params("The tool arguments are too deeply nested.", None))?;
-    let principal = call
-        .principal
-        .as_ref()
-        .map_or_else(|| "-".to_owned(), |p| format!("p:{}", p.id()));
-    Ok(serde_json::to_vec(&json!([
-        BINDING_LABEL,
-        call.tool,
-        digest_of_canonical(&canonical),
-        principal,
-    ]))
-    .unwrap_or_default())
+    call.binding(BINDING_LABEL)
+        .ok_or_else(|| McpError::invalid_params("The tool arguments are too deeply nested.", None))
 }
 
 fn effect_text(effect: Effect) -> &'static str {

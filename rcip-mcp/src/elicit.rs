@@ -9,9 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use rcip_core::jcs::{canonical_json, digest_of_canonical};
 use rcip_runtime::{FromInvocation, HandlerError, InvocationContext};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
@@ -25,6 +24,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Inner, lock};
+use crate::server::now_ms;
 use crate::server::{Call, is_modern};
 
 /// Domain separation for the sealed state's associated data (a confirmation's state never
@@ -226,26 +226,8 @@ struct State {
     a: BTreeMap<String, Value>,
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
 fn binding(call: &Call) -> Option<Vec<u8>> {
-    let canonical = canonical_json(&call.arguments).ok()?;
-    let principal = call
-        .principal
-        .as_ref()
-        .map_or_else(|| "-".to_owned(), |p| format!("p:{}", p.id()));
-    serde_json::to_vec(&json!([
-        BINDING_LABEL,
-        call.tool,
-        digest_of_canonical(&canonical),
-        principal,
-    ]))
-    .ok()
+    call.binding(BINDING_LABEL)
 }
 
 impl McpElicitor {

@@ -71,6 +71,34 @@ pub(crate) struct Call {
     pub(crate) principal: Option<Principal>,
 }
 
+impl Call {
+    /// The associated data a sealed state is bound to: `label` (which kind of state), the
+    /// tool, a SHA-256 of the RFC 8785 arguments and the principal. `None` when the arguments
+    /// nest too deeply to canonicalize.
+    pub(crate) fn binding(&self, label: &str) -> Option<Vec<u8>> {
+        let canonical = rcip_core::jcs::canonical_json(&self.arguments).ok()?;
+        let principal = self
+            .principal
+            .as_ref()
+            .map_or_else(|| "-".to_owned(), |p| format!("p:{}", p.id()));
+        serde_json::to_vec(&json!([
+            label,
+            self.tool,
+            rcip_core::jcs::digest_of_canonical(&canonical),
+            principal,
+        ]))
+        .ok()
+    }
+}
+
+/// Milliseconds since the Unix epoch (the runtime's expiry clock).
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
 impl ServerHandler for McpBridge {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
