@@ -96,6 +96,8 @@ mod error;
 #[cfg(feature = "engine")]
 mod memory;
 #[cfg(feature = "engine")]
+mod principal;
+#[cfg(feature = "engine")]
 mod record;
 #[cfg(feature = "sqlite")]
 mod sqlite;
@@ -118,6 +120,8 @@ pub use engine::{Engine, MAX_IDEMPOTENCY_KEY};
 pub use error::RecordError;
 #[cfg(feature = "engine")]
 pub use memory::MemoryStore;
+#[cfg(feature = "engine")]
+pub use principal::{Caller, DelegatedScope, PrincipalKind, ScopeSet, UnknownScope};
 #[cfg(feature = "engine")]
 pub use record::{Actor, ParticipantRef, Record, RecordView};
 #[cfg(feature = "sqlite")]
