@@ -1,7 +1,7 @@
 //! The conformance fixture's MCP resources and prompts, served beside its tools through
 //! `rcip_mcp::McpBridgeBuilder::resources` and `::prompts`: exactly what the suite's
-//! `resources-*`, `sep-2164-resource-not-found`, `prompts-*`, `completion-complete` and
-//! `caching` scenarios read (`@modelcontextprotocol/conformance` 0.2.0-alpha.12).
+//! `resources-*`, `sep-2164-resource-not-found`, `prompts-*`, `completion-complete`,
+//! `input-required-result-non-tool-request` and `caching` scenarios read (`@modelcontextprotocol/conformance` 0.2.0-alpha.12).
 
 use rcip_mcp::rmcp::ErrorData;
 use rcip_mcp::rmcp::model::{
@@ -10,6 +10,7 @@ use rcip_mcp::rmcp::model::{
 };
 use rcip_mcp::{PromptProvider, ProviderContext, ResourceProvider};
 use rcip_runtime::BoxFuture;
+use serde_json::json;
 
 /// `test://static-text`'s text (scenario `resources-read-text`).
 pub const STATIC_TEXT: &str = "This is the content of the static text resource.";
@@ -140,6 +141,11 @@ impl PromptProvider for ConformancePrompts {
                 Some("A prompt with an image."),
                 None,
             ),
+            Prompt::new(
+                "test_input_required_result_prompt",
+                Some("A prompt that asks the user for context before it renders."),
+                None,
+            ),
         ];
         Box::pin(async move { Ok(prompts) })
     }
@@ -148,10 +154,38 @@ impl PromptProvider for ConformancePrompts {
         &self,
         name: String,
         arguments: JsonObject,
-        _cx: ProviderContext,
+        cx: ProviderContext,
     ) -> BoxFuture<Result<Option<GetPromptResult>, ErrorData>> {
         Box::pin(async move {
             let messages = match name.as_str() {
+                // `input-required-result-non-tool-request`: a question asked while answering
+                // `prompts/get` (2026-07-28: `input_required` under `user_context`).
+                "test_input_required_result_prompt" => {
+                    let elicitor = cx
+                        .elicitor()
+                        .ok_or_else(|| ErrorData::internal_error("no elicitor", None))?;
+                    let schema = json!({
+                        "type": "object",
+                        "properties": {"context": {"type": "string"}},
+                        "required": ["context"]
+                    });
+                    let answer = elicitor
+                        .ask(
+                            "user_context",
+                            "What context should the prompt use?",
+                            schema,
+                        )
+                        .await?;
+                    let context = answer
+                        .content()
+                        .and_then(|c| c.get("context"))
+                        .and_then(|c| c.as_str())
+                        .unwrap_or("none");
+                    vec![PromptMessage::new_text(
+                        Role::User,
+                        format!("Prompt with context: {context}"),
+                    )]
+                }
                 "test_simple_prompt" => vec![PromptMessage::new_text(
                     Role::User,
                     "This is a simple prompt for testing.",

@@ -210,7 +210,7 @@ fn ask(state: &State, sealed: String) -> Result<CallToolResponse, McpError> {
 
 /// One refusal for every state that does not open: forged, tampered, expired, or sealed for
 /// another tool, other arguments or another principal.
-fn refused() -> McpError {
+pub(crate) fn refused() -> McpError {
     McpError::invalid_params(
         "The requestState is not valid for this request (altered, expired, or issued for another call).",
         None,

@@ -16,7 +16,7 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ElicitRequest,
     ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest, InputRequests,
-    InputRequiredResult, SealOptions,
+    InputRequiredResult, InputResponses, SealOptions,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
@@ -119,6 +119,17 @@ impl From<ElicitError> for HandlerError {
             ElicitError::InvalidSchema | ElicitError::Failed => ELICITATION_FAILED,
         };
         HandlerError::public(code, &error, Vec::new())
+    }
+}
+
+/// For a [`PromptProvider`](crate::PromptProvider) that asks through
+/// [`ProviderContext::elicitor`](crate::ProviderContext::elicitor): `?` ends `get`, and the
+/// bridge answers from the elicitor's record (`input_required`, or `-32021`) whatever error
+/// this became; only [`ElicitError::InvalidSchema`] and [`ElicitError::Failed`] reach the
+/// client as this internal error.
+impl From<ElicitError> for McpError {
+    fn from(error: ElicitError) -> Self {
+        McpError::internal_error(format!("{ELICITATION_FAILED}: {error}"), None)
     }
 }
 
@@ -373,13 +384,14 @@ impl FromInvocation for McpElicitor {
     }
 }
 
-/// The elicitor of one `tools/call`: on 2026-07-28, with the answers of a `requestState`
-/// this module sealed (one that does not open is left to the confirmations) and of
-/// `inputResponses`.
-pub(crate) fn for_call(
+/// The elicitor of one request (`tools/call`, or `prompts/get`): on 2026-07-28, with the
+/// answers of a `requestState` this module sealed under `binding` (one that does not open is
+/// left to the confirmations) and of `inputResponses`.
+pub(crate) fn for_request(
     inner: &Inner,
-    call: &Call,
-    request: &CallToolRequestParams,
+    binding: Option<&[u8]>,
+    request_state: Option<&str>,
+    input_responses: Option<&InputResponses>,
     ctx: &RequestContext<RoleServer>,
 ) -> McpElicitor {
     let capabilities = ctx
@@ -387,15 +399,14 @@ pub(crate) fn for_call(
         .and_then(|c| serde_json::to_value(c).ok())
         .unwrap_or_else(|| json!({}));
     let era = if is_modern(ctx) {
-        let opened = request.request_state.as_deref().and_then(|sealed| {
-            let binding = binding(call)?;
-            let state: State = inner.codec.open_json_with(sealed, &binding).ok()?;
+        let opened = request_state.and_then(|sealed| {
+            let state: State = inner.codec.open_json_with(sealed, binding?).ok()?;
             (state.x >= now_ms()).then_some(state)
         });
         Era::Modern {
             has_state: opened.is_some(),
             earlier: opened.map(|s| s.a).unwrap_or_default(),
-            responses: request.input_responses.clone().unwrap_or_default(),
+            responses: input_responses.cloned().unwrap_or_default(),
         }
     } else {
         Era::Legacy {
@@ -412,6 +423,22 @@ pub(crate) fn for_call(
     }
 }
 
+/// The elicitor of one `tools/call`.
+pub(crate) fn for_call(
+    inner: &Inner,
+    call: &Call,
+    request: &CallToolRequestParams,
+    ctx: &RequestContext<RoleServer>,
+) -> McpElicitor {
+    for_request(
+        inner,
+        binding(call).as_deref(),
+        request.request_state.as_deref(),
+        request.input_responses.as_ref(),
+        ctx,
+    )
+}
+
 /// After the invocation: the MCP answer the elicitor's record calls for, if any (a missing
 /// client capability: `-32021`; unanswered questions: `input_required`), whatever the
 /// outcome was (a handler that swallowed the error still gets its questions asked).
@@ -420,6 +447,15 @@ pub(crate) fn finish(
     call: &Call,
     elicitor: &McpElicitor,
 ) -> Option<Result<CallToolResponse, McpError>> {
+    finish_request(inner, binding(call).as_deref(), elicitor).map(|answer| answer.map(Into::into))
+}
+
+/// [`finish`] for any request whose state is bound to `binding`.
+pub(crate) fn finish_request(
+    inner: &Inner,
+    binding: Option<&[u8]>,
+    elicitor: &McpElicitor,
+) -> Option<Result<InputRequiredResult, McpError>> {
     let record = std::mem::take(&mut *lock(&elicitor.inner.record));
     if let Some(name) = record.missing {
         let required =
@@ -438,14 +474,12 @@ pub(crate) fn finish(
         x: now_ms().saturating_add(u64::try_from(ANSWER_TIME.as_millis()).unwrap_or(u64::MAX)),
         a: answers,
     };
-    let sealed = binding(call).and_then(|binding| {
+    let sealed = binding.and_then(|binding| {
         inner
             .codec
             .seal_json_with(
                 &state,
-                &SealOptions::new()
-                    .associated_data(&binding)
-                    .ttl(ANSWER_TIME),
+                &SealOptions::new().associated_data(binding).ttl(ANSWER_TIME),
             )
             .ok()
     });
@@ -459,7 +493,5 @@ pub(crate) fn finish(
     for (key, params) in record.questions {
         requests.insert(key, InputRequest::Elicitation(ElicitRequest::new(params)));
     }
-    Some(Ok(
-        InputRequiredResult::new(Some(requests), Some(sealed)).into()
-    ))
+    Some(Ok(InputRequiredResult::new(Some(requests), Some(sealed))))
 }

@@ -101,7 +101,10 @@
 //! [`McpBridgeBuilder::prompts`] with a [`PromptProvider`] (results in rmcp's model types).
 //! Their capabilities, and `completions`, are advertised only when a provider is set. An
 //! unknown resource is `-32002` on 2025-11-25 and `-32602` on 2026-07-28 (SEP-2164), with
-//! `data.uri`; `resources/subscribe` is 2025-11-25 only.
+//! `data.uri`; `resources/subscribe` is 2025-11-25 only. A prompt provider may ask the human
+//! before it renders, through [`ProviderContext::elicitor`]: on 2026-07-28 an unanswered
+//! question answers `prompts/get` with `input_required`, its `requestState` sealed to the
+//! prompt, its arguments and the principal (an altered or foreign state is `-32602`).
 //!
 //! # Transports
 //!

@@ -12,10 +12,15 @@ use rmcp::model::{
     JsonObject, ListPromptsResult, Prompt, PromptsCapability, ServerCapabilities,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::bridge::{Inner, McpBridgeBuilder};
+use crate::elicit;
 use crate::resources::ProviderContext;
+use crate::server::{is_modern, principal_of, state_binding};
+
+/// Domain separation for a prompt's sealed elicitation state (never opens as a tool's).
+const PROMPT_BINDING_LABEL: &str = "rcip-mcp/prompt-elicitation/v1";
 
 /// Trusted host code offering MCP prompts beside the bridge's tools
 /// ([`McpBridgeBuilder::prompts`]).
@@ -128,10 +133,30 @@ pub(crate) async fn get(
         .ok_or_else(McpError::method_not_found::<rmcp::model::GetPromptRequestMethod>)?;
     let name = request.name;
     let arguments = request.arguments.unwrap_or_default();
-    match provider
-        .get(name.clone(), arguments, ProviderContext::of(&ctx))
-        .await?
-    {
+    // A question the provider asks is sealed to this prompt, these arguments and the caller.
+    let binding = state_binding(
+        PROMPT_BINDING_LABEL,
+        &name,
+        &Value::Object(arguments.clone()),
+        principal_of(&ctx).as_ref(),
+    );
+    let elicitor = elicit::for_request(
+        inner,
+        binding.as_deref(),
+        request.request_state.as_deref(),
+        request.input_responses.as_ref(),
+        &ctx,
+    );
+    // A prompt has no confirmations: a state that does not open as this prompt's is refused.
+    if request.request_state.is_some() && is_modern(&ctx) && !elicitor.has_state() {
+        return Err(crate::confirm::refused());
+    }
+    let cx = ProviderContext::of(&ctx).with_elicitor(elicitor.clone());
+    let got = provider.get(name.clone(), arguments, cx).await;
+    if let Some(answer) = elicit::finish_request(inner, binding.as_deref(), &elicitor) {
+        return answer.map(Into::into);
+    }
+    match got? {
         Some(result) => Ok(result.into()),
         None => Err(McpError::invalid_params(
             format!("Unknown prompt: {name}"),

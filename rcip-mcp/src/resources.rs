@@ -20,6 +20,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Inner, McpBridgeBuilder};
+use crate::elicit::McpElicitor;
 use crate::server::principal_of;
 
 /// Who asks, and on which revision: what a [`ResourceProvider`] or
@@ -30,6 +31,7 @@ pub struct ProviderContext {
     protocol_version: Option<ProtocolVersion>,
     cancellation: CancellationToken,
     peer: Peer<RoleServer>,
+    elicitor: Option<McpElicitor>,
 }
 
 impl ProviderContext {
@@ -39,7 +41,25 @@ impl ProviderContext {
             protocol_version: ctx.protocol_version(),
             cancellation: ctx.ct.clone(),
             peer: ctx.peer.clone(),
+            elicitor: None,
         }
+    }
+
+    pub(crate) fn with_elicitor(mut self, elicitor: McpElicitor) -> Self {
+        self.elicitor = Some(elicitor);
+        self
+    }
+
+    /// Asks the human for data while answering `prompts/get` (and only there): the same
+    /// [`McpElicitor`] a capability gets, with the same two eras. On 2026-07-28 an unanswered
+    /// [`ask`](McpElicitor::ask) returns [`ElicitError::InputRequired`](crate::ElicitError);
+    /// propagate it with `?` and the bridge answers `input_required` with a `requestState`
+    /// sealed to the prompt's name, its arguments and the principal; the retry calls
+    /// [`get`](crate::PromptProvider::get) again, and `ask` finds its answer. Ask every
+    /// question before anything else happens.
+    #[must_use]
+    pub fn elicitor(&self) -> Option<&McpElicitor> {
+        self.elicitor.as_ref()
     }
 
     /// The caller the HTTP bearer hook established (never on stdio).

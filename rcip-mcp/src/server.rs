@@ -76,19 +76,28 @@ impl Call {
     /// tool, a SHA-256 of the RFC 8785 arguments and the principal. `None` when the arguments
     /// nest too deeply to canonicalize.
     pub(crate) fn binding(&self, label: &str) -> Option<Vec<u8>> {
-        let canonical = rcip_core::jcs::canonical_json(&self.arguments).ok()?;
-        let principal = self
-            .principal
-            .as_ref()
-            .map_or_else(|| "-".to_owned(), |p| format!("p:{}", p.id()));
-        serde_json::to_vec(&json!([
-            label,
-            self.tool,
-            rcip_core::jcs::digest_of_canonical(&canonical),
-            principal,
-        ]))
-        .ok()
+        state_binding(label, &self.tool, &self.arguments, self.principal.as_ref())
     }
+}
+
+/// The associated data of a sealed state: `label` (which kind of state), `subject` (the tool
+/// or prompt), a SHA-256 of the RFC 8785 `arguments` and the principal. `None` when the
+/// arguments nest too deeply to canonicalize.
+pub(crate) fn state_binding(
+    label: &str,
+    subject: &str,
+    arguments: &Value,
+    principal: Option<&Principal>,
+) -> Option<Vec<u8>> {
+    let canonical = rcip_core::jcs::canonical_json(arguments).ok()?;
+    let principal = principal.map_or_else(|| "-".to_owned(), |p| format!("p:{}", p.id()));
+    serde_json::to_vec(&json!([
+        label,
+        subject,
+        rcip_core::jcs::digest_of_canonical(&canonical),
+        principal,
+    ]))
+    .ok()
 }
 
 /// Milliseconds since the Unix epoch (the runtime's expiry clock).

@@ -11,11 +11,12 @@ use std::sync::{Arc, Mutex};
 use duplex::connect;
 use rcip_mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ErrorCode, Implementation, ProtocolVersion,
+    ElicitationAction, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, JsonObject, Prompt, PromptMessage, ProtocolVersion, Role,
 };
 use rcip_mcp::rmcp::service::{RequestContext, RoleClient, ServiceError};
 use rcip_mcp::rmcp::{ClientHandler, ErrorData};
-use rcip_mcp::{ElicitAnswer, McpBridge, McpElicitor};
+use rcip_mcp::{ElicitAnswer, McpBridge, McpElicitor, PromptProvider, ProviderContext};
 use rcip_runtime::*;
 use serde_json::{Value, json};
 
@@ -230,5 +231,136 @@ async fn a_forged_elicitation_state_is_refused() {
     };
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
     assert_eq!(app.runs.load(Ordering::SeqCst), 0);
+    client.cancel().await.unwrap();
+}
+
+/// A prompt that asks the human's name before it renders, through its `ProviderContext`.
+#[derive(Debug)]
+struct Welcome;
+
+impl PromptProvider for Welcome {
+    fn list(&self, _cx: ProviderContext) -> BoxFuture<Result<Vec<Prompt>, ErrorData>> {
+        Box::pin(async {
+            Ok(vec![Prompt::new(
+                "welcome",
+                Some("Welcome the user."),
+                None,
+            )])
+        })
+    }
+
+    fn get(
+        &self,
+        _name: String,
+        arguments: JsonObject,
+        cx: ProviderContext,
+    ) -> BoxFuture<Result<Option<GetPromptResult>, ErrorData>> {
+        Box::pin(async move {
+            let elicitor = cx.elicitor().expect("prompts/get has an elicitor").clone();
+            let answer = elicitor
+                .ask("user_name", "What is your name?", form("name"))
+                .await?;
+            let tone = arguments
+                .get("tone")
+                .and_then(Value::as_str)
+                .unwrap_or("warm");
+            let text = format!("Give {} a {tone} welcome.", field(&answer, "name"));
+            Ok(Some(GetPromptResult::new(vec![PromptMessage::new_text(
+                Role::User,
+                text,
+            )])))
+        })
+    }
+}
+
+fn welcome_bridge() -> (Runtime, McpBridge) {
+    let definition = ApplicationDefinition::new("welcome", "Welcome", "Nothing but a prompt.");
+    let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
+    let bridge = McpBridge::builder(runtime.client())
+        .prompts(Arc::new(Welcome))
+        .build()
+        .unwrap();
+    (runtime, bridge)
+}
+
+fn prompt_text(result: &GetPromptResult) -> String {
+    serde_json::to_value(&result.messages).unwrap()[0]["content"]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_asks_the_human_before_it_renders() {
+    for era in [Era::Legacy, Era::Modern] {
+        let (_runtime, bridge) = welcome_bridge();
+        let human = Human {
+            elicitation: true,
+            ..Human::default()
+        };
+        let client = connect(&bridge, human.clone(), era == Era::Modern).await;
+        let got = client
+            .get_prompt(GetPromptRequestParams::new("welcome"))
+            .await
+            .unwrap();
+        assert_eq!(prompt_text(&got), "Give Ada a warm welcome.", "{era:?}");
+        assert_eq!(
+            *human.asked.lock().unwrap(),
+            ["What is your name?"],
+            "{era:?}"
+        );
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompts_request_state_is_bound_to_its_arguments() {
+    let (_runtime, bridge) = welcome_bridge();
+    let human = Human {
+        elicitation: true,
+        ..Human::default()
+    };
+    let client = connect(&bridge, human, true).await;
+    let warm = GetPromptRequestParams::new("welcome")
+        .with_arguments(json!({"tone": "warm"}).as_object().unwrap().clone());
+    let GetPromptResponse::InputRequired(round) =
+        client.get_prompt_once(warm.clone()).await.unwrap()
+    else {
+        panic!("the first round asks")
+    };
+    let requests = serde_json::to_value(&round.input_requests).unwrap();
+    assert_eq!(
+        requests["user_name"]["method"], "elicitation/create",
+        "{requests}"
+    );
+    let state = round.request_state.unwrap();
+    // The same state with the answer, on the same arguments: complete.
+    let mut answered = warm.clone();
+    answered.request_state = Some(state.clone());
+    answered.input_responses = Some(
+        [(
+            "user_name".to_owned(),
+            json!({"action": "accept", "content": {"name": "Lin"}}),
+        )]
+        .into(),
+    );
+    let GetPromptResponse::Complete(done) = client.get_prompt_once(answered.clone()).await.unwrap()
+    else {
+        panic!("the answer completes it")
+    };
+    assert_eq!(prompt_text(&done), "Give Lin a warm welcome.");
+    // Sealed for other arguments, or altered: refused, nothing rendered.
+    for (tone, sealed) in [
+        ("cold", state.clone()),
+        ("warm", format!("{state}-TAMPERED")),
+    ] {
+        let mut other = answered.clone();
+        other.arguments = Some(json!({"tone": tone}).as_object().unwrap().clone());
+        other.request_state = Some(sealed);
+        let ServiceError::McpError(error) = client.get_prompt_once(other).await.unwrap_err() else {
+            panic!("a JSON-RPC error")
+        };
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{tone}");
+    }
     client.cancel().await.unwrap();
 }
