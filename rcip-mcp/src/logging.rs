@@ -68,10 +68,43 @@ pub(crate) fn advertise(capabilities: &mut ServerCapabilities) {
     capabilities.logging = Some(JsonObject::default());
 }
 
-/// The levels 2025-11-25 sessions set with `logging/setLevel`, by session.
+/// The most sessions whose level is kept: past it, the level set longest ago is forgotten
+/// (that session's messages stop until it sets a level again), so sessions that come and go
+/// never grow the table without bound.
+const MAX_SESSIONS: usize = 10_000;
+
+/// The levels 2025-11-25 sessions set with `logging/setLevel`, by session, each with the
+/// order in which it was set.
 #[derive(Default)]
 pub(crate) struct Levels {
-    by_session: Mutex<HashMap<String, McpLogLevel>>,
+    by_session: Mutex<SessionLevels>,
+}
+
+#[derive(Default)]
+struct SessionLevels {
+    levels: HashMap<String, (McpLogLevel, u64)>,
+    next: u64,
+}
+
+impl SessionLevels {
+    fn set(&mut self, session: String, level: McpLogLevel) {
+        if self.levels.len() >= MAX_SESSIONS && !self.levels.contains_key(&session) {
+            let oldest = self
+                .levels
+                .iter()
+                .min_by_key(|(_, (_, order))| *order)
+                .map(|(s, _)| s.clone());
+            if let Some(oldest) = oldest {
+                self.levels.remove(&oldest);
+            }
+        }
+        self.next += 1;
+        self.levels.insert(session, (level, self.next));
+    }
+
+    fn get(&self, session: &str) -> Option<McpLogLevel> {
+        self.levels.get(session).map(|(level, _)| *level)
+    }
 }
 
 /// The session a request belongs to: its `MCP-Session-Id` over HTTP; stdio serves one.
@@ -87,7 +120,7 @@ fn session_of(ctx: &RequestContext<RoleServer>) -> String {
 impl Levels {
     /// `logging/setLevel`: remembers the session's level.
     pub(crate) fn set(&self, level: LoggingLevel, ctx: &RequestContext<RoleServer>) {
-        lock(&self.by_session).insert(session_of(ctx), McpLogLevel::from_rmcp(level));
+        lock(&self.by_session).set(session_of(ctx), McpLogLevel::from_rmcp(level));
     }
 
     /// The minimum level for messages of this request: on 2026-07-28 its `_meta` logLevel,
@@ -96,7 +129,7 @@ impl Levels {
         if crate::server::is_modern(ctx) {
             return ctx.meta.log_level().map(McpLogLevel::from_rmcp);
         }
-        lock(&self.by_session).get(&session_of(ctx)).copied()
+        lock(&self.by_session).get(&session_of(ctx))
     }
 }
 
@@ -168,5 +201,27 @@ impl McpLog {
             param = param.with_logger(logger);
         }
         self.peer.notify_logging_message(param).await.is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_SESSIONS, McpLogLevel, SessionLevels};
+
+    #[test]
+    fn the_session_table_is_bounded_and_forgets_the_oldest() {
+        let mut levels = SessionLevels::default();
+        for n in 0..=MAX_SESSIONS {
+            levels.set(format!("s{n}"), McpLogLevel::Info);
+        }
+        assert_eq!(levels.levels.len(), MAX_SESSIONS);
+        assert_eq!(levels.get("s0"), None);
+        assert_eq!(levels.get("s1"), Some(McpLogLevel::Info));
+        // Setting a kept session again keeps it, and makes it the newest.
+        levels.set("s1".to_owned(), McpLogLevel::Error);
+        levels.set("new".to_owned(), McpLogLevel::Debug);
+        assert_eq!(levels.get("s1"), Some(McpLogLevel::Error));
+        assert_eq!(levels.get("s2"), None);
+        assert_eq!(levels.levels.len(), MAX_SESSIONS);
     }
 }
