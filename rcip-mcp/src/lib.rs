@@ -86,6 +86,12 @@
 //! come before its side effects). A client that lacks `elicitation`, or a capability
 //! [`McpElicitor::require_client_capability`] names, gets `-32021`.
 //!
+//! Unlike a confirmation's, a data state is not single-use, by design: it carries only
+//! answers the client itself gave (the protocol lets a client send them as `inputResponses`
+//! with no state at all), so replaying one grants nothing; approval is never data. A
+//! capability that asks for data and also needs approval still goes through its
+//! confirmation, which is single-use.
+//!
 //! # Discovery changes
 //!
 //! After each revision (debounced), the listed tools (names, schemas, annotations, listed
