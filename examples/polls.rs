@@ -6,6 +6,20 @@
 //! `-- mcp` serves the application over MCP on stdio and `-- mcp-http [ADDR]` over
 //! streamable HTTP (default `127.0.0.1:8001`), approvals asked through the MCP client.
 //!
+//! `polls.wait` ("Wait for votes") is the slow read: it waits until a poll has at least the
+//! given number of votes (or is closed), for at most `timeoutMs` (default and maximum
+//! 60000), woken by each vote rather than by polling. It follows the caller's cancellation
+//! (an MCP `notifications/cancelled`, an Assist turn cancelled): the wait ends at once as
+//! `EXECUTION_ABORTED`. While it waits, the caller is counted in its poll's `watchers` in
+//! `polls.list`, so anyone can see a cancelled wait is gone.
+//!
+//! In the MCP modes the host has a maintenance switch: each `SIGUSR1` (Unix) toggles a
+//! read-only mode, in which the host drops the bindings of the application's writes
+//! (`polls.create`, `poll.rename`, `poll.vote`, `polls.close`): they leave `tools/list`, the
+//! bridge sends `notifications/tools/list_changed`, and a call to one is answered
+//! `CAPABILITY_UNBOUND`. The next `SIGUSR1` binds them again. Each toggle prints one line to
+//! stderr (`kill -USR1 PID`).
+//!
 //! The host (trusted application code) builds the runtime from the catalog, binds each
 //! capability with the application state, sets the semantic context and approves or declines
 //! confirmations. The tool receives nothing but an `Arc<dyn RcipClient>`: it discovers,
@@ -19,6 +33,7 @@
 //! destructive action, an ambiguous request answered with a message, and a cancelled turn.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 mod assistant;
 
@@ -27,7 +42,7 @@ use rcip_runtime::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// The application's private state: never part of a snapshot.
 #[derive(Debug, Default)]
@@ -41,6 +56,8 @@ struct Poll {
     question: String,
     votes: Vec<u32>,
     closed: bool,
+    /// Callers of `polls.wait` waiting on this poll now.
+    watchers: u32,
 }
 
 impl Polls {
@@ -54,7 +71,11 @@ impl Polls {
 
 /// The shared state, as handlers reach it (cloned for each call).
 #[derive(Debug, Clone, Default)]
-struct Store(Arc<Mutex<Polls>>);
+struct Store {
+    polls: Arc<Mutex<Polls>>,
+    /// Bumped at every vote and close: what wakes `polls.wait`.
+    changes: Arc<watch::Sender<u64>>,
+}
 
 impl Store {
     /// Runs `f` on the state; a poisoned lock is a handler failure, not a crash.
@@ -63,10 +84,46 @@ impl Store {
         f: impl FnOnce(&mut Polls) -> Result<T, HandlerError>,
     ) -> Result<T, HandlerError> {
         let mut polls = self
-            .0
+            .polls
             .lock()
             .map_err(|_| HandlerError::failed("state lock poisoned"))?;
         f(&mut polls)
+    }
+
+    /// Wakes every waiting `polls.wait` to look at the votes again.
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+}
+
+/// One caller of `polls.wait`, counted in its poll's `watchers` for as long as this lives:
+/// however the wait ends (an answer, a failure, or its future dropped), the count goes down.
+struct Watching {
+    store: Store,
+    poll_id: String,
+}
+
+impl Watching {
+    fn start(store: &Store, poll_id: &str) -> Result<Self, HandlerError> {
+        store.with(|polls| {
+            polls.find(poll_id)?.watchers += 1;
+            Ok(())
+        })?;
+        Ok(Watching {
+            store: store.clone(),
+            poll_id: poll_id.to_owned(),
+        })
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.store.with(|polls| {
+            if let Ok(poll) = polls.find(&self.poll_id) {
+                poll.watchers = poll.watchers.saturating_sub(1);
+            }
+            Ok(())
+        });
     }
 }
 
@@ -119,12 +176,45 @@ struct Vote {
     option: u8,
 }
 
+/// How long `polls.wait` waits at most, in milliseconds.
+const MAX_WAIT_MS: u32 = 60_000;
+
+/// A vote count to wait for.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct WaitFor {
+    /// The poll id.
+    #[schemars(length(min = 1))]
+    poll_id: String,
+    /// The total number of votes to wait for.
+    #[schemars(range(min = 1, max = 1_000_000))]
+    votes: u32,
+    /// How long to wait at most, in milliseconds (default and maximum 60000).
+    #[schemars(range(min = 0, max = 60_000))]
+    timeout_ms: Option<u32>,
+}
+
 /// A poll in the list.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct PollSummary {
     id: String,
     question: String,
+    closed: bool,
+    /// Callers of `polls.wait` waiting on this poll now.
+    watchers: u32,
+}
+
+/// A poll's votes when a wait ended.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Waited {
+    poll_id: String,
+    votes: Vec<u32>,
+    /// The votes, all options together.
+    total: u32,
+    /// Whether `total` reached the count waited for (if not, time ran out or the poll closed).
+    reached: bool,
     closed: bool,
 }
 
@@ -140,7 +230,7 @@ struct Results {
 
 /// List polls.
 ///
-/// Lists every poll with its question.
+/// Lists every poll with its question, and how many callers of polls.wait wait on it now.
 #[capability(effect = "read", scope = "polls", id = "polls.list")]
 fn list_polls(store: Store, _input: Nothing) -> Result<Vec<PollSummary>, HandlerError> {
     store.with(|polls| {
@@ -151,6 +241,7 @@ fn list_polls(store: Store, _input: Nothing) -> Result<Vec<PollSummary>, Handler
                 id: p.id.clone(),
                 question: p.question.clone(),
                 closed: p.closed,
+                watchers: p.watchers,
             })
             .collect())
     })
@@ -178,6 +269,7 @@ fn create_poll(store: Store, input: CreatePoll) -> Result<PollRef, HandlerError>
             question: input.question,
             votes: vec![0; input.options.len()],
             closed: false,
+            watchers: 0,
         });
         Ok(PollRef { poll_id })
     })
@@ -202,7 +294,7 @@ fn rename(store: Store, input: Rename) -> Result<PollRef, HandlerError> {
 /// Casts one vote for an option of an open poll.
 #[capability(effect = "write", scope = "poll")]
 fn vote(store: Store, input: Vote) -> Result<Results, HandlerError> {
-    store.with(|polls| {
+    let voted = store.with(|polls| {
         let poll = polls.find(&input.poll_id)?;
         if poll.closed {
             return Err(HandlerError::failed("the poll is closed"));
@@ -216,7 +308,9 @@ fn vote(store: Store, input: Vote) -> Result<Results, HandlerError> {
             poll_id: poll.id.clone(),
             votes: poll.votes.clone(),
         })
-    })
+    })?;
+    store.changed();
+    Ok(voted)
 }
 
 /// Read results.
@@ -238,13 +332,58 @@ async fn results(store: Store, input: PollRef) -> Result<Results, HandlerError> 
 /// Closes a poll for good; no more votes.
 #[capability(effect = "destructive", scope = "poll", id = "polls.close")]
 fn close_poll(store: Store, input: PollRef) -> Result<PollRef, HandlerError> {
-    store.with(|polls| {
+    let closed = store.with(|polls| {
         let poll = polls.find(&input.poll_id)?;
         poll.closed = true;
         Ok(PollRef {
             poll_id: poll.id.clone(),
         })
-    })
+    })?;
+    store.changed();
+    Ok(closed)
+}
+
+/// Wait for votes.
+///
+/// Waits until a poll has at least that many votes or is closed, at most timeoutMs (60000 max).
+#[capability(
+    effect = "read",
+    scope = "poll",
+    id = "polls.wait",
+    when_to_use = "When the user wants to hear back once enough people have voted."
+)]
+async fn wait_for_votes(
+    store: Store,
+    input: WaitFor,
+    cancellation: CancellationSignal,
+) -> Result<Waited, HandlerError> {
+    let wait = input.timeout_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS);
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(u64::from(wait));
+    // Subscribed before the first look, so a vote between the look and the wait still wakes.
+    let mut changes = store.changes.subscribe();
+    let _watching = Watching::start(&store, &input.poll_id)?;
+    let mut timed_out = false;
+    loop {
+        let now = store.with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
+            let total = poll.votes.iter().sum::<u32>();
+            Ok(Waited {
+                poll_id: poll.id.clone(),
+                votes: poll.votes.clone(),
+                total,
+                reached: total >= input.votes,
+                closed: poll.closed,
+            })
+        })?;
+        if now.reached || now.closed || timed_out {
+            return Ok(now);
+        }
+        tokio::select! {
+            () = cancellation.cancelled() => return Err(HandlerError::aborted()),
+            () = tokio::time::sleep_until(deadline) => timed_out = true,
+            changed = changes.changed() => timed_out = changed.is_err(),
+        }
+    }
 }
 
 /// The relationship programs of `programs/`, compiled by `build.rs`.
@@ -263,13 +402,22 @@ catalog! {
             ("polls", "Poll list", "Every poll of the group."),
             ("poll", "Open poll", "The poll on screen.", parent = "polls"),
         ],
-        capabilities = [list_polls, create_poll, rename, vote, results, close_poll],
+        capabilities = [list_polls, create_poll, rename, vote, results, wait_for_votes, close_poll],
         capability_sets = [programs::polls::Capabilities],
     }
 }
 
-/// Binds every capability over the shared state.
-fn bind_all(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
+/// Binds the application's reads over the shared state.
+fn bind_reads(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
+    Ok(vec![
+        host.bind_capability::<list_polls>(store.clone())?,
+        host.bind_capability::<results>(store.clone())?,
+        host.bind_capability::<wait_for_votes>(store.clone())?,
+    ])
+}
+
+/// Binds the application's writes over the shared state (what maintenance unbinds).
+fn bind_writes(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
     let open = store.clone();
     // Closing needs at least one open poll: a live availability fact.
     let close = <close_poll as Capability>::binding(store.clone()).with_availability(move || {
@@ -281,13 +429,54 @@ fn bind_all(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
         }
     });
     Ok(vec![
-        host.bind_capability::<list_polls>(store.clone())?,
         host.bind_capability::<create_poll>(store.clone())?,
         host.bind_capability::<rename>(store.clone())?,
         host.bind_capability::<vote>(store.clone())?,
-        host.bind_capability::<results>(store.clone())?,
         host.bind(close_poll::ID, close)?,
     ])
+}
+
+/// The host's maintenance switch in the MCP modes: each `SIGUSR1` drops the write bindings
+/// (read-only mode) or binds them again. The bridge sees the snapshot change and tells its
+/// clients `tools/list` changed. The handler is installed here, before the server answers
+/// anything: SIGUSR1's default action would end the process.
+#[cfg(unix)]
+fn maintenance(
+    host: Host,
+    store: Store,
+    writes: Vec<BindingGuard>,
+) -> std::io::Result<impl Future<Output = Result<(), Error>>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut signals = signal(SignalKind::user_defined1())?;
+    Ok(async move {
+        let mut writes = Some(writes);
+        while signals.recv().await.is_some() {
+            if let Some(guards) = writes.take() {
+                drop(guards);
+                eprintln!(
+                    "polls: maintenance on (read-only): polls.create, poll.rename, poll.vote \
+                     and polls.close unbound"
+                );
+            } else {
+                writes = Some(bind_writes(&host, &store)?);
+                eprintln!("polls: maintenance off: the writes are bound again");
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Without Unix signals there is no maintenance switch: the writes stay bound.
+#[cfg(not(unix))]
+fn maintenance(
+    _host: Host,
+    _store: Store,
+    writes: Vec<BindingGuard>,
+) -> std::io::Result<impl Future<Output = Result<(), Error>>> {
+    Ok(async move {
+        let _writes = writes;
+        std::future::pending().await
+    })
 }
 
 /// A confirmation the tool hands to the trusted host UI, with a way to hear the result.
@@ -504,7 +693,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let host = runtime.host();
     let store = Store::default();
-    let _bindings = bind_all(&host, &store)?;
+    let _reads = bind_reads(&host, &store)?;
+    let writes = bind_writes(&host, &store)?;
     // The relationship program's records live in the engine (in memory here); its
     // capabilities serve one workspace, as the agent.
     let engine = Arc::new(Engine::in_memory().with_program(programs::polls::PACKAGE.clone())?);
@@ -520,18 +710,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // As an MCP server: `-- mcp` on stdio, `-- mcp-http [ADDR]` over streamable HTTP. Every
     // approval is asked of the human through the MCP client's elicitation.
     if let Some(mode @ ("mcp" | "mcp-http")) = args.first().map(String::as_str) {
+        let http_addr: std::net::SocketAddr = args
+            .get(1)
+            .map_or("127.0.0.1:8001", String::as_str)
+            .parse()?;
         let bridge = rcip_mcp::McpBridge::builder(runtime.client())
             .confirmations(Arc::new(rcip_mcp::HostBroker::new(host.clone())))
             .build()?;
-        if mode == "mcp" {
-            rcip_mcp::serve_stdio(bridge).await?;
-        } else {
-            let addr = args
-                .get(1)
-                .map_or("127.0.0.1:8001", String::as_str)
-                .parse()?;
-            eprintln!("polls: MCP over streamable HTTP at http://{addr}/mcp");
-            rcip_mcp::serve_http(bridge, addr, rcip_mcp::HttpOptions::new()).await?;
+        let switch = maintenance(host.clone(), store.clone(), writes)?;
+        let serve = async {
+            if mode == "mcp" {
+                return rcip_mcp::serve_stdio(bridge).await;
+            }
+            eprintln!("polls: MCP over streamable HTTP at http://{http_addr}/mcp");
+            rcip_mcp::serve_http(bridge, http_addr, rcip_mcp::HttpOptions::new()).await
+        };
+        tokio::select! {
+            served = serve => served?,
+            switched = switch => switched?,
         }
         return Ok(());
     }

@@ -1,21 +1,26 @@
 //! `polls -- mcp` and `polls -- mcp-http ADDR` with rmcp's own client, a client no one here
 //! wrote: tools with annotations, a read, a write approved through the client's elicitation,
-//! a destructive one declined, invalid input with its issues; both MCP revisions.
+//! a destructive one declined, invalid input with its issues, a slow call (`polls.wait`)
+//! cancelled, then the host's maintenance switch (`SIGUSR1`): `list_changed`, the writes gone
+//! from `tools/list` and a call to one `CAPABILITY_UNBOUND`, and back; both MCP revisions.
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, Implementation, ProtocolVersion,
+    ElicitResult, ElicitationAction, Implementation, ProtocolVersion, SubscriptionFilter,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService,
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext, RoleClient,
+    RunningService, Subscription,
 };
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ErrorData};
 use serde_json::{Value, json};
+use tokio::sync::watch;
 
 /// `target/<profile>/examples/polls`, next to this test's `target/<profile>/deps/` binary.
 fn example_binary() -> PathBuf {
@@ -26,9 +31,12 @@ fn example_binary() -> PathBuf {
         .join(format!("polls{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// The human at the client: approves everything but closing a poll.
-#[derive(Clone)]
-struct Human;
+/// The human at the client: approves everything but closing a poll. Counts 2025-11-25
+/// `list_changed` notifications (2026-07-28 ones come on a listen stream instead).
+#[derive(Clone, Default)]
+struct Human {
+    list_changed: Arc<watch::Sender<u64>>,
+}
 
 impl ClientHandler for Human {
     fn get_info(&self) -> ClientConfig {
@@ -53,6 +61,69 @@ impl ClientHandler for Human {
             ElicitResult::new(ElicitationAction::Accept).with_content(json!({"confirm": true}))
         })
     }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.send_modify(|n| *n += 1);
+    }
+}
+
+/// Where a session hears `notifications/tools/list_changed`.
+enum Changes {
+    /// 2025-11-25: the client handler's count.
+    Legacy(watch::Receiver<u64>),
+    /// 2026-07-28: a `subscriptions/listen` stream.
+    Modern(Box<Subscription>),
+}
+
+impl Changes {
+    async fn open(client: &RunningService<RoleClient, Human>, human: &Human, modern: bool) -> Self {
+        if !modern {
+            return Changes::Legacy(human.list_changed.subscribe());
+        }
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        Changes::Modern(Box::new(client.peer().listen(filter).await.unwrap()))
+    }
+
+    /// The next `list_changed` within `within`, if any.
+    async fn within(&mut self, within: Duration) -> Option<()> {
+        match self {
+            Changes::Legacy(count) => {
+                let changed = tokio::time::timeout(within, count.changed()).await.ok()?;
+                changed.unwrap();
+            }
+            Changes::Modern(subscription) => {
+                let notification = tokio::time::timeout(within, subscription.next())
+                    .await
+                    .ok()?
+                    .unwrap()
+                    .unwrap();
+                let wire = serde_json::to_value(&notification).unwrap();
+                assert_eq!(wire["method"], "notifications/tools/list_changed", "{wire}");
+            }
+        }
+        Some(())
+    }
+
+    /// The next `list_changed` (a generous bound: the bridge debounces for 50 ms).
+    async fn next(&mut self) {
+        let heard = self.within(Duration::from_secs(10)).await;
+        assert!(heard.is_some(), "no list_changed");
+    }
+
+    /// Lets earlier changes' notifications arrive (creating the first poll made `polls.close`
+    /// available: a change of the listing), so the next one heard is the host's.
+    async fn settle(&mut self) {
+        while self.within(Duration::from_millis(300)).await.is_some() {}
+    }
+}
+
+/// Sends `SIGUSR1` to the server process: its host's maintenance switch.
+fn toggle_maintenance(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-USR1", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -USR1 {pid}: {status}");
 }
 
 fn call(name: &str, arguments: Value) -> CallToolRequestParams {
@@ -69,7 +140,36 @@ fn code(result: &CallToolResult) -> &str {
         .unwrap()
 }
 
-async fn story(client: RunningService<RoleClient, Human>, modern: bool) {
+/// The `watchers` of poll `p1` in `polls.list`.
+async fn watchers(client: &RunningService<RoleClient, Human>, modern: bool) -> u64 {
+    let listed = client
+        .call_tool(call("polls.list", json!({})))
+        .await
+        .unwrap();
+    let listed = listed.structured_content.unwrap();
+    let polls = if modern { &listed } else { &listed["result"] };
+    polls[0]["watchers"].as_u64().unwrap()
+}
+
+/// Asks `polls.list` until `p1` has `expected` watchers (a bounded number of times).
+async fn until_watchers(client: &RunningService<RoleClient, Human>, modern: bool, expected: u64) {
+    let mut seen = u64::MAX;
+    for _ in 0..200 {
+        seen = watchers(client, modern).await;
+        if seen == expected {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("p1 has {seen} watchers, not {expected}");
+}
+
+async fn tool_names(client: &RunningService<RoleClient, Human>) -> Vec<String> {
+    let tools = client.list_all_tools().await.unwrap();
+    tools.into_iter().map(|t| t.name.to_string()).collect()
+}
+
+async fn story(client: RunningService<RoleClient, Human>, human: Human, modern: bool, pid: u32) {
     let tools = client.list_all_tools().await.unwrap();
     let close = tools.iter().find(|t| t.name == "polls.close").unwrap();
     assert_eq!(
@@ -122,6 +222,39 @@ async fn story(client: RunningService<RoleClient, Human>, modern: bool) {
     assert_eq!(code(&invalid), "INPUT_INVALID");
     let issues = &invalid.structured_content.as_ref().unwrap()["issues"];
     assert_eq!(issues[0]["instancePath"], "/options", "{issues}");
+
+    // A slow read, cancelled: dropping the request future sends notifications/cancelled, and
+    // the wait ends in the application (its watcher is gone from polls.list).
+    assert_eq!(watchers(&client, modern).await, 0);
+    let waiting = client.call_tool_once(call("polls.wait", json!({"pollId": "p1", "votes": 5})));
+    let mut waiting = Box::pin(waiting);
+    let early = tokio::time::timeout(Duration::from_millis(50), &mut waiting).await;
+    assert!(early.is_err(), "polls.wait returned: {early:?}");
+    until_watchers(&client, modern, 1).await;
+    drop(waiting);
+    until_watchers(&client, modern, 0).await;
+
+    // The host's maintenance switch unbinds the writes: list_changed, and they are gone.
+    let mut changes = Changes::open(&client, &human, modern).await;
+    changes.settle().await;
+    assert!(tool_names(&client).await.contains(&"poll.vote".to_owned()));
+    toggle_maintenance(pid);
+    changes.next().await;
+    let names = tool_names(&client).await;
+    for write in ["polls.create", "poll.rename", "poll.vote", "polls.close"] {
+        assert!(!names.iter().any(|n| n == write), "{write} in {names:?}");
+    }
+    assert!(names.iter().any(|n| n == "polls.wait"), "{names:?}");
+    // In the catalog, but not bound: the runtime answers.
+    let unbound = client
+        .call_tool(call("poll.vote", json!({"pollId": "p1", "option": 0})))
+        .await
+        .unwrap();
+    assert_eq!(code(&unbound), "CAPABILITY_UNBOUND");
+    // And bound again.
+    toggle_maintenance(pid);
+    changes.next().await;
+    assert!(tool_names(&client).await.contains(&"poll.vote".to_owned()));
     client.cancel().await.unwrap();
 }
 
@@ -142,12 +275,18 @@ async fn polls_over_mcp_on_stdio() {
     for modern in [false, true] {
         let mut command = tokio::process::Command::new(&binary);
         command.arg("mcp");
-        let transport = TokioChildProcess::new(command).unwrap();
-        let client = Human
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = transport.id().unwrap();
+        let human = Human::default();
+        let client = human
+            .clone()
             .serve_with_lifecycle(transport, lifecycle(modern))
             .await
             .unwrap();
-        story(client, modern).await;
+        story(client, human, modern, pid).await;
     }
 }
 
@@ -191,11 +330,14 @@ async fn polls_over_mcp_on_http() {
         }
         assert!(up, "polls -- mcp-http did not listen");
         let transport = StreamableHttpClientTransport::from_uri(uri);
-        let client = Human
+        let human = Human::default();
+        let client = human
+            .clone()
             .serve_with_lifecycle(transport, lifecycle(modern))
             .await
             .unwrap();
-        story(client, modern).await;
+        let pid = server.0.id();
+        story(client, human, modern, pid).await;
         drop(server);
     }
 }

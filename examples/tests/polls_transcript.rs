@@ -84,8 +84,8 @@ fn polls_example_runs_a_scripted_assistant_through_assist() {
         &[
             // Read-only: a read runs; a write is refused without reaching the runtime.
             "user: Show me the polls",
-            "(decide is shown 10 capabilities, 10 of them reads)",
-            "<- succeeded polls.list: [{\"closed\":false,\"id\":\"p1\"",
+            "(decide is shown 11 capabilities, 11 of them reads)",
+            "<- succeeded polls.list: [{\"closed\":false,\"id\":\"p1\",\"question\":\"Where should we meet?\",\"watchers\":0}]",
             "assistant: The polls: p1 (Where should we meet?).",
             "[status: success]",
             "user: Create a poll: Team dinner? Pizza, Sushi",
@@ -160,20 +160,21 @@ fn polls_export_is_the_catalog_json_and_deterministic() {
         .map(|c| c["id"].as_str().unwrap())
         .collect();
     // The functions, then the relationship program's 17 capabilities.
-    assert_eq!(ids.len(), 6 + 17);
+    assert_eq!(ids.len(), 7 + 17);
     assert_eq!(
-        ids[6..9],
+        ids[7..10],
         ["polls.poll.close", "polls.poll.reopen", "polls.poll.vote"]
     );
     assert_eq!(ids[ids.len() - 2..], ["polls.openPolls", "polls.changes"]);
     assert_eq!(
-        ids[..6],
+        ids[..7],
         [
             "polls.list",
             "polls.create",
             "poll.rename",
             "poll.vote",
             "poll.results",
+            "polls.wait",
             "polls.close"
         ]
     );
@@ -203,7 +204,7 @@ fn polls_export_matches_the_committed_catalog() {
     );
 }
 
-/// `-- export --profile NAME`: each consumer's tool list, all 23 capabilities, accepted by
+/// `-- export --profile NAME`: each consumer's tool list, all 24 capabilities, accepted by
 /// that profile's checker; an unknown profile is an error.
 #[test]
 fn polls_export_profiles_are_accepted_by_their_checkers() {
@@ -225,7 +226,7 @@ fn polls_export_profiles_are_accepted_by_their_checkers() {
             }
             _ => tools.as_array().unwrap().len(),
         };
-        assert_eq!(count, 23, "{profile}");
+        assert_eq!(count, 24, "{profile}");
     }
     let unknown = Command::new(example_binary())
         .args(["export", "--profile", "nope"])

@@ -2,7 +2,8 @@
 # The Python `mcp` SDK client (mcp==2.3.0, pinned with the agent-schema checkers in
 # requirements-agent-schemas.txt) against the polls example served by rcip-mcp: on stdio
 # (`polls -- mcp`) and streamable HTTP (`polls -- mcp-http ADDR`), each in 2025-11-25
-# (`mode="legacy"`) and 2026-07-28 (`mode="auto"`, which discovers it).
+# (`mode="legacy"`) and 2026-07-28 (`mode="auto"`, which discovers it). It signals the server
+# (SIGUSR1, the polls host's maintenance switch), so it needs a Unix host.
 #
 #   bash tests/interop/mcp-clients.sh
 #
