@@ -188,7 +188,9 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let router = Router::new().route_service(&options.path, service);
+    let router = Router::new()
+        .route_service(&options.path, service)
+        .layer(middleware::from_fn(session_ended));
     match options.auth {
         Some(hook) => router.layer(middleware::from_fn(move |request: Request, next: Next| {
             let hook = hook.clone();
@@ -196,6 +198,18 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
         })),
         None => router,
     }
+}
+
+/// A session ended by `DELETE`: rmcp answers 202 Accepted, which the Python SDK's client
+/// logs as a failed termination (it takes 200 or 204); the session is gone at once, so 204
+/// No Content says so.
+async fn session_ended(request: Request, next: Next) -> Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 async fn authenticate(hook: &AuthHook, request: Request, next: Next) -> Response {

@@ -365,3 +365,54 @@ async fn discovery_names_exactly_the_two_revisions() {
         "notes-test"
     );
 }
+
+/// A 2025-11-25 session ended with `DELETE` is answered 204 (the Python SDK's client takes
+/// 200 or 204 as a clean end; rmcp's own answer is 202) and is gone afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_session_is_204_and_gone() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let http = reqwest::Client::new();
+    let post = |session: Option<&str>, body: Value| {
+        let mut request = http
+            .post(format!("http://{addr}/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("authorization", "Bearer token-ada")
+            .json(&body);
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request.send()
+    };
+    let initialized = post(
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+    )
+    .await
+    .unwrap();
+    assert!(initialized.status().is_success());
+    let session = initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let deleted = http
+        .delete(format!("http://{addr}/mcp"))
+        .header("mcp-session-id", &session)
+        .header("authorization", "Bearer token-ada")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), reqwest::StatusCode::NO_CONTENT);
+    let after = post(
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(after.status(), reqwest::StatusCode::NOT_FOUND);
+}
