@@ -100,7 +100,10 @@ impl fmt::Display for Denial {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Denial::ConsoleOnly { operation } => {
-                write!(f, "{operation} is console-only: agents may not call it")
+                write!(
+                    f,
+                    "{operation} is console-only: refused to agents whatever their scopes"
+                )
             }
             Denial::WorkspaceNotFound => f.write_str("workspace not found"),
             Denial::InsufficientScope { scope } => {
@@ -199,6 +202,20 @@ pub fn collection_access(
         return Some(Access::Write);
     }
     collection.grant(&member.principal_id)
+}
+
+/// The collections the caller may read, in collection id order (what `collection.list`
+/// answers: an unreadable collection is as absent there as it is to `record.get`).
+#[must_use]
+pub fn readable_collections<'a>(
+    caller: &Caller,
+    access: &'a WorkspaceAccess,
+) -> Vec<&'a super::directory::Collection> {
+    access
+        .collections
+        .iter()
+        .filter(|c| collection_access(caller, access, &c.collection_id).is_some())
+        .collect()
 }
 
 /// Step 5: the caller needs `need` on the collection.

@@ -167,7 +167,7 @@ pub struct Collection {
     pub name: String,
     /// Who reads and writes it.
     pub visibility: Visibility,
-    /// Grants, by principal id (at most one per principal).
+    /// Grants, in principal id order (at most one per principal).
     #[serde(default)]
     pub grants: Vec<Grant>,
     /// Creation time (ms since the epoch; RFC 3339 on the wire).
@@ -234,7 +234,8 @@ pub struct ProgramVersion {
 
 /// What the authorization decision reads about one workspace, read once per call.
 ///
-/// Members are in principal id order, collections in collection id order, in every store.
+/// Members are in principal id order, collections in collection id order and each
+/// collection's grants in principal id order, in every store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkspaceAccess {
     /// The workspace.

@@ -149,6 +149,13 @@ impl Inner {
                         grant.principal_id
                     )));
                 }
+                let mut collection = collection;
+                collection
+                    .grants
+                    .sort_by(|a, b| a.principal_id.cmp(&b.principal_id));
+                collection
+                    .grants
+                    .dedup_by(|a, b| a.principal_id == b.principal_id);
                 space
                     .collections
                     .insert(collection.collection_id.clone(), collection);
@@ -255,7 +262,10 @@ fn put_grant(grants: &mut Vec<Grant>, grant: Grant) {
         .find(|g| g.principal_id == grant.principal_id)
     {
         Some(existing) => existing.access = grant.access,
-        None => grants.push(grant),
+        None => {
+            grants.push(grant);
+            grants.sort_by(|a, b| a.principal_id.cmp(&b.principal_id));
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use rcip_relationship::{
     Access, Actor, Agents, Caller, Collection, DelegatedScope as S, Denial, Grant, Member,
     MemberRole, PlatformError, Visibility, Workspace, WorkspaceAccess, authorize_call,
     authorize_collection, authorize_operation, collection_access, effective_scopes, operation,
-    operations, parse_call,
+    operations, parse_call, readable_collections,
 };
 use serde_json::{Value, json};
 
@@ -287,6 +287,21 @@ fn collection_access_follows_visibility_ownership_and_grants() {
     // Unknown collection, non-member.
     assert_eq!(of(&human("ada"), "nope"), None);
     assert_eq!(of(&human("eve"), "inbox"), None);
+}
+
+#[test]
+fn collection_list_shows_only_readable_collections() {
+    let access = acme();
+    let ids = |caller: &Caller| -> Vec<String> {
+        readable_collections(caller, &access)
+            .into_iter()
+            .map(|c| c.collection_id.clone())
+            .collect()
+    };
+    assert_eq!(ids(&human("ada")), ["inbox", "secret", "vault"]);
+    assert_eq!(ids(&human("bea")), ["inbox", "vault"]);
+    assert_eq!(ids(&agent("weak", [])), ["inbox"]);
+    assert!(ids(&human("eve")).is_empty());
 }
 
 #[test]

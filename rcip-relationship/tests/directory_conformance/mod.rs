@@ -1,7 +1,8 @@
 //! The directory store conformance suite: every test is generic over the store, and
 //! [`directory_conformance!`] runs them all on one implementation
 //! (`directory_conformance!(memory, MemoryDirectory::new());`). A new store (SQLite,
-//! PostgreSQL) includes this module and adds one line.
+//! PostgreSQL) includes this module and adds one line. `$make` is evaluated inside each
+//! async test, so it may await: `directory_conformance!(postgres, connect().await);`.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -437,6 +438,32 @@ pub async fn collections_and_grants<S: DirectoryStore>(store: S) {
     // Revoking what is not granted changes nothing and succeeds.
     store.apply(revoke, None).await.unwrap();
 
+    // Grants come in principal id order.
+    put(&store, "acme", Member::human("zed", MemberRole::Member))
+        .await
+        .unwrap();
+    store
+        .apply(grant("vault", "zed", Access::Read), None)
+        .await
+        .unwrap();
+    store
+        .apply(grant("vault", "bea", Access::Read), None)
+        .await
+        .unwrap();
+    let vault = store
+        .access("acme")
+        .await
+        .unwrap()
+        .unwrap()
+        .collection("vault")
+        .unwrap()
+        .clone();
+    let order: Vec<&str> = vault
+        .grants
+        .iter()
+        .map(|g| g.principal_id.as_str())
+        .collect();
+    assert_eq!(order, ["bea", "zed"]);
     // A removed member loses its grants: added again, it starts without them.
     store
         .apply(grant("vault", "bea", Access::Read), None)
