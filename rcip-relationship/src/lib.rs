@@ -41,6 +41,18 @@
 //! `SqliteStore` (feature `sqlite`) keeps everything in one SQLite file.
 //! Every failure is a [`RecordError`] with a stable code and the seed's HTTP-style class.
 //!
+//! ## The platform layer (feature `engine`)
+//!
+//! What `docs/platform-design.md` puts in front of the engine: the directory ([`Workspace`],
+//! [`Member`], [`Collection`], program drafts and versions, kept by a [`DirectoryStore`];
+//! [`MemoryDirectory`] in memory), the operation registry ([`operations`], [`parse_call`]:
+//! every operation with its strict input schema, its scope and whether agents may call it,
+//! and the RCIP capabilities generated from it), the one authorization decision
+//! ([`authorize_call`]: `CONSOLE_ONLY`, `WORKSPACE_NOT_FOUND`, `INSUFFICIENT_SCOPE`,
+//! `COLLECTION_NOT_FOUND`, `FORBIDDEN`), programs drafted and activated at run time
+//! ([`check_package`], [`activation`], [`example_packages`]), and the one error every
+//! platform operation answers with ([`PlatformError`]).
+//!
 //! ## Features
 //!
 //! - `engine` (default): [`Engine`], the stores and `Engine::bind_package`; pulls in
@@ -86,9 +98,13 @@ mod args;
 #[cfg(feature = "engine")]
 mod authority;
 #[cfg(feature = "engine")]
+mod authorize;
+#[cfg(feature = "engine")]
 mod bind;
 #[cfg(feature = "engine")]
 mod cursor;
+#[cfg(feature = "engine")]
+mod directory;
 #[cfg(feature = "engine")]
 mod engine;
 #[cfg(feature = "engine")]
@@ -96,9 +112,19 @@ mod error;
 #[cfg(feature = "engine")]
 mod memory;
 #[cfg(feature = "engine")]
+mod memory_directory;
+#[cfg(feature = "engine")]
+mod platform_args;
+#[cfg(feature = "engine")]
+mod platform_error;
+#[cfg(feature = "engine")]
 mod principal;
 #[cfg(feature = "engine")]
+mod programs;
+#[cfg(feature = "engine")]
 mod record;
+#[cfg(feature = "engine")]
+mod registry;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(feature = "engine")]
@@ -126,6 +152,39 @@ pub use principal::{Caller, DelegatedScope, PrincipalKind, ScopeSet, UnknownScop
 pub use record::{Actor, ParticipantRef, Record, RecordView};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+// The platform layer: directory, the one authorization decision, the operation registry and
+// programs at run time (docs/platform-design.md).
+#[cfg(feature = "engine")]
+pub use authorize::{
+    Denial, MemberChange, authorize_call, authorize_collection, authorize_member_change,
+    authorize_operation, collection_access, effective_scopes, membership, readable_collections,
+};
+#[cfg(feature = "engine")]
+pub use directory::{
+    Access, Applied, Collection, DirectoryChange, DirectoryError, DirectoryFuture, DirectoryStore,
+    Grant, Member, MemberRole, ProgramDraft, ProgramVersion, Visibility, Workspace,
+    WorkspaceAccess,
+};
+#[cfg(feature = "engine")]
+pub use memory_directory::MemoryDirectory;
+#[cfg(feature = "engine")]
+pub use platform_args::{
+    ActivateProgram, AddMember, CreateCollection, CreateWorkspace, DraftProgram, GetProgram,
+    GetWorkspace, GrantCollection, ListCapabilities, ListCollections, ListExamples, ListMembers,
+    ListProgramVersions, ListWorkspaces, RemoveMember, RevokeCollection,
+};
+#[cfg(feature = "engine")]
+pub use platform_error::{MAX_ECHOED_NAME, PlatformError};
+#[cfg(feature = "engine")]
+pub use programs::{
+    Activation, CheckedPackage, EXAMPLE_PACKAGES, ExamplePackage, activation, check_package,
+    example_packages, package_digest,
+};
+#[cfg(feature = "engine")]
+pub use registry::{
+    Agents, OperationSpec, PlatformCall, capability_definitions, operation, operations, parse_call,
+    platform_definition, rcip_scope_id, tool_name,
+};
 #[cfg(feature = "engine")]
 pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,

@@ -1,0 +1,422 @@
+//! The directory in memory, behind one mutex.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+use uuid::Uuid;
+
+use super::directory::{
+    Applied, Collection, DirectoryChange, DirectoryError, DirectoryFuture, DirectoryStore, Grant,
+    Member, MemberRole, ProgramDraft, ProgramVersion, Workspace, WorkspaceAccess,
+};
+use super::programs::{Activation, activation};
+use super::store::{IdempotencyEntry, StoreError};
+use rcip_runtime::__private::shared::{lock, random_128};
+
+/// Workspaces, members, collections, drafts, program versions, idempotency entries and
+/// secrets in memory: no setup, gone with the process. [`apply`](DirectoryStore::apply)
+/// holds the one lock for its whole check-and-apply, so concurrent changes are serialized.
+///
+/// ```
+/// use rcip_relationship::{DirectoryChange, DirectoryStore, MemoryDirectory, Workspace};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let directory = MemoryDirectory::new();
+/// let workspace = Workspace { workspace_id: "acme".into(), name: "Acme".into(), created_at: 0 };
+/// directory
+///     .apply(DirectoryChange::CreateWorkspace { workspace, owner: "ada".into() }, None)
+///     .await
+///     .unwrap();
+/// let access = directory.access("acme").await.unwrap().unwrap();
+/// assert_eq!(access.members[0].principal_id, "ada");
+/// # });
+/// ```
+#[derive(Debug, Default)]
+pub struct MemoryDirectory {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    workspaces: BTreeMap<String, Space>,
+    /// Installed program versions (every workspace sees them).
+    installed: Vec<ProgramVersion>,
+    idempotency: HashMap<(String, String), IdempotencyEntry>,
+    secrets: HashMap<String, [u8; 32]>,
+}
+
+#[derive(Debug)]
+struct Space {
+    workspace: Workspace,
+    members: BTreeMap<String, Member>,
+    collections: BTreeMap<String, Collection>,
+    drafts: Vec<ProgramDraft>,
+    versions: Vec<ProgramVersion>,
+}
+
+impl MemoryDirectory {
+    /// An empty directory.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Inner {
+    fn space(&mut self, workspace_id: &str) -> Result<&mut Space, DirectoryError> {
+        self.workspaces
+            .get_mut(workspace_id)
+            .ok_or(DirectoryError::WorkspaceNotFound)
+    }
+
+    fn change(&mut self, change: DirectoryChange) -> Result<Applied, DirectoryError> {
+        match change {
+            DirectoryChange::CreateWorkspace { workspace, owner } => {
+                if self.workspaces.contains_key(&workspace.workspace_id) {
+                    return Err(DirectoryError::WorkspaceExists(workspace.workspace_id));
+                }
+                let owner = Member::human(owner, MemberRole::Owner);
+                self.workspaces.insert(
+                    workspace.workspace_id.clone(),
+                    Space {
+                        workspace,
+                        members: BTreeMap::from([(owner.principal_id.clone(), owner)]),
+                        collections: BTreeMap::new(),
+                        drafts: Vec::new(),
+                        versions: Vec::new(),
+                    },
+                );
+            }
+            DirectoryChange::PutMember {
+                workspace_id,
+                member,
+            } => {
+                if !member.is_consistent() {
+                    return Err(DirectoryError::Invalid(format!(
+                        "a {} member cannot have role {}{}",
+                        member.kind.as_str(),
+                        member.role.as_str(),
+                        if member.scopes.is_empty() {
+                            ""
+                        } else {
+                            " and scopes"
+                        }
+                    )));
+                }
+                let space = self.space(&workspace_id)?;
+                if let Some(existing) = space.members.get(&member.principal_id) {
+                    if existing.kind != member.kind {
+                        return Err(DirectoryError::MemberKindConflict(member.principal_id));
+                    }
+                    if existing.role == MemberRole::Owner
+                        && member.role != MemberRole::Owner
+                        && space.owners() == 1
+                    {
+                        return Err(DirectoryError::LastOwner);
+                    }
+                }
+                space.members.insert(member.principal_id.clone(), member);
+            }
+            DirectoryChange::RemoveMember {
+                workspace_id,
+                principal_id,
+            } => {
+                let space = self.space(&workspace_id)?;
+                let member = space
+                    .members
+                    .get(&principal_id)
+                    .ok_or(DirectoryError::MemberNotFound)?;
+                if member.role == MemberRole::Owner && space.owners() == 1 {
+                    return Err(DirectoryError::LastOwner);
+                }
+                space.members.remove(&principal_id);
+                // A member added again later starts without its old grants.
+                for collection in space.collections.values_mut() {
+                    collection.grants.retain(|g| g.principal_id != principal_id);
+                }
+            }
+            DirectoryChange::CreateCollection { collection } => {
+                let space = self.space(&collection.workspace_id)?;
+                if space.collections.contains_key(&collection.collection_id) {
+                    return Err(DirectoryError::CollectionExists(collection.collection_id));
+                }
+                if let Some(grant) = collection
+                    .grants
+                    .iter()
+                    .find(|g| !space.members.contains_key(&g.principal_id))
+                {
+                    return Err(DirectoryError::Invalid(format!(
+                        "grant to {:?}, who is not a member",
+                        grant.principal_id
+                    )));
+                }
+                let mut collection = collection;
+                collection
+                    .grants
+                    .sort_by(|a, b| a.principal_id.cmp(&b.principal_id));
+                collection
+                    .grants
+                    .dedup_by(|a, b| a.principal_id == b.principal_id);
+                space
+                    .collections
+                    .insert(collection.collection_id.clone(), collection);
+            }
+            DirectoryChange::PutGrant {
+                workspace_id,
+                collection_id,
+                grant,
+            } => {
+                let space = self.space(&workspace_id)?;
+                if !space.members.contains_key(&grant.principal_id) {
+                    return Err(DirectoryError::MemberNotFound);
+                }
+                let collection = space
+                    .collections
+                    .get_mut(&collection_id)
+                    .ok_or(DirectoryError::CollectionNotFound)?;
+                put_grant(&mut collection.grants, grant);
+            }
+            DirectoryChange::RemoveGrant {
+                workspace_id,
+                collection_id,
+                principal_id,
+            } => {
+                let space = self.space(&workspace_id)?;
+                let collection = space
+                    .collections
+                    .get_mut(&collection_id)
+                    .ok_or(DirectoryError::CollectionNotFound)?;
+                collection.grants.retain(|g| g.principal_id != principal_id);
+            }
+            DirectoryChange::SaveDraft { draft } => {
+                let space = self.space(&draft.workspace_id)?;
+                if space.drafts.iter().any(|d| d.draft_id == draft.draft_id) {
+                    return Err(DirectoryError::Invalid(format!(
+                        "draft {} already exists",
+                        draft.draft_id
+                    )));
+                }
+                space.drafts.push(draft);
+            }
+            DirectoryChange::ActivateProgram { version } => return self.activate(version),
+        }
+        Ok(Applied::Applied)
+    }
+
+    fn activate(&mut self, version: ProgramVersion) -> Result<Applied, DirectoryError> {
+        let (namespace, number, digest) = (&version.namespace, version.version, &version.digest);
+        let outcome = match &version.workspace_id {
+            Some(workspace_id) => {
+                let installed = &self.installed;
+                let space = self
+                    .workspaces
+                    .get(workspace_id)
+                    .ok_or(DirectoryError::WorkspaceNotFound)?;
+                activation(
+                    installed.iter().chain(&space.versions),
+                    namespace,
+                    number,
+                    digest,
+                )?
+            }
+            // An installed version is seen by every workspace: it may conflict with any.
+            None => activation(
+                self.installed
+                    .iter()
+                    .chain(self.workspaces.values().flat_map(|s| &s.versions)),
+                namespace,
+                number,
+                digest,
+            )?,
+        };
+        if outcome == Activation::AlreadyActive {
+            return Ok(Applied::Unchanged);
+        }
+        match &version.workspace_id {
+            Some(workspace_id) => self.space(&workspace_id.clone())?.versions.push(version),
+            None => self.installed.push(version),
+        }
+        Ok(Applied::Applied)
+    }
+}
+
+impl Space {
+    fn owners(&self) -> usize {
+        self.members
+            .values()
+            .filter(|m| m.role == MemberRole::Owner)
+            .count()
+    }
+
+    fn access(&self) -> WorkspaceAccess {
+        WorkspaceAccess {
+            workspace: self.workspace.clone(),
+            members: self.members.values().cloned().collect(),
+            collections: self.collections.values().cloned().collect(),
+        }
+    }
+}
+
+fn put_grant(grants: &mut Vec<Grant>, grant: Grant) {
+    match grants
+        .iter_mut()
+        .find(|g| g.principal_id == grant.principal_id)
+    {
+        Some(existing) => existing.access = grant.access,
+        None => {
+            grants.push(grant);
+            grants.sort_by(|a, b| a.principal_id.cmp(&b.principal_id));
+        }
+    }
+}
+
+fn by_version(versions: &mut [ProgramVersion]) {
+    versions
+        .sort_by(|a, b| (a.namespace.as_str(), a.version).cmp(&(b.namespace.as_str(), b.version)));
+}
+
+impl DirectoryStore for MemoryDirectory {
+    fn access<'a>(
+        &'a self,
+        workspace_id: &'a str,
+    ) -> DirectoryFuture<'a, Result<Option<WorkspaceAccess>, StoreError>> {
+        let inner = lock(&self.inner);
+        let access = inner.workspaces.get(workspace_id).map(Space::access);
+        Box::pin(std::future::ready(Ok(access)))
+    }
+
+    fn workspaces_of<'a>(
+        &'a self,
+        principal_id: &'a str,
+    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
+        let inner = lock(&self.inner);
+        let workspaces = inner
+            .workspaces
+            .values()
+            .filter(|s| s.members.contains_key(principal_id))
+            .map(|s| s.workspace.clone())
+            .collect();
+        Box::pin(std::future::ready(Ok(workspaces)))
+    }
+
+    fn apply(
+        &self,
+        change: DirectoryChange,
+        idempotency: Option<IdempotencyEntry>,
+    ) -> DirectoryFuture<'_, Result<Applied, DirectoryError>> {
+        let mut inner = lock(&self.inner);
+        let outcome = (|| {
+            let Some(entry) = idempotency else {
+                return inner.change(change);
+            };
+            if change.workspace_id() != Some(entry.workspace_id.as_str()) {
+                return Err(DirectoryError::Invalid(
+                    "the idempotency entry belongs to another workspace".to_owned(),
+                ));
+            }
+            let slot = (entry.workspace_id.clone(), entry.key.clone());
+            if let Some(stored) = inner.idempotency.get(&slot) {
+                return if stored.fingerprint == entry.fingerprint {
+                    Ok(Applied::Replayed(stored.clone()))
+                } else {
+                    Err(DirectoryError::IdempotencyConflict { key: entry.key })
+                };
+            }
+            let applied = inner.change(change)?;
+            inner.idempotency.insert(slot, entry);
+            Ok(applied)
+        })();
+        drop(inner);
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> DirectoryFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        let inner = lock(&self.inner);
+        let entry = inner
+            .idempotency
+            .get(&(workspace_id.to_owned(), key.to_owned()))
+            .cloned();
+        Box::pin(std::future::ready(Ok(entry)))
+    }
+
+    fn drafts<'a>(
+        &'a self,
+        workspace_id: &'a str,
+    ) -> DirectoryFuture<'a, Result<Vec<ProgramDraft>, StoreError>> {
+        let inner = lock(&self.inner);
+        let drafts = inner
+            .workspaces
+            .get(workspace_id)
+            .map(|s| s.drafts.clone())
+            .unwrap_or_default();
+        Box::pin(std::future::ready(Ok(drafts)))
+    }
+
+    fn draft<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        draft_id: Uuid,
+    ) -> DirectoryFuture<'a, Result<Option<ProgramDraft>, StoreError>> {
+        let inner = lock(&self.inner);
+        let draft = inner
+            .workspaces
+            .get(workspace_id)
+            .and_then(|s| s.drafts.iter().find(|d| d.draft_id == draft_id).cloned());
+        Box::pin(std::future::ready(Ok(draft)))
+    }
+
+    fn program_versions<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        namespace: Option<&'a str>,
+    ) -> DirectoryFuture<'a, Result<Vec<ProgramVersion>, StoreError>> {
+        let inner = lock(&self.inner);
+        let own = inner
+            .workspaces
+            .get(workspace_id)
+            .map_or(&[][..], |s| s.versions.as_slice());
+        let mut versions: Vec<ProgramVersion> = inner
+            .installed
+            .iter()
+            .chain(own)
+            .filter(|v| namespace.is_none_or(|n| v.namespace == n))
+            .cloned()
+            .collect();
+        by_version(&mut versions);
+        Box::pin(std::future::ready(Ok(versions)))
+    }
+
+    fn program<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        namespace: &'a str,
+        version: u64,
+    ) -> DirectoryFuture<'a, Result<Option<ProgramVersion>, StoreError>> {
+        let inner = lock(&self.inner);
+        let own = inner
+            .workspaces
+            .get(workspace_id)
+            .map_or(&[][..], |s| s.versions.as_slice());
+        let found = inner
+            .installed
+            .iter()
+            .chain(own)
+            .find(|v| v.namespace == namespace && v.version == version)
+            .cloned();
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn secret<'a>(&'a self, name: &'a str) -> DirectoryFuture<'a, Result<[u8; 32], StoreError>> {
+        let mut inner = lock(&self.inner);
+        let secret = *inner.secrets.entry(name.to_owned()).or_insert_with(|| {
+            let mut bytes = [0u8; 32];
+            bytes[..16].copy_from_slice(&random_128());
+            bytes[16..].copy_from_slice(&random_128());
+            bytes
+        });
+        Box::pin(std::future::ready(Ok(secret)))
+    }
+}

@@ -1,0 +1,239 @@
+//! Programs at run time: drafting a package (the one validator, every problem at its
+//! pointer), content identity (the digest) and the activation rule, and the bundled example
+//! packages.
+//!
+//! `namespace/version` pins content: activating the same version with the same digest is a
+//! no-op, with another digest a conflict, whoever activated it first (the workspace or the
+//! installed packages). Several versions of one namespace are normal.
+
+use rcip_core::ValidationIssue;
+use rcip_core::jcs::{canonical_json, digest_of_canonical};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::directory::{DirectoryError, ProgramVersion};
+use super::model::Package;
+use super::platform_error::PlatformError;
+use super::problem::{PackageError, ProblemCode};
+use super::validate::{MAX_PACKAGE_BYTES, validate_package};
+
+/// A package that passed the validator, with its content identity.
+#[derive(Debug, Clone)]
+pub struct CheckedPackage {
+    /// The package, parsed.
+    pub package: Package,
+    /// `sha256:` + base64url of the SHA-256 of the RFC 8785 canonical package.
+    pub digest: String,
+}
+
+impl CheckedPackage {
+    /// Its namespace.
+    #[must_use]
+    pub fn namespace(&self) -> &str {
+        &self.package.namespace
+    }
+
+    /// Its version.
+    #[must_use]
+    pub fn version(&self) -> u64 {
+        self.package.version
+    }
+}
+
+/// The content identity of a package: `sha256:` + unpadded base64url of the SHA-256 of its
+/// RFC 8785 canonical form. Key order and whitespace do not change it; any other change
+/// does.
+///
+/// ```
+/// use rcip_relationship::package_digest;
+/// use serde_json::json;
+/// let a = package_digest(&json!({"a": 1, "b": [true]})).unwrap();
+/// let b = package_digest(&json!({"b": [true], "a": 1.0})).unwrap();
+/// assert_eq!(a, b);
+/// assert!(a.starts_with("sha256:"));
+/// assert_ne!(a, package_digest(&json!({"a": 2, "b": [true]})).unwrap());
+/// ```
+///
+/// # Errors
+///
+/// 422 `PROGRAM_INVALID` (`PACKAGE_TOO_DEEP`) for a value nested past the canonical form's
+/// bound.
+pub fn package_digest(package: &Value) -> Result<String, PlatformError> {
+    canonical(package).map(|text| digest_of_canonical(&text))
+}
+
+fn canonical(package: &Value) -> Result<String, PlatformError> {
+    canonical_json(package).map_err(|error| {
+        program_invalid(vec![ValidationIssue::new(
+            "/package",
+            ProblemCode::PackageTooDeep.as_str(),
+            error.to_string(),
+        )])
+    })
+}
+
+/// Checks a package for `program.draft` and `program.activate`: the crate's one validator
+/// ([`validate_package`]), then its digest.
+///
+/// Every problem becomes an issue whose `instance_path` is the problem's pointer under
+/// `/package` (a pointer into the call's arguments) and whose `keyword` is the problem's
+/// code; the validator already bounds their number.
+///
+/// ```
+/// use rcip_relationship::check_package;
+/// use serde_json::json;
+/// let error = check_package(&json!({"protocol": "relationship/v1", "namespace": "polls",
+///     "version": 0, "types": {}})).unwrap_err();
+/// assert_eq!((error.code, error.status), ("PROGRAM_INVALID", 422));
+/// assert!(error.issues.iter().any(|i| i.instance_path == "/package/version"
+///     && i.keyword == "INVALID_VERSION"));
+/// ```
+///
+/// # Errors
+///
+/// 422 `PROGRAM_INVALID` with every problem.
+pub fn check_package(package: &Value) -> Result<CheckedPackage, PlatformError> {
+    // The canonical form first: it bounds the depth for the validator too, and the size is
+    // measured on it (the bytes a store keeps), as `parse_package` measures a file.
+    let text = canonical(package)?;
+    if text.len() > MAX_PACKAGE_BYTES {
+        return Err(program_invalid(vec![ValidationIssue::new(
+            "/package",
+            ProblemCode::PackageTooLarge.as_str(),
+            format!(
+                "the package is {} bytes in canonical form; at most {MAX_PACKAGE_BYTES} are accepted",
+                text.len()
+            ),
+        )]));
+    }
+    let package = validate_package(package).map_err(|error| program_invalid(issues(&error)))?;
+    Ok(CheckedPackage {
+        package,
+        digest: digest_of_canonical(&text),
+    })
+}
+
+fn issues(error: &PackageError) -> Vec<ValidationIssue> {
+    error
+        .problems
+        .iter()
+        .map(|problem| {
+            ValidationIssue::new(
+                format!("/package{}", problem.pointer),
+                problem.code.as_str(),
+                problem.message.clone(),
+            )
+        })
+        .collect()
+}
+
+fn program_invalid(issues: Vec<ValidationIssue>) -> PlatformError {
+    let count = issues.len();
+    PlatformError::new(
+        "PROGRAM_INVALID",
+        422,
+        format!(
+            "the package is not a valid relationship/v1 program ({count} problem{})",
+            if count == 1 { "" } else { "s" }
+        ),
+    )
+    .with_issues(issues)
+}
+
+/// What activating a version would do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activation {
+    /// The version is new: store it.
+    New,
+    /// The same version with the same content is already active: nothing to do.
+    AlreadyActive,
+}
+
+/// The activation rule, one place for every store: `existing` are the versions that share
+/// the new one's `namespace/version` and may conflict with it (the workspace's and the
+/// installed ones; for an installed package, every workspace's too).
+///
+/// ```
+/// use rcip_relationship::{Activation, ProgramVersion, activation};
+/// let active = ProgramVersion {
+///     workspace_id: None, namespace: "polls".into(), version: 1, digest: "sha256:a".into(),
+///     package: serde_json::json!({}), activated_at: 0, activated_by: "host".into(),
+/// };
+/// assert_eq!(activation([&active], "polls", 1, "sha256:a").unwrap(), Activation::AlreadyActive);
+/// assert_eq!(activation([&active], "polls", 2, "sha256:b").unwrap(), Activation::New);
+/// assert_eq!(activation([&active], "polls", 1, "sha256:b").unwrap_err().code(), "VERSION_CONFLICT");
+/// ```
+///
+/// # Errors
+///
+/// [`DirectoryError::VersionConflict`] when one of them pins other content.
+pub fn activation<'a>(
+    existing: impl IntoIterator<Item = &'a ProgramVersion>,
+    namespace: &str,
+    version: u64,
+    digest: &str,
+) -> Result<Activation, DirectoryError> {
+    let mut outcome = Activation::New;
+    for active in existing {
+        if active.namespace != namespace || active.version != version {
+            continue;
+        }
+        if active.digest != digest {
+            return Err(DirectoryError::VersionConflict {
+                namespace: namespace.to_owned(),
+                version,
+            });
+        }
+        outcome = Activation::AlreadyActive;
+    }
+    Ok(outcome)
+}
+
+/// A package bundled with the crate, listed by `examples.list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExamplePackage {
+    /// A short name (`polls`, `hiring`).
+    pub name: &'static str,
+    /// Its namespace.
+    pub namespace: String,
+    /// Its version.
+    pub version: u64,
+    /// Its content identity.
+    pub digest: String,
+    /// The package.
+    pub package: Value,
+}
+
+/// The bundled packages' names and JSON texts (copies of the project's
+/// `examples/programs/`, so that the crate packages on its own).
+pub const EXAMPLE_PACKAGES: [(&str, &str); 2] = [
+    ("polls", include_str!("../packages/polls.json")),
+    ("hiring", include_str!("../packages/hiring.json")),
+];
+
+/// The bundled example packages, checked by the validator (a broken one is left out, which
+/// the crate's tests make impossible).
+///
+/// ```
+/// let examples = rcip_relationship::example_packages();
+/// let names: Vec<&str> = examples.iter().map(|e| e.name).collect();
+/// assert_eq!(names, ["polls", "hiring"]);
+/// assert!(examples.iter().all(|e| e.digest.starts_with("sha256:")));
+/// ```
+#[must_use]
+pub fn example_packages() -> Vec<ExamplePackage> {
+    EXAMPLE_PACKAGES
+        .iter()
+        .filter_map(|(name, text)| {
+            let package: Value = serde_json::from_str(text).ok()?;
+            let checked = check_package(&package).ok()?;
+            Some(ExamplePackage {
+                name,
+                namespace: checked.namespace().to_owned(),
+                version: checked.version(),
+                digest: checked.digest,
+                package,
+            })
+        })
+        .collect()
+}
