@@ -91,12 +91,23 @@ impl<S: RecordStore + 'static> Engine<S> {
     fn binding(self: &Arc<Self>, context: &Arc<Context>, target: Target) -> Binding {
         let engine = Arc::clone(self);
         let context = Arc::clone(context);
+        let target = Arc::new(target);
         Binding::new(move |input: Value, _: InvocationContext| {
-            std::future::ready(engine.run(&context, &target, input))
+            let (engine, context, target) = (
+                Arc::clone(&engine),
+                Arc::clone(&context),
+                Arc::clone(&target),
+            );
+            async move { engine.run(&context, &target, input).await }
         })
     }
 
-    fn run(&self, context: &Context, target: &Target, input: Value) -> Result<Value, HandlerError> {
+    async fn run(
+        &self,
+        context: &Context,
+        target: &Target,
+        input: Value,
+    ) -> Result<Value, HandlerError> {
         let actor = &context.actor;
         let ws = ("workspace_id", Value::from(context.workspace_id.clone()));
         match target {
@@ -105,8 +116,8 @@ impl<S: RecordStore + 'static> Engine<S> {
                 // and the command, which the binding fixes.
                 let fixed = [ws, ("command", Value::from(command.clone()))];
                 let args: ExecuteCommand = args(input, &fixed)?;
-                self.of_type(context, type_name, args.record_id)?;
-                reply(self.execute(actor, args))
+                self.of_type(context, type_name, args.record_id).await?;
+                reply(self.execute(actor, args).await)
             }
             Target::Operation(operation, type_name) => {
                 let of_type = [
@@ -122,28 +133,40 @@ impl<S: RecordStore + 'static> Engine<S> {
                         .and_then(Value::as_str)
                         .and_then(|id| Uuid::parse_str(id).ok());
                     if let Some(record_id) = record_id {
-                        self.of_type(context, type_name, record_id)?;
+                        self.of_type(context, type_name, record_id).await?;
                     }
                     // Without a valid id, the operation's own argument check answers.
                 }
                 match operation {
-                    Op::Get => reply(self.get(actor, args(input, &[ws])?)),
-                    Op::Search => {
-                        reply(self.search(actor, args::<SearchRecords>(input, &of_type)?))
-                    }
+                    Op::Get => reply(self.get(actor, args(input, &[ws])?).await),
+                    Op::Search => reply(
+                        self.search(actor, args::<SearchRecords>(input, &of_type)?)
+                            .await,
+                    ),
                     Op::Commands => reply(
                         self.list_commands(actor, args(input, &[ws])?)
+                            .await
                             .map(|commands| serde_json::json!({"commands": commands})),
                     ),
-                    Op::Create => reply(self.create(actor, args::<CreateRecord>(input, &of_type)?)),
-                    Op::Update => reply(self.update(actor, args::<UpdateRecord>(input, &[ws])?)),
-                    Op::Archive => reply(self.archive(actor, args::<ArchiveRecord>(input, &[ws])?)),
+                    Op::Create => reply(
+                        self.create(actor, args::<CreateRecord>(input, &of_type)?)
+                            .await,
+                    ),
+                    Op::Update => reply(
+                        self.update(actor, args::<UpdateRecord>(input, &[ws])?)
+                            .await,
+                    ),
+                    Op::Archive => reply(
+                        self.archive(actor, args::<ArchiveRecord>(input, &[ws])?)
+                            .await,
+                    ),
                 }
             }
             Target::Feed => {
                 let fixed = [ws, ("namespace", Value::from(context.namespace.clone()))];
                 let page = self
                     .feed(actor, args::<ChangesFeed>(input, &fixed)?)
+                    .await
                     .map_err(|e| public(&e))?;
                 let items: Vec<Value> = page.items.iter().map(event_summary).collect();
                 let mut reply = serde_json::json!({"items": items});
@@ -159,7 +182,10 @@ impl<S: RecordStore + 'static> Engine<S> {
                 let view = serde_json::json!({
                     "namespace": context.namespace, "version": context.version, "view": view,
                 });
-                reply(self.search(actor, args::<SearchRecords>(input, &[ws, ("view", view)])?))
+                reply(
+                    self.search(actor, args::<SearchRecords>(input, &[ws, ("view", view)])?)
+                        .await,
+                )
             }
         }
     }
@@ -168,7 +194,7 @@ impl<S: RecordStore + 'static> Engine<S> {
 impl<S: RecordStore + 'static> Engine<S> {
     /// A capability of one type acts only on records of that type (and program version):
     /// any other record is reported as not found, before anything runs.
-    fn of_type(
+    async fn of_type(
         &self,
         context: &Context,
         type_name: &str,
@@ -180,6 +206,7 @@ impl<S: RecordStore + 'static> Engine<S> {
             record_id,
             (&context.namespace, context.version, type_name),
         )
+        .await
         .map_err(|e| public(&e))
     }
 }

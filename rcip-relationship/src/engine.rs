@@ -70,12 +70,14 @@ struct Registered {
 ///   "version": 1, "types": {"note": {"kind": "entity", "schema": {"type": "object",
 ///   "properties": {"text": {"type": "string"}}, "required": ["text"],
 ///   "additionalProperties": false}}}}"#).unwrap();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let engine = Engine::in_memory().with_program(package).unwrap();
 /// let note = engine.create(&Actor::new("ada"), serde_json::from_value(json!({
 ///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
 ///     "data": {"text": "hello"}, "idempotency_key": "k1"
-/// })).unwrap()).unwrap();
+/// })).unwrap()).await.unwrap();
 /// assert_eq!(note.revision, 1);
+/// # });
 /// ```
 #[derive(Debug)]
 pub struct Engine<S: RecordStore = MemoryStore> {
@@ -188,9 +190,13 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
-    pub fn create(&self, actor: &Actor, mut args: CreateRecord) -> Result<RecordView, RecordError> {
+    pub async fn create(
+        &self,
+        actor: &Actor,
+        mut args: CreateRecord,
+    ) -> Result<RecordView, RecordError> {
         refuse_deep("the data", &mut args.data)?;
-        let mutation = match self.begin(actor, Operation::RecordCreate, &args)? {
+        let mutation = match self.begin(actor, Operation::RecordCreate, &args).await? {
             Begun::Replay(result) => return Ok(result),
             Begun::Fresh(mutation) => mutation,
         };
@@ -216,8 +222,9 @@ impl<S: RecordStore> Engine<S> {
         };
         self.permit(actor, Operation::RecordCreate, &record)?;
         check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record)?;
+        self.check_roles(actor, entry, &record).await?;
         self.commit_record(actor, record, None, EventKind::RecordCreated, mutation)
+            .await
     }
 
     /// `record.get`.
@@ -225,9 +232,11 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 404 when missing or not readable by the actor.
-    pub fn get(&self, actor: &Actor, args: GetRecord) -> Result<RecordView, RecordError> {
-        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
-        self.view(actor, &record, None)
+    pub async fn get(&self, actor: &Actor, args: GetRecord) -> Result<RecordView, RecordError> {
+        let record = self
+            .readable(actor, &args.workspace_id, args.record_id)
+            .await?;
+        self.view(actor, &record, None).await
     }
 
     /// `record.update`: data (`patch.set`, `patch.remove`) and roles; never the state.
@@ -235,13 +244,19 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
-    pub fn update(&self, actor: &Actor, mut args: UpdateRecord) -> Result<RecordView, RecordError> {
+    pub async fn update(
+        &self,
+        actor: &Actor,
+        mut args: UpdateRecord,
+    ) -> Result<RecordView, RecordError> {
         refuse_deep("patch.set", &mut args.patch.set)?;
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::RecordUpdate, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
+        let (mutation, mut record) = match self
+            .begin_change(actor, Operation::RecordUpdate, &args)
+            .await?
+        {
+            Changing::Replay(result) => return Ok(result),
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         for (field, value) in &args.patch.set {
             record.data.insert(field.clone(), value.clone());
@@ -263,7 +278,7 @@ impl<S: RecordStore> Engine<S> {
             }
         }
         check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record)?;
+        self.check_roles(actor, entry, &record).await?;
         self.bump(&mut record);
         self.commit_record(
             actor,
@@ -272,6 +287,7 @@ impl<S: RecordStore> Engine<S> {
             EventKind::RecordUpdated,
             mutation,
         )
+        .await
     }
 
     /// `record.archive`.
@@ -279,12 +295,18 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404, 409.
-    pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::RecordArchive, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
+    pub async fn archive(
+        &self,
+        actor: &Actor,
+        args: ArchiveRecord,
+    ) -> Result<RecordView, RecordError> {
+        let (mutation, mut record) = match self
+            .begin_change(actor, Operation::RecordArchive, &args)
+            .await?
+        {
+            Changing::Replay(result) => return Ok(result),
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
         record.archived = true;
         self.bump(&mut record);
         self.commit_record(
@@ -294,6 +316,7 @@ impl<S: RecordStore> Engine<S> {
             EventKind::RecordArchived,
             mutation,
         )
+        .await
     }
 
     /// `command.execute`: input, state (`from`), guard, expected revision and idempotency
@@ -304,17 +327,19 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 400 unknown command, 403, 404, 409 (stale, state, guard, archived, idempotency),
     /// 422 input or resulting data.
-    pub fn execute(
+    pub async fn execute(
         &self,
         actor: &Actor,
         mut args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
         refuse_deep("the input", &mut args.input)?;
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::CommandExecute, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
+        let (mutation, mut record) = match self
+            .begin_change(actor, Operation::CommandExecute, &args)
+            .await?
+        {
+            Changing::Replay(result) => return Ok(result),
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let (index, command) = find_command(entry.def(), &args.command)?;
         let input = Value::Object(args.input.clone());
@@ -383,6 +408,7 @@ impl<S: RecordStore> Engine<S> {
         };
         let expected = Some(args.expected_revision);
         self.commit_and_remember(record, expected, events, mutation, result)
+            .await
     }
 
     /// `command.list`: the record's commands and which of their requirements pass.
@@ -390,7 +416,7 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404.
-    pub fn list_commands(
+    pub async fn list_commands(
         &self,
         actor: &Actor,
         mut args: ListCommands,
@@ -398,7 +424,9 @@ impl<S: RecordStore> Engine<S> {
         if let Some(input) = &mut args.input {
             refuse_deep("the input", input)?;
         }
-        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
+        let record = self
+            .readable(actor, &args.workspace_id, args.record_id)
+            .await?;
         self.permit(actor, Operation::CommandList, &record)?;
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let data = Value::Object(record.data.clone());
@@ -469,7 +497,7 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 bad limit, cursor or view.
-    pub fn search(
+    pub async fn search(
         &self,
         actor: &Actor,
         args: SearchRecords,
@@ -529,7 +557,10 @@ impl<S: RecordStore> Engine<S> {
         let mut scanned = 0;
         let mut exhausted = false;
         while items.len() < limit && scanned < SCAN_BUDGET {
-            let batch = self.store.scan(&args.workspace_id, &filter, after, limit)?;
+            let batch = self
+                .store
+                .scan(&args.workspace_id, &filter, after, limit)
+                .await?;
             let batch_len = batch.len();
             let mut consumed = 0;
             for (position, record) in batch {
@@ -537,7 +568,7 @@ impl<S: RecordStore> Engine<S> {
                 scanned += 1;
                 consumed += 1;
                 if self.shown(actor, &record, query.as_deref(), view.as_ref()) {
-                    items.push(self.view(actor, &record, view.as_ref())?);
+                    items.push(self.view(actor, &record, view.as_ref()).await?);
                     if items.len() == limit {
                         break;
                     }
@@ -563,20 +594,23 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 bad limit or cursor, 404.
-    pub fn history(
+    pub async fn history(
         &self,
         actor: &Actor,
         args: RecordHistory,
     ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
-        self.readable(actor, &args.workspace_id, args.record_id)?;
+        self.readable(actor, &args.workspace_id, args.record_id)
+            .await?;
         let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
         let after = Cursor::after(args.cursor.as_deref(), &binding)?;
-        let mut items =
-            self.store
-                .events(&args.workspace_id, Some(args.record_id), after, limit)?;
+        let mut items = self
+            .store
+            .events(&args.workspace_id, Some(args.record_id), after, limit)
+            .await?;
         for event in &mut items {
-            self.redact(actor, &args.workspace_id, &mut event.payload)?;
+            self.redact(actor, &args.workspace_id, &mut event.payload)
+                .await?;
         }
         let next_cursor = (items.len() == limit).then(|| {
             Cursor {
@@ -598,7 +632,11 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 bad limit or cursor.
-    pub fn feed(&self, actor: &Actor, args: ChangesFeed) -> Result<Page<ChangeEvent>, RecordError> {
+    pub async fn feed(
+        &self,
+        actor: &Actor,
+        args: ChangesFeed,
+    ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
         let binding = format!(
             "feed|{}|{}",
@@ -606,7 +644,10 @@ impl<S: RecordStore> Engine<S> {
             args.namespace.as_deref().unwrap_or_default()
         );
         let after = Cursor::after(args.cursor.as_deref(), &binding)?;
-        let events = self.store.events(&args.workspace_id, None, after, limit)?;
+        let events = self
+            .store
+            .events(&args.workspace_id, None, after, limit)
+            .await?;
         let full = events.len() == limit;
         let last = events.last().map_or(after, |e| e.id);
         let mut visible: BTreeMap<Uuid, bool> = BTreeMap::new();
@@ -616,7 +657,8 @@ impl<S: RecordStore> Engine<S> {
                 Some(readable) => *readable,
                 None => {
                     let readable = self
-                        .visible(actor, &args.workspace_id, event.record_id)?
+                        .visible(actor, &args.workspace_id, event.record_id)
+                        .await?
                         .is_some_and(|r| {
                             args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
                         });
@@ -626,7 +668,8 @@ impl<S: RecordStore> Engine<S> {
             };
             if readable {
                 let mut event = event;
-                self.redact(actor, &args.workspace_id, &mut event.payload)?;
+                self.redact(actor, &args.workspace_id, &mut event.payload)
+                    .await?;
                 items.push(event);
             }
         }
@@ -642,7 +685,7 @@ impl<S: RecordStore> Engine<S> {
 
     /// Current access applies to old snapshots: in an event's record snapshot, participants
     /// the reader may not read (now) become `{"restricted": true}`.
-    fn redact(
+    async fn redact(
         &self,
         actor: &Actor,
         workspace_id: &str,
@@ -664,7 +707,7 @@ impl<S: RecordStore> Engine<S> {
                     .and_then(Value::as_str)
                     .and_then(|id| Uuid::parse_str(id).ok());
                 let visible = match id {
-                    Some(id) => self.visible(actor, workspace_id, id)?.is_some(),
+                    Some(id) => self.visible(actor, workspace_id, id).await?.is_some(),
                     None => false,
                 };
                 if !visible {
@@ -723,14 +766,14 @@ impl<S: RecordStore> Engine<S> {
 
     /// Whether record `id` (readable by `actor`) is of `type_name` in program `namespace`
     /// `version`: 404 otherwise. What a capability bound to one type checks first.
-    pub(crate) fn check_type(
+    pub(crate) async fn check_type(
         &self,
         actor: &Actor,
         workspace_id: &str,
         id: Uuid,
         (namespace, version, type_name): (&str, u64, &str),
     ) -> Result<(), RecordError> {
-        let record = self.readable(actor, workspace_id, id)?;
+        let record = self.readable(actor, workspace_id, id).await?;
         if record.namespace == namespace
             && record.version == version
             && record.type_name == type_name
@@ -743,7 +786,7 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a mutation: checks the idempotency key, and answers a replay of it from the
     /// stored result (or refuses other arguments under the same key).
-    fn begin<T: DeserializeOwned>(
+    async fn begin<T: DeserializeOwned>(
         &self,
         actor: &Actor,
         operation: Operation,
@@ -752,7 +795,7 @@ impl<S: RecordStore> Engine<S> {
         let (workspace_id, key) = args.idempotency();
         check_key(key)?;
         let fingerprint = fingerprint(actor, operation.as_str(), args)?;
-        match self.store.idempotency(workspace_id, key)? {
+        match self.store.idempotency(workspace_id, key).await? {
             Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
             None => Ok(Begun::Fresh(Mutation {
                 workspace_id: workspace_id.to_owned(),
@@ -764,29 +807,31 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a change of an existing record: [`begin`](Self::begin), then the record as
     /// [`writable`](Self::writable) for `operation`.
-    fn begin_change<T: DeserializeOwned>(
+    async fn begin_change<T: DeserializeOwned>(
         &self,
         actor: &Actor,
         operation: Operation,
         args: &(impl Serialize + Change),
     ) -> Result<Changing<T>, RecordError> {
-        let mutation = match self.begin(actor, operation, args)? {
+        let mutation = match self.begin(actor, operation, args).await? {
             Begun::Replay(result) => return Ok(Changing::Replay(result)),
             Begun::Fresh(mutation) => mutation,
         };
         let (record_id, expected) = args.target();
-        let record = self.writable(
-            actor,
-            &mutation.workspace_id,
-            record_id,
-            operation,
-            expected,
-        )?;
+        let record = self
+            .writable(
+                actor,
+                &mutation.workspace_id,
+                record_id,
+                operation,
+                expected,
+            )
+            .await?;
         Ok(Changing::Fresh(mutation, record))
     }
 
     /// Commits a record change with its one event, remembering the reader's view.
-    fn commit_record(
+    async fn commit_record(
         &self,
         actor: &Actor,
         record: Record,
@@ -794,14 +839,15 @@ impl<S: RecordStore> Engine<S> {
         kind: EventKind,
         mutation: Mutation,
     ) -> Result<RecordView, RecordError> {
-        let view = self.view(actor, &record, None)?;
+        let view = self.view(actor, &record, None).await?;
         let event = self.event(actor, &record, kind, snapshot(&record));
         self.commit_and_remember(record, expected_revision, vec![event], mutation, view)
+            .await
     }
 
     /// Commits a change with its events and its idempotency entry (which remembers
     /// `result` for replays); a concurrent call that took the key first is replayed.
-    fn commit_and_remember<T: Serialize + DeserializeOwned>(
+    async fn commit_and_remember<T: Serialize + DeserializeOwned>(
         &self,
         record: Record,
         expected_revision: Option<u64>,
@@ -827,7 +873,7 @@ impl<S: RecordStore> Engine<S> {
             events,
             idempotency,
         };
-        match self.store.commit(commit) {
+        match self.store.commit(commit).await {
             Ok(_) => Ok(result),
             Err(CommitError::Stale { actual }) => Err(RecordError::StaleRevision {
                 expected: expected_revision.unwrap_or(0),
@@ -842,7 +888,7 @@ impl<S: RecordStore> Engine<S> {
     /// The record, if it exists and the actor may read it. Every read of a record goes
     /// through here: one that may not be read is reported exactly like a missing one, so
     /// nothing about it leaks.
-    fn visible(
+    async fn visible(
         &self,
         actor: &Actor,
         workspace_id: &str,
@@ -850,13 +896,20 @@ impl<S: RecordStore> Engine<S> {
     ) -> Result<Option<Record>, RecordError> {
         Ok(self
             .store
-            .get(workspace_id, id)?
+            .get(workspace_id, id)
+            .await?
             .filter(|r| self.authority.allows(actor, Operation::RecordRead, r)))
     }
 
     /// The record, if it exists and the actor may read it (else 404).
-    fn readable(&self, actor: &Actor, workspace_id: &str, id: Uuid) -> Result<Record, RecordError> {
-        self.visible(actor, workspace_id, id)?
+    async fn readable(
+        &self,
+        actor: &Actor,
+        workspace_id: &str,
+        id: Uuid,
+    ) -> Result<Record, RecordError> {
+        self.visible(actor, workspace_id, id)
+            .await?
             .ok_or(RecordError::NotFound)
     }
 
@@ -878,7 +931,7 @@ impl<S: RecordStore> Engine<S> {
 
     /// The record for a change: readable (404), permitted (403), not archived and at the
     /// expected revision (409).
-    fn writable(
+    async fn writable(
         &self,
         actor: &Actor,
         workspace_id: &str,
@@ -886,7 +939,7 @@ impl<S: RecordStore> Engine<S> {
         operation: Operation,
         expected: u64,
     ) -> Result<Record, RecordError> {
-        let record = self.readable(actor, workspace_id, id)?;
+        let record = self.readable(actor, workspace_id, id).await?;
         self.permit(actor, operation, &record)?;
         if record.archived {
             return Err(RecordError::Archived);
@@ -957,7 +1010,7 @@ impl<S: RecordStore> Engine<S> {
 
     /// Roles against the type: known roles, `min`/`max`, participants that exist in the
     /// workspace with an allowed type.
-    fn check_roles(
+    async fn check_roles(
         &self,
         actor: &Actor,
         entry: &TypeEntry,
@@ -1023,7 +1076,7 @@ impl<S: RecordStore> Engine<S> {
                     let problem = if ids[..i].contains(id) {
                         Some(format!("participant {id} is listed twice"))
                     } else {
-                        self.participant_problem(actor, record, role, *id)?
+                        self.participant_problem(actor, record, role, *id).await?
                     };
                     if let Some(message) = problem {
                         let path = format!("/roles/{}/{i}", role.name);
@@ -1058,14 +1111,14 @@ impl<S: RecordStore> Engine<S> {
 
     /// What is wrong with record `id` as a participant in `role` of `record`, if anything.
     /// Linking to a record the actor may not read is refused like linking to a missing one.
-    fn participant_problem(
+    async fn participant_problem(
         &self,
         actor: &Actor,
         record: &Record,
         role: &Role,
         id: Uuid,
     ) -> Result<Option<String>, RecordError> {
-        let Some(participant) = self.visible(actor, &record.workspace_id, id)? else {
+        let Some(participant) = self.visible(actor, &record.workspace_id, id).await? else {
             return Ok(Some(format!(
                 "participant {id} does not exist in this workspace"
             )));
@@ -1093,7 +1146,7 @@ impl<S: RecordStore> Engine<S> {
 
     /// The reader's projection: participants the actor may not read are restricted; a view
     /// keeps only its fields.
-    fn view(
+    async fn view(
         &self,
         actor: &Actor,
         record: &Record,
@@ -1103,7 +1156,10 @@ impl<S: RecordStore> Engine<S> {
         for (role, ids) in &record.participants {
             let mut refs = Vec::with_capacity(ids.len());
             for id in ids {
-                let visible = self.visible(actor, &record.workspace_id, *id)?.is_some();
+                let visible = self
+                    .visible(actor, &record.workspace_id, *id)
+                    .await?
+                    .is_some();
                 refs.push(if visible {
                     ParticipantRef::Visible { id: *id }
                 } else {

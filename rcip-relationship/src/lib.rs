@@ -129,7 +129,7 @@ pub use sqlite::SqliteStore;
 #[cfg(feature = "engine")]
 pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
-    StoreError,
+    StoreError, StoreFuture,
 };
 
 pub use rcip_core;

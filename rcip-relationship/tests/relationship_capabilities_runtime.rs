@@ -45,14 +45,14 @@ fn fresh_uuid() -> uuid::Uuid {
     uuid::Builder::from_random_bytes(rcip_runtime::__private::shared::random_128()).into_uuid()
 }
 
-fn poll(engine: &Engine<MemoryStore>, votes: u64) -> uuid::Uuid {
+async fn poll(engine: &Engine<MemoryStore>, votes: u64) -> uuid::Uuid {
     let args: CreateRecord = serde_json::from_value(json!({
         "workspace_id": W, "collection_id": "c", "namespace": "polls", "type": "poll",
         "data": {"question": "Lunch?", "options": ["a", "b"], "vote_count": votes},
         "idempotency_key": fresh_uuid().to_string(),
     }))
     .unwrap();
-    engine.create(&Actor::new("host"), args).unwrap().id
+    engine.create(&Actor::new("host"), args).await.unwrap().id
 }
 
 async fn invoke(runtime: &Runtime, id: &str, input: Value) -> rcip_runtime::InvocationOutcome {
@@ -70,7 +70,7 @@ async fn a_command_runs_through_its_capability() {
         17,
         "3 commands, 2 types x 6 operations, 1 view, the feed"
     );
-    let id = poll(&engine, 2);
+    let id = poll(&engine, 2).await;
     let close = json!({
         "record_id": id.to_string(), "expected_revision": 1, "idempotency_key": "k1",
         "input": {"reason": "enough"}
@@ -92,6 +92,7 @@ async fn a_command_runs_through_its_capability() {
                 record_id: id,
             },
         )
+        .await
         .unwrap();
     assert_eq!(record.data["closed_reason"], json!("enough"));
     // The same call again (same key, same arguments) returns the first result.
@@ -102,7 +103,7 @@ async fn a_command_runs_through_its_capability() {
 #[tokio::test]
 async fn failures_carry_the_operations_code() {
     let (runtime, engine, _guards) = setup();
-    let empty = poll(&engine, 0);
+    let empty = poll(&engine, 0).await;
     let failure = |outcome: rcip_runtime::InvocationOutcome| {
         assert_eq!(outcome.status(), OutcomeStatus::Failed, "{outcome:?}");
         let error = outcome.error().unwrap().clone();
