@@ -6,7 +6,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rcip_relationship::parse_package;
-use rcip_relationship::{Actor, Engine, ExecuteCommand, MemoryStore, RecordStore, SqliteStore};
+use rcip_relationship::{
+    Actor, Caller, Engine, ExecuteCommand, MemoryStore, RecordStore, SqliteStore,
+};
 use serde_json::json;
 
 fn engine<S: RecordStore>(store: S) -> Engine<S> {
@@ -20,7 +22,7 @@ fn bench_store<S: RecordStore>(c: &mut Criterion, name: &str, store: S) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let actor = Actor::new("bench");
+    let actor = Caller::human(Actor::new("bench"));
     let poll = runtime
         .block_on(
             engine.create(

@@ -17,11 +17,12 @@ use super::args::{
     ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
     GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
 };
-use super::authority::{AllowAll, Authority, Operation};
+use super::authority::{AllowAll, Authority, NewRecord, Operation, Target};
 use super::cursor::{Cursor, DEFAULT_LIMIT, MAX_LIMIT};
 use super::error::RecordError;
 use super::memory::MemoryStore;
-use super::record::{Actor, ParticipantRef, Record, RecordView, timestamp};
+use super::principal::Caller;
+use super::record::{ParticipantRef, Record, RecordView, timestamp};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
@@ -62,7 +63,7 @@ struct Registered {
 /// The relationship engine over a store (in memory by default).
 ///
 /// ```
-/// use rcip_relationship::{Actor, CreateRecord, Engine};
+/// use rcip_relationship::{Actor, Caller, CreateRecord, Engine};
 /// use rcip_relationship::parse_package;
 /// use serde_json::json;
 ///
@@ -72,7 +73,7 @@ struct Registered {
 ///   "additionalProperties": false}}}}"#).unwrap();
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let engine = Engine::in_memory().with_program(package).unwrap();
-/// let note = engine.create(&Actor::new("ada"), serde_json::from_value(json!({
+/// let note = engine.create(&Caller::human(Actor::new("ada")), serde_json::from_value(json!({
 ///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
 ///     "data": {"text": "hello"}, "idempotency_key": "k1"
 /// })).unwrap()).await.unwrap();
@@ -192,17 +193,25 @@ impl<S: RecordStore> Engine<S> {
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
     pub async fn create(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: CreateRecord,
     ) -> Result<RecordView, RecordError> {
         refuse_deep("the data", &mut args.data)?;
-        let mutation = match self.begin(actor, Operation::RecordCreate, &args).await? {
+        let mutation = match self.begin(caller, Operation::RecordCreate, &args).await? {
             Begun::Replay(result) => return Ok(result),
             Begun::Fresh(mutation) => mutation,
         };
         let version = self.version(&args.namespace, args.version)?;
         let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
         let type_def = entry.def();
+        let new = NewRecord::new(
+            &args.workspace_id,
+            &args.collection_id,
+            &args.namespace,
+            version,
+            &args.type_name,
+        );
+        self.permit(caller, Operation::RecordCreate, Target::New(&new))?;
         let now = self.clock.now_ms();
         let mut record = Record {
             id: new_id(),
@@ -220,10 +229,9 @@ impl<S: RecordStore> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        self.permit(actor, Operation::RecordCreate, &record)?;
         check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record).await?;
-        self.commit_record(actor, record, None, EventKind::RecordCreated, mutation)
+        self.check_roles(caller, entry, &record).await?;
+        self.commit_record(caller, record, None, EventKind::RecordCreated, mutation)
             .await
     }
 
@@ -231,12 +239,12 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// # Errors
     ///
-    /// 404 when missing or not readable by the actor.
-    pub async fn get(&self, actor: &Actor, args: GetRecord) -> Result<RecordView, RecordError> {
+    /// 404 when missing or not readable by the caller.
+    pub async fn get(&self, caller: &Caller, args: GetRecord) -> Result<RecordView, RecordError> {
         let record = self
-            .readable(actor, &args.workspace_id, args.record_id)
+            .readable(caller, &args.workspace_id, args.record_id)
             .await?;
-        self.view(actor, &record, None).await
+        self.view(caller, &record, None).await
     }
 
     /// `record.update`: data (`patch.set`, `patch.remove`) and roles; never the state.
@@ -246,12 +254,12 @@ impl<S: RecordStore> Engine<S> {
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
     pub async fn update(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: UpdateRecord,
     ) -> Result<RecordView, RecordError> {
         refuse_deep("patch.set", &mut args.patch.set)?;
         let (mutation, mut record) = match self
-            .begin_change(actor, Operation::RecordUpdate, &args)
+            .begin_change(caller, Operation::RecordUpdate, &args)
             .await?
         {
             Changing::Replay(result) => return Ok(result),
@@ -278,10 +286,10 @@ impl<S: RecordStore> Engine<S> {
             }
         }
         check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record).await?;
+        self.check_roles(caller, entry, &record).await?;
         self.bump(&mut record);
         self.commit_record(
-            actor,
+            caller,
             record,
             Some(args.expected_revision),
             EventKind::RecordUpdated,
@@ -297,11 +305,11 @@ impl<S: RecordStore> Engine<S> {
     /// 403, 404, 409.
     pub async fn archive(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: ArchiveRecord,
     ) -> Result<RecordView, RecordError> {
         let (mutation, mut record) = match self
-            .begin_change(actor, Operation::RecordArchive, &args)
+            .begin_change(caller, Operation::RecordArchive, &args)
             .await?
         {
             Changing::Replay(result) => return Ok(result),
@@ -310,7 +318,7 @@ impl<S: RecordStore> Engine<S> {
         record.archived = true;
         self.bump(&mut record);
         self.commit_record(
-            actor,
+            caller,
             record,
             Some(args.expected_revision),
             EventKind::RecordArchived,
@@ -329,12 +337,12 @@ impl<S: RecordStore> Engine<S> {
     /// 422 input or resulting data.
     pub async fn execute(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
         refuse_deep("the input", &mut args.input)?;
         let (mutation, mut record) = match self
-            .begin_change(actor, Operation::CommandExecute, &args)
+            .begin_change(caller, Operation::CommandExecute, &args)
             .await?
         {
             Changing::Replay(result) => return Ok(result),
@@ -381,14 +389,14 @@ impl<S: RecordStore> Engine<S> {
         check_data(entry, &mut record.data)?;
         self.bump(&mut record);
         let mut events = vec![self.event(
-            actor,
+            caller,
             &record,
             EventKind::CommandExecuted,
             serde_json::json!({"command": command.name, "input": input, "record": snapshot(&record)}),
         )];
         for emit in command.emit.iter() {
             events.push(self.event(
-                actor,
+                caller,
                 &record,
                 EventKind::WorkRequested,
                 serde_json::json!({
@@ -418,22 +426,22 @@ impl<S: RecordStore> Engine<S> {
     /// 403, 404.
     pub async fn list_commands(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: ListCommands,
     ) -> Result<Vec<CommandStatus>, RecordError> {
         if let Some(input) = &mut args.input {
             refuse_deep("the input", input)?;
         }
         let record = self
-            .readable(actor, &args.workspace_id, args.record_id)
+            .readable(caller, &args.workspace_id, args.record_id)
             .await?;
-        self.permit(actor, Operation::CommandList, &record)?;
+        self.permit(caller, Operation::CommandList, Target::Record(&record))?;
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let data = Value::Object(record.data.clone());
-        // `runnable` also asks the authority whether this actor may execute commands here.
-        let may_execute = self
-            .authority
-            .allows(actor, Operation::CommandExecute, &record);
+        // `runnable` also asks the authority whether this caller may execute commands here.
+        let may_execute =
+            self.authority
+                .allows(caller, Operation::CommandExecute, Target::Record(&record));
         let input = args.input.clone().map(Value::Object);
         Ok(entry
             .def()
@@ -492,14 +500,14 @@ impl<S: RecordStore> Engine<S> {
             .collect())
     }
 
-    /// `record.search`: by filters, or through a view; only records the actor may read.
+    /// `record.search`: by filters, or through a view; only records the caller may read.
     ///
     /// # Errors
     ///
     /// 400 bad limit, cursor or view.
     pub async fn search(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: SearchRecords,
     ) -> Result<Page<RecordView>, RecordError> {
         let limit = page_limit(args.limit)?;
@@ -567,8 +575,8 @@ impl<S: RecordStore> Engine<S> {
                 after = position;
                 scanned += 1;
                 consumed += 1;
-                if self.shown(actor, &record, query.as_deref(), view.as_ref()) {
-                    items.push(self.view(actor, &record, view.as_ref()).await?);
+                if self.shown(caller, &record, query.as_deref(), view.as_ref()) {
+                    items.push(self.view(caller, &record, view.as_ref()).await?);
                     if items.len() == limit {
                         break;
                     }
@@ -596,11 +604,11 @@ impl<S: RecordStore> Engine<S> {
     /// 400 bad limit or cursor, 404.
     pub async fn history(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: RecordHistory,
     ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
-        self.readable(actor, &args.workspace_id, args.record_id)
+        self.readable(caller, &args.workspace_id, args.record_id)
             .await?;
         let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
         let after = Cursor::after(args.cursor.as_deref(), &binding)?;
@@ -609,7 +617,7 @@ impl<S: RecordStore> Engine<S> {
             .events(&args.workspace_id, Some(args.record_id), after, limit)
             .await?;
         for event in &mut items {
-            self.redact(actor, &args.workspace_id, &mut event.payload)
+            self.redact(caller, &args.workspace_id, &mut event.payload)
                 .await?;
         }
         let next_cursor = (items.len() == limit).then(|| {
@@ -626,7 +634,7 @@ impl<S: RecordStore> Engine<S> {
     }
 
     /// `changes.feed`: the workspace's events after a cursor or checkpoint, oldest first,
-    /// without events of records the actor may not read. `checkpoint` is where to poll from
+    /// without events of records the caller may not read. `checkpoint` is where to poll from
     /// later; consumers deduplicate on `event_id`.
     ///
     /// # Errors
@@ -634,7 +642,7 @@ impl<S: RecordStore> Engine<S> {
     /// 400 bad limit or cursor.
     pub async fn feed(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: ChangesFeed,
     ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
@@ -657,7 +665,7 @@ impl<S: RecordStore> Engine<S> {
                 Some(readable) => *readable,
                 None => {
                     let readable = self
-                        .visible(actor, &args.workspace_id, event.record_id)
+                        .visible(caller, &args.workspace_id, event.record_id)
                         .await?
                         .is_some_and(|r| {
                             args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
@@ -668,7 +676,7 @@ impl<S: RecordStore> Engine<S> {
             };
             if readable {
                 let mut event = event;
-                self.redact(actor, &args.workspace_id, &mut event.payload)
+                self.redact(caller, &args.workspace_id, &mut event.payload)
                     .await?;
                 items.push(event);
             }
@@ -687,7 +695,7 @@ impl<S: RecordStore> Engine<S> {
     /// the reader may not read (now) become `{"restricted": true}`.
     async fn redact(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         payload: &mut Value,
     ) -> Result<(), RecordError> {
@@ -707,7 +715,7 @@ impl<S: RecordStore> Engine<S> {
                     .and_then(Value::as_str)
                     .and_then(|id| Uuid::parse_str(id).ok());
                 let visible = match id {
-                    Some(id) => self.visible(actor, workspace_id, id).await?.is_some(),
+                    Some(id) => self.visible(caller, workspace_id, id).await?.is_some(),
                     None => false,
                 };
                 if !visible {
@@ -764,16 +772,16 @@ impl<S: RecordStore> Engine<S> {
             })
     }
 
-    /// Whether record `id` (readable by `actor`) is of `type_name` in program `namespace`
+    /// Whether record `id` (readable by `caller`) is of `type_name` in program `namespace`
     /// `version`: 404 otherwise. What a capability bound to one type checks first.
     pub(crate) async fn check_type(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
         (namespace, version, type_name): (&str, u64, &str),
     ) -> Result<(), RecordError> {
-        let record = self.readable(actor, workspace_id, id).await?;
+        let record = self.readable(caller, workspace_id, id).await?;
         if record.namespace == namespace
             && record.version == version
             && record.type_name == type_name
@@ -788,13 +796,13 @@ impl<S: RecordStore> Engine<S> {
     /// stored result (or refuses other arguments under the same key).
     async fn begin<T: DeserializeOwned>(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
         args: &(impl Serialize + Keyed),
     ) -> Result<Begun<T>, RecordError> {
         let (workspace_id, key) = args.idempotency();
         check_key(key)?;
-        let fingerprint = fingerprint(actor, operation.as_str(), args)?;
+        let fingerprint = fingerprint(caller, operation.as_str(), args)?;
         match self.store.idempotency(workspace_id, key).await? {
             Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
             None => Ok(Begun::Fresh(Mutation {
@@ -809,18 +817,18 @@ impl<S: RecordStore> Engine<S> {
     /// [`writable`](Self::writable) for `operation`.
     async fn begin_change<T: DeserializeOwned>(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
         args: &(impl Serialize + Change),
     ) -> Result<Changing<T>, RecordError> {
-        let mutation = match self.begin(actor, operation, args).await? {
+        let mutation = match self.begin(caller, operation, args).await? {
             Begun::Replay(result) => return Ok(Changing::Replay(result)),
             Begun::Fresh(mutation) => mutation,
         };
         let (record_id, expected) = args.target();
         let record = self
             .writable(
-                actor,
+                caller,
                 &mutation.workspace_id,
                 record_id,
                 operation,
@@ -833,14 +841,14 @@ impl<S: RecordStore> Engine<S> {
     /// Commits a record change with its one event, remembering the reader's view.
     async fn commit_record(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: Record,
         expected_revision: Option<u64>,
         kind: EventKind,
         mutation: Mutation,
     ) -> Result<RecordView, RecordError> {
-        let view = self.view(actor, &record, None).await?;
-        let event = self.event(actor, &record, kind, snapshot(&record));
+        let view = self.view(caller, &record, None).await?;
+        let event = self.event(caller, &record, kind, snapshot(&record));
         self.commit_and_remember(record, expected_revision, vec![event], mutation, view)
             .await
     }
@@ -885,30 +893,29 @@ impl<S: RecordStore> Engine<S> {
         }
     }
 
-    /// The record, if it exists and the actor may read it. Every read of a record goes
+    /// The record, if it exists and the caller may read it. Every read of a record goes
     /// through here: one that may not be read is reported exactly like a missing one, so
     /// nothing about it leaks.
     async fn visible(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
     ) -> Result<Option<Record>, RecordError> {
-        Ok(self
-            .store
-            .get(workspace_id, id)
-            .await?
-            .filter(|r| self.authority.allows(actor, Operation::RecordRead, r)))
+        Ok(self.store.get(workspace_id, id).await?.filter(|r| {
+            self.authority
+                .allows(caller, Operation::RecordRead, Target::Record(r))
+        }))
     }
 
-    /// The record, if it exists and the actor may read it (else 404).
+    /// The record, if it exists and the caller may read it (else 404).
     async fn readable(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
     ) -> Result<Record, RecordError> {
-        self.visible(actor, workspace_id, id)
+        self.visible(caller, workspace_id, id)
             .await?
             .ok_or(RecordError::NotFound)
     }
@@ -916,11 +923,11 @@ impl<S: RecordStore> Engine<S> {
     /// 403 unless the authority allows `operation` on `record`.
     fn permit(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
-        record: &Record,
+        target: Target<'_>,
     ) -> Result<(), RecordError> {
-        if self.authority.allows(actor, operation, record) {
+        if self.authority.allows(caller, operation, target) {
             Ok(())
         } else {
             Err(RecordError::Forbidden {
@@ -933,14 +940,14 @@ impl<S: RecordStore> Engine<S> {
     /// expected revision (409).
     async fn writable(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
         operation: Operation,
         expected: u64,
     ) -> Result<Record, RecordError> {
-        let record = self.readable(actor, workspace_id, id).await?;
-        self.permit(actor, operation, &record)?;
+        let record = self.readable(caller, workspace_id, id).await?;
+        self.permit(caller, operation, Target::Record(&record))?;
         if record.archived {
             return Err(RecordError::Archived);
         }
@@ -957,12 +964,15 @@ impl<S: RecordStore> Engine<S> {
     /// the view's `where`.
     fn shown(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         query: Option<&str>,
         view: Option<&View>,
     ) -> bool {
-        if !self.authority.allows(actor, Operation::RecordRead, record) {
+        if !self
+            .authority
+            .allows(caller, Operation::RecordRead, Target::Record(record))
+        {
             return false;
         }
         // Through a view, the text query sees only the fields the view shows.
@@ -990,7 +1000,7 @@ impl<S: RecordStore> Engine<S> {
 
     fn event(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         kind: EventKind,
         payload: Value,
@@ -999,7 +1009,7 @@ impl<S: RecordStore> Engine<S> {
             id: 0,
             event_id: new_id(),
             workspace_id: record.workspace_id.clone(),
-            actor: actor.clone(),
+            actor: caller.actor.clone(),
             record_id: record.id,
             revision: record.revision,
             kind,
@@ -1012,7 +1022,7 @@ impl<S: RecordStore> Engine<S> {
     /// workspace with an allowed type.
     async fn check_roles(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         entry: &TypeEntry,
         record: &Record,
     ) -> Result<(), RecordError> {
@@ -1076,7 +1086,7 @@ impl<S: RecordStore> Engine<S> {
                     let problem = if ids[..i].contains(id) {
                         Some(format!("participant {id} is listed twice"))
                     } else {
-                        self.participant_problem(actor, record, role, *id).await?
+                        self.participant_problem(caller, record, role, *id).await?
                     };
                     if let Some(message) = problem {
                         let path = format!("/roles/{}/{i}", role.name);
@@ -1110,15 +1120,15 @@ impl<S: RecordStore> Engine<S> {
     }
 
     /// What is wrong with record `id` as a participant in `role` of `record`, if anything.
-    /// Linking to a record the actor may not read is refused like linking to a missing one.
+    /// Linking to a record the caller may not read is refused like linking to a missing one.
     async fn participant_problem(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         role: &Role,
         id: Uuid,
     ) -> Result<Option<String>, RecordError> {
-        let Some(participant) = self.visible(actor, &record.workspace_id, id).await? else {
+        let Some(participant) = self.visible(caller, &record.workspace_id, id).await? else {
             return Ok(Some(format!(
                 "participant {id} does not exist in this workspace"
             )));
@@ -1144,11 +1154,11 @@ impl<S: RecordStore> Engine<S> {
         )))
     }
 
-    /// The reader's projection: participants the actor may not read are restricted; a view
+    /// The reader's projection: participants the caller may not read are restricted; a view
     /// keeps only its fields.
     async fn view(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         view: Option<&View>,
     ) -> Result<RecordView, RecordError> {
@@ -1157,7 +1167,7 @@ impl<S: RecordStore> Engine<S> {
             let mut refs = Vec::with_capacity(ids.len());
             for id in ids {
                 let visible = self
-                    .visible(actor, &record.workspace_id, *id)
+                    .visible(caller, &record.workspace_id, *id)
                     .await?
                     .is_some();
                 refs.push(if visible {
@@ -1276,15 +1286,15 @@ macro_rules! change {
 }
 change!(UpdateRecord, ArchiveRecord, ExecuteCommand);
 
-/// What a replay must match: the actor, the operation and its arguments. The actor is part of
-/// it so that another actor reusing a key gets a conflict, never the first actor's result.
+/// What a replay must match: the caller, the operation and its arguments. The caller is part of
+/// it so that another caller reusing a key gets a conflict, never the first caller's result.
 fn fingerprint(
-    actor: &Actor,
+    caller: &Caller,
     operation: &str,
     args: &impl Serialize,
 ) -> Result<String, RecordError> {
     serde_json::to_string(args)
-        .map(|json| format!("{}|{operation}|{json}", actor.id))
+        .map(|json| format!("{}|{operation}|{json}", caller.id()))
         .map_err(|e| RecordError::InvalidArguments(e.to_string()))
 }
 

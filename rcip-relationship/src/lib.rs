@@ -111,7 +111,7 @@ pub use args::{
     UpdateRecord, ViewRef,
 };
 #[cfg(feature = "engine")]
-pub use authority::{AllowAll, Authority, Operation};
+pub use authority::{AllowAll, Authority, NewRecord, Operation, Target};
 #[cfg(feature = "engine")]
 pub use cursor::{DEFAULT_LIMIT, MAX_LIMIT};
 #[cfg(feature = "engine")]

@@ -4,8 +4,9 @@
 
 use rcip_core::depth::{dismantle, nested_arrays as nested};
 use rcip_relationship::{
-    Actor, CreateRecord, Engine, ExecuteCommand, ListCommands, MAX_PACKAGE_DEPTH, ProblemCode,
-    RecordError, RuleRoots, Scope, UpdateRecord, parse_package, parse_rule, validate_package,
+    Actor, Caller, CreateRecord, Engine, ExecuteCommand, ListCommands, MAX_PACKAGE_DEPTH,
+    ProblemCode, RecordError, RuleRoots, Scope, UpdateRecord, parse_package, parse_rule,
+    validate_package,
 };
 use rcip_test_support::on_small_stack;
 use serde_json::{Map, Value, json};
@@ -98,7 +99,9 @@ fn record_data_100_000_deep_is_refused() {
             "data": {}, "idempotency_key": "k1"}));
         create.data = deep_fields();
         // The engine takes the arguments apart itself: nothing deep is left to drop.
-        assert_too_deep(block_on(engine.create(&Actor::new("ada"), create)));
+        assert_too_deep(block_on(
+            engine.create(&Caller::human(Actor::new("ada")), create),
+        ));
     });
 }
 
@@ -106,7 +109,7 @@ fn record_data_100_000_deep_is_refused() {
 fn a_deep_update_command_input_or_preview_is_refused() {
     on_small_stack(|| {
         let engine = polls();
-        let actor = Actor::new("ada");
+        let actor = Caller::human(Actor::new("ada"));
         let poll = block_on(engine.create(
             &actor,
             args(
@@ -144,7 +147,7 @@ fn record_data_at_the_limit_reaches_the_schema() {
             "workspace_id": "w", "collection_id": "c", "namespace": "polls", "type": "poll",
             "data": {}, "idempotency_key": format!("k{depth}")}));
         create.data.insert("question".to_owned(), nested(depth));
-        let error = block_on(engine.create(&Actor::new("ada"), create)).unwrap_err();
+        let error = block_on(engine.create(&Caller::human(Actor::new("ada")), create)).unwrap_err();
         assert_eq!(error.code(), code);
     }
 }

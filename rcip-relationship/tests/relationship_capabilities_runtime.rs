@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rcip_relationship::{Actor, CreateRecord, Engine, GetRecord, MemoryStore};
+use rcip_relationship::{Actor, Caller, CreateRecord, Engine, GetRecord, MemoryStore};
 use rcip_relationship::{package_capabilities, parse_package};
 use rcip_runtime::{
     ApplicationDefinition, ErrorCode, InvocationRequest, OutcomeStatus, PolicyDecision, Runtime,
@@ -34,7 +34,7 @@ fn setup() -> (
             "polls",
             None,
             W,
-            &Actor::new("agent").via("tool"),
+            &Caller::human(Actor::new("agent").via("tool")),
         )
         .unwrap();
     (runtime, engine, guards)
@@ -52,7 +52,11 @@ async fn poll(engine: &Engine<MemoryStore>, votes: u64) -> uuid::Uuid {
         "idempotency_key": fresh_uuid().to_string(),
     }))
     .unwrap();
-    engine.create(&Actor::new("host"), args).await.unwrap().id
+    engine
+        .create(&Caller::human(Actor::new("host")), args)
+        .await
+        .unwrap()
+        .id
 }
 
 async fn invoke(runtime: &Runtime, id: &str, input: Value) -> rcip_runtime::InvocationOutcome {
@@ -86,7 +90,7 @@ async fn a_command_runs_through_its_capability() {
     );
     let record = engine
         .get(
-            &Actor::new("host"),
+            &Caller::human(Actor::new("host")),
             GetRecord {
                 workspace_id: W.into(),
                 record_id: id,

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rcip_relationship::{
-    Actor, Authority, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
-    MAX_IDEMPOTENCY_KEY, Operation, Page, ParticipantRef, Record, RecordError, RecordHistory,
-    RecordStore, RecordView, SearchRecords, UpdateRecord,
+    Actor, Authority, Caller, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
+    MAX_IDEMPOTENCY_KEY, Operation, Page, ParticipantRef, RecordError, RecordHistory, RecordStore,
+    RecordView, SearchRecords, Target, UpdateRecord,
 };
 use rcip_relationship::{Package, parse_package};
 use serde::de::DeserializeOwned;
@@ -55,8 +55,8 @@ fn fresh_uuid() -> Uuid {
     uuid::Builder::from_random_bytes(rcip_runtime::__private::shared::random_128()).into_uuid()
 }
 
-fn ada() -> Actor {
-    Actor::new("ada")
+fn ada() -> Caller {
+    Caller::human(Actor::new("ada"))
 }
 
 fn key() -> String {
@@ -111,7 +111,7 @@ async fn execute<S: RecordStore>(
 /// `actor`'s `record.get` of `id` in workspace `W`.
 async fn get<S: RecordStore>(
     engine: &Engine<S>,
-    actor: &Actor,
+    actor: &Caller,
     id: Uuid,
 ) -> Result<RecordView, RecordError> {
     engine
@@ -128,7 +128,7 @@ async fn get<S: RecordStore>(
 /// `actor`'s change feed of workspace `W` (every namespace) from `cursor`.
 async fn changes<S: RecordStore>(
     engine: &Engine<S>,
-    actor: &Actor,
+    actor: &Caller,
     cursor: Option<String>,
     limit: Option<u32>,
 ) -> Result<Page<ChangeEvent>, RecordError> {
@@ -860,7 +860,11 @@ async fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
         .map(|e| e.event_id)
         .collect();
     assert_eq!(ids.len(), 4, "event ids are unique");
-    assert_eq!(later.items[0].actor, ada());
+    assert_eq!(
+        later.items[0].actor,
+        ada().actor,
+        "events record the caller's actor"
+    );
     assert_eq!(later.items[0].revision, 2);
     // Paging within the feed.
     let small = changes(&engine, &ada(), None, Some(3)).await.unwrap();
@@ -902,15 +906,17 @@ async fn concurrent_executes_on_one_revision_have_one_winner<S: RecordStore + 's
 struct SecretPolls;
 
 impl Authority for SecretPolls {
-    fn allows(&self, actor: &Actor, operation: Operation, record: &Record) -> bool {
-        if actor.id == "ada" {
+    fn allows(&self, caller: &Caller, operation: Operation, target: Target<'_>) -> bool {
+        if caller.id() == "ada" {
             return true;
         }
-        let secret = record
-            .data
-            .get("question")
-            .and_then(Value::as_str)
-            .is_some_and(|q| q.contains("secret"));
+        let secret = target.record().is_some_and(|record| {
+            record
+                .data
+                .get("question")
+                .and_then(Value::as_str)
+                .is_some_and(|q| q.contains("secret"))
+        });
         operation == Operation::RecordRead && !secret
     }
 }
@@ -929,7 +935,7 @@ async fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
         )
         .await
         .unwrap();
-    let bob = Actor::new("bob").via("agent-7");
+    let bob = Caller::human(Actor::new("bob").via("agent-7"));
     assert_eq!(
         code(get(&engine, &bob, secret.id).await),
         ("RECORD_NOT_FOUND", 404)
@@ -1012,15 +1018,15 @@ async fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
 struct ListOnly;
 
 impl Authority for ListOnly {
-    fn allows(&self, actor: &Actor, operation: Operation, _: &Record) -> bool {
-        actor.id == "ada" || operation != Operation::CommandExecute
+    fn allows(&self, caller: &Caller, operation: Operation, _: Target<'_>) -> bool {
+        caller.id() == "ada" || operation != Operation::CommandExecute
     }
 }
 
 async fn runnable_needs_the_right_to_execute<S: RecordStore>(store: S) {
     let engine = engine(store).with_authority(ListOnly);
     let poll = create_poll(&engine, "Q", 1).await;
-    let list = async |actor: &Actor| {
+    let list = async |actor: &Caller| {
         engine
             .list_commands(
                 actor,
@@ -1038,7 +1044,7 @@ async fn runnable_needs_the_right_to_execute<S: RecordStore>(store: S) {
             .runnable
     };
     assert!(list(&ada()).await);
-    assert!(!list(&Actor::new("viewer")).await);
+    assert!(!list(&Caller::human(Actor::new("viewer"))).await);
 }
 
 async fn archived_records_take_no_changes<S: RecordStore>(store: S) {
