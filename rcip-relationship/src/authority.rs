@@ -158,6 +158,13 @@ pub trait Authority: Send + Sync + std::fmt::Debug {
     fn allows(&self, caller: &Caller, operation: Operation, target: Target<'_>) -> bool;
 }
 
+/// A shared authority (the host keeps a handle to change what it decides).
+impl<A: Authority + ?Sized> Authority for std::sync::Arc<A> {
+    fn allows(&self, caller: &Caller, operation: Operation, target: Target<'_>) -> bool {
+        (**self).allows(caller, operation, target)
+    }
+}
+
 /// Allows everything: the default.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AllowAll;

@@ -198,7 +198,7 @@ impl<S: RecordStore> Engine<S> {
     ) -> Result<RecordView, RecordError> {
         refuse_deep("the data", &mut args.data)?;
         let mutation = match self.begin(caller, Operation::RecordCreate, &args).await? {
-            Begun::Replay(result) => return Ok(result),
+            Begun::Replay(stored) => return self.project(caller, stored).await,
             Begun::Fresh(mutation) => mutation,
         };
         let version = self.version(&args.namespace, args.version)?;
@@ -231,8 +231,10 @@ impl<S: RecordStore> Engine<S> {
         };
         check_data(entry, &mut record.data)?;
         self.check_roles(caller, entry, &record).await?;
-        self.commit_record(caller, record, None, EventKind::RecordCreated, mutation)
-            .await
+        let stored = self
+            .commit_record(caller, record, None, EventKind::RecordCreated, mutation)
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `record.get`.
@@ -262,7 +264,7 @@ impl<S: RecordStore> Engine<S> {
             .begin_change(caller, Operation::RecordUpdate, &args)
             .await?
         {
-            Changing::Replay(result) => return Ok(result),
+            Changing::Replay(stored) => return self.project(caller, stored).await,
             Changing::Fresh(mutation, record) => (mutation, record),
         };
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
@@ -288,14 +290,16 @@ impl<S: RecordStore> Engine<S> {
         check_data(entry, &mut record.data)?;
         self.check_roles(caller, entry, &record).await?;
         self.bump(&mut record);
-        self.commit_record(
-            caller,
-            record,
-            Some(args.expected_revision),
-            EventKind::RecordUpdated,
-            mutation,
-        )
-        .await
+        let stored = self
+            .commit_record(
+                caller,
+                record,
+                Some(args.expected_revision),
+                EventKind::RecordUpdated,
+                mutation,
+            )
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `record.archive`.
@@ -312,19 +316,21 @@ impl<S: RecordStore> Engine<S> {
             .begin_change(caller, Operation::RecordArchive, &args)
             .await?
         {
-            Changing::Replay(result) => return Ok(result),
+            Changing::Replay(stored) => return self.project(caller, stored).await,
             Changing::Fresh(mutation, record) => (mutation, record),
         };
         record.archived = true;
         self.bump(&mut record);
-        self.commit_record(
-            caller,
-            record,
-            Some(args.expected_revision),
-            EventKind::RecordArchived,
-            mutation,
-        )
-        .await
+        let stored = self
+            .commit_record(
+                caller,
+                record,
+                Some(args.expected_revision),
+                EventKind::RecordArchived,
+                mutation,
+            )
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `command.execute`: input, state (`from`), guard, expected revision and idempotency
@@ -794,7 +800,7 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a mutation: checks the idempotency key, and answers a replay of it from the
     /// stored result (or refuses other arguments under the same key).
-    async fn begin<T: DeserializeOwned>(
+    async fn begin<T: Answer>(
         &self,
         caller: &Caller,
         operation: Operation,
@@ -804,7 +810,13 @@ impl<S: RecordStore> Engine<S> {
         check_key(key)?;
         let fingerprint = fingerprint(caller, operation.as_str(), args)?;
         match self.store.idempotency(workspace_id, key).await? {
-            Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
+            Some(entry) => {
+                let answer: T = replayed(&entry, &fingerprint)?;
+                // Current access first: a replay answers nothing that a read would not.
+                self.replay_access(caller, workspace_id, answer.record_id(), operation)
+                    .await?;
+                Ok(Begun::Replay(answer))
+            }
             None => Ok(Begun::Fresh(Mutation {
                 workspace_id: workspace_id.to_owned(),
                 key: key.to_owned(),
@@ -815,7 +827,7 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a change of an existing record: [`begin`](Self::begin), then the record as
     /// [`writable`](Self::writable) for `operation`.
-    async fn begin_change<T: DeserializeOwned>(
+    async fn begin_change<T: Answer>(
         &self,
         caller: &Caller,
         operation: Operation,
@@ -838,7 +850,9 @@ impl<S: RecordStore> Engine<S> {
         Ok(Changing::Fresh(mutation, record))
     }
 
-    /// Commits a record change with its one event, remembering the reader's view.
+    /// Commits a record change with its one event. What it remembers for replays (and
+    /// returns) is the unredacted snapshot: every answer, the first or a replay, is
+    /// [projected](Self::project) for its reader when it is given.
     async fn commit_record(
         &self,
         caller: &Caller,
@@ -847,10 +861,35 @@ impl<S: RecordStore> Engine<S> {
         kind: EventKind,
         mutation: Mutation,
     ) -> Result<RecordView, RecordError> {
-        let view = self.view(caller, &record, None).await?;
+        let stored = snapshot_view(&record);
         let event = self.event(caller, &record, kind, snapshot(&record));
-        self.commit_and_remember(record, expected_revision, vec![event], mutation, view)
+        self.commit_and_remember(record, expected_revision, vec![event], mutation, stored)
             .await
+    }
+
+    /// The access a replay needs: what the first call needed, judged now. A record the
+    /// caller may no longer read is not found (404); one it may no longer change, or create
+    /// in its collection, is forbidden (403).
+    async fn replay_access(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        id: Uuid,
+        operation: Operation,
+    ) -> Result<(), RecordError> {
+        let record = self.readable(caller, workspace_id, id).await?;
+        if operation == Operation::RecordCreate {
+            let new = NewRecord::new(
+                &record.workspace_id,
+                &record.collection_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            );
+            self.permit(caller, operation, Target::New(&new))
+        } else {
+            self.permit(caller, operation, Target::Record(&record))
+        }
     }
 
     /// Commits a change with its events and its idempotency entry (which remembers
@@ -1162,29 +1201,36 @@ impl<S: RecordStore> Engine<S> {
         record: &Record,
         view: Option<&View>,
     ) -> Result<RecordView, RecordError> {
-        let mut participants = BTreeMap::new();
-        for (role, ids) in &record.participants {
-            let mut refs = Vec::with_capacity(ids.len());
-            for id in ids {
-                let visible = self
-                    .visible(caller, &record.workspace_id, *id)
-                    .await?
-                    .is_some();
-                refs.push(if visible {
-                    ParticipantRef::Visible { id: *id }
-                } else {
-                    ParticipantRef::Restricted { restricted: true }
-                });
-            }
-            participants.insert(role.clone(), refs);
-        }
         let data = record
             .data
             .iter()
             .filter(|(field, _)| shows(view, field))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        Ok(record_view(record, participants, data))
+        self.project(caller, record_view(record, visible_ids(record), data))
+            .await
+    }
+
+    /// `view` as `caller` may see it now: each participant it may not read becomes
+    /// `{"restricted": true}` (a stored answer is projected like a fresh read).
+    async fn project(
+        &self,
+        caller: &Caller,
+        mut view: RecordView,
+    ) -> Result<RecordView, RecordError> {
+        for refs in view.participants.values_mut() {
+            for reference in refs.iter_mut() {
+                if let ParticipantRef::Visible { id } = *reference
+                    && self
+                        .visible(caller, &view.workspace_id, id)
+                        .await?
+                        .is_none()
+                {
+                    *reference = ParticipantRef::Restricted { restricted: true };
+                }
+            }
+        }
+        Ok(view)
     }
 }
 
@@ -1251,6 +1297,23 @@ enum Begun<T> {
     Replay(T),
     /// A new mutation.
     Fresh(Mutation),
+}
+
+/// What a mutation answers: replays of it are checked against the record it names.
+trait Answer: Serialize + DeserializeOwned {
+    fn record_id(&self) -> Uuid;
+}
+
+impl Answer for RecordView {
+    fn record_id(&self) -> Uuid {
+        self.id
+    }
+}
+
+impl Answer for CommandResult {
+    fn record_id(&self) -> Uuid {
+        self.record_id
+    }
 }
 
 /// Mutation arguments: their workspace and idempotency key.
@@ -1415,20 +1478,28 @@ fn page_limit(limit: Option<u32>) -> Result<usize, RecordError> {
     }
 }
 
-/// A record as an event stores it: every participant by id. Readers get it through
-/// [`Engine::redact`], which restricts the participants they may not read, at read time.
-fn snapshot(record: &Record) -> Value {
-    let participants = record
+/// Every participant of `record` by id, before any reader's projection.
+fn visible_ids(record: &Record) -> BTreeMap<String, Vec<ParticipantRef>> {
+    record
         .participants
         .iter()
         .map(|(role, ids)| {
             let refs = ids.iter().map(|&id| ParticipantRef::Visible { id });
             (role.clone(), refs.collect())
         })
-        .collect();
-    let view = record_view(record, participants, record.data.clone());
+        .collect()
+}
+
+/// A record as events and idempotency entries store it: every participant by id. Readers
+/// get it projected ([`Engine::redact`], [`Engine::project`]) at read time.
+fn snapshot_view(record: &Record) -> RecordView {
+    record_view(record, visible_ids(record), record.data.clone())
+}
+
+/// [`snapshot_view`] as JSON.
+fn snapshot(record: &Record) -> Value {
     // A struct of strings, numbers and string-keyed maps always serializes.
-    serde_json::to_value(view).unwrap_or_default()
+    serde_json::to_value(snapshot_view(record)).unwrap_or_default()
 }
 
 /// Whether any string (or number, as text) in `value` contains `query` (lowercase).

@@ -3,8 +3,9 @@
 //! with its feature).
 #![allow(clippy::unwrap_used)]
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rcip_relationship::{
     Actor, Authority, Caller, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
@@ -1013,6 +1014,132 @@ async fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
     assert_eq!(feed.items.len(), 3, "public poll, person, ballot");
 }
 
+/// An authority the test changes as it goes: hidden records cannot be read; while
+/// `read_only`, nothing but reads is allowed (creates included).
+#[derive(Debug, Default)]
+struct Switch {
+    hidden: Mutex<HashSet<Uuid>>,
+    read_only: AtomicBool,
+}
+
+impl Switch {
+    fn hide(&self, id: Uuid) {
+        self.hidden.lock().unwrap().insert(id);
+    }
+}
+
+impl Authority for Switch {
+    fn allows(&self, _: &Caller, operation: Operation, target: Target<'_>) -> bool {
+        if target
+            .record()
+            .is_some_and(|r| self.hidden.lock().unwrap().contains(&r.id))
+        {
+            return false;
+        }
+        operation == Operation::RecordRead || !self.read_only.load(Ordering::SeqCst)
+    }
+}
+
+/// A replay answers only what the caller's current access allows: the access check comes
+/// before the stored result, and the result is projected like a fresh read.
+async fn replays_obey_current_access<S: RecordStore>(store: S) {
+    let switch = Arc::new(Switch::default());
+    let engine = engine(store).with_authority(Arc::clone(&switch));
+    let create_call = |question: &str, key: &str| {
+        json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls", "type": "poll",
+            "data": {"question": question, "options": ["a", "b"], "vote_count": 1},
+            "idempotency_key": key})
+    };
+    let hidden = engine
+        .create(&ada(), args(create_call("Hidden", "create-hidden")))
+        .await
+        .unwrap();
+    let voter = create_person(&engine, "Grace").await;
+    let ballot_call = json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls",
+        "type": "ballot", "data": {"choice": 0},
+        "roles": {"poll": [hidden.id], "voter": [voter.id]}, "idempotency_key": "ballot"});
+    let ballot = engine
+        .create(&ada(), args(ballot_call.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        ballot.participants["poll"],
+        [ParticipantRef::Visible { id: hidden.id }]
+    );
+
+    switch.hide(hidden.id);
+    assert_eq!(
+        code(get(&engine, &ada(), hidden.id).await),
+        ("RECORD_NOT_FOUND", 404)
+    );
+    // The replay of the hidden record's create is not found either, like a read.
+    assert_eq!(
+        code(
+            engine
+                .create(&ada(), args(create_call("Hidden", "create-hidden")))
+                .await
+        ),
+        ("RECORD_NOT_FOUND", 404)
+    );
+    // The ballot's replay restricts the participant that `get` restricts now.
+    let replayed: RecordView = engine
+        .create(&ada(), args(ballot_call.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        replayed.participants["poll"],
+        [ParticipantRef::Restricted { restricted: true }]
+    );
+    assert_eq!(
+        replayed.participants["voter"],
+        [ParticipantRef::Visible { id: voter.id }]
+    );
+    assert_eq!(replayed, get(&engine, &ada(), ballot.id).await.unwrap());
+
+    // Readable but no longer changeable: every kind of replay is forbidden.
+    let open = engine
+        .create(&ada(), args(create_call("Open", "create-open")))
+        .await
+        .unwrap();
+    let update = json!({"workspace_id": W, "record_id": open.id, "expected_revision": 1,
+        "idempotency_key": "update-open", "patch": {"set": {"vote_count": 2}}});
+    engine.update(&ada(), args(update.clone())).await.unwrap();
+    let close = json!({"workspace_id": W, "record_id": open.id, "command": "close",
+        "expected_revision": 2, "idempotency_key": "close-open", "input": {}});
+    let closed = engine.execute(&ada(), args(close.clone())).await.unwrap();
+    switch.read_only.store(true, Ordering::SeqCst);
+    assert_eq!(
+        code(engine.update(&ada(), args(update.clone())).await),
+        ("FORBIDDEN", 403)
+    );
+    assert_eq!(
+        code(engine.execute(&ada(), args(close.clone())).await),
+        ("FORBIDDEN", 403)
+    );
+    assert_eq!(
+        code(
+            engine
+                .create(&ada(), args(create_call("Open", "create-open")))
+                .await
+        ),
+        ("FORBIDDEN", 403)
+    );
+    // Hidden as well: not found comes first.
+    switch.hide(open.id);
+    assert_eq!(
+        code(engine.execute(&ada(), args(close.clone())).await),
+        ("RECORD_NOT_FOUND", 404)
+    );
+    // With access back, the replay is the first answer again.
+    switch.hidden.lock().unwrap().clear();
+    switch.read_only.store(false, Ordering::SeqCst);
+    assert_eq!(engine.execute(&ada(), args(close)).await.unwrap(), closed);
+    assert_eq!(
+        engine.create(&ada(), args(ballot_call)).await.unwrap(),
+        ballot
+    );
+}
+
 /// May list commands but not execute them.
 #[derive(Debug)]
 struct ListOnly;
@@ -1142,6 +1269,10 @@ macro_rules! conformance {
             #[tokio::test]
             async fn authority_restricts_reads_and_changes() {
                 super::authority_restricts_reads_and_changes($make).await;
+            }
+            #[tokio::test]
+            async fn replays_obey_current_access() {
+                super::replays_obey_current_access($make).await;
             }
             #[tokio::test]
             async fn runnable_needs_the_right_to_execute() {
