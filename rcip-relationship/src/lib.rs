@@ -51,6 +51,7 @@
 #![deny(missing_docs)]
 
 mod capabilities;
+mod digest;
 mod model;
 mod naming;
 mod operations;
@@ -103,6 +104,8 @@ mod record;
 mod sqlite;
 #[cfg(feature = "engine")]
 mod store;
+#[cfg(feature = "engine")]
+mod versions;
 
 #[cfg(feature = "engine")]
 pub use args::{
@@ -131,6 +134,8 @@ pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
     StoreError, StoreFuture,
 };
+#[cfg(feature = "engine")]
+pub use versions::{Activation, ProgramSource};
 
 pub use rcip_core;
 
