@@ -140,7 +140,8 @@ pub use versions::{Activation, ProgramSource};
 pub use rcip_core;
 
 /// Includes the Rust that `rcip-build` generated from relationship program packages
-/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace.
+/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace (its highest version, with
+/// a `v1`, `v2`, ... submodule per version when the folder holds several).
 ///
 /// ```ignore
 /// // build.rs: rcip_build::Programs::new("programs").compile_or_fail();
