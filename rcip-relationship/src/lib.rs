@@ -109,9 +109,9 @@ mod versions;
 
 #[cfg(feature = "engine")]
 pub use args::{
-    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
-    GetRecord, ListCommands, Page, Patch, RecordHistory, Requirement, RolePatch, SearchRecords,
-    UpdateRecord, ViewRef,
+    ArchiveRecord, ChangesFeed, CommandList, CommandResult, CommandStatus, CreateRecord,
+    ExecuteCommand, GetRecord, ListCommands, Page, Patch, RecordHistory, Requirement, RolePatch,
+    SearchRecords, UpdateRecord, ViewRef,
 };
 #[cfg(feature = "engine")]
 pub use authority::{AllowAll, Authority, NewRecord, Operation, Target};
