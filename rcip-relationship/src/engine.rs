@@ -2,8 +2,8 @@
 //! guarantees (revisions, idempotency, guards, lifecycle transitions, role constraints, work
 //! intents, change events).
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::{Command, Kind, Package, Role, Scope, TypeDef, View, command_capability_id};
 use rcip_core::ValidationIssue;
@@ -14,18 +14,21 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::args::{
-    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
-    GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
+    ArchiveRecord, ChangesFeed, CommandList, CommandResult, CommandStatus, CreateRecord,
+    ExecuteCommand, GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords,
+    UpdateRecord,
 };
-use super::authority::{AllowAll, Authority, Operation};
-use super::cursor::{Cursor, DEFAULT_LIMIT, MAX_LIMIT};
+use super::authority::{AllowAll, Authority, NewRecord, Operation, Target};
+use super::cursor::{CursorKey, CursorScope, DEFAULT_LIMIT, MAX_LIMIT};
 use super::error::RecordError;
 use super::memory::MemoryStore;
-use super::record::{Actor, ParticipantRef, Record, RecordView, timestamp};
+use super::principal::Caller;
+use super::record::{ParticipantRef, Record, RecordView, timestamp};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
-use rcip_runtime::__private::shared::{SchemaValidator, random_128};
+use super::versions::{Activation, ProgramSource, Programs, Registered, TypeEntry};
+use rcip_runtime::__private::shared::random_128;
 use rcip_runtime::{Clock, MAX_VALIDATION_ISSUES, SystemClock, TRUNCATED_KEYWORD};
 
 /// The longest idempotency key, in characters: the `maxLength` of the capabilities' key
@@ -36,54 +39,47 @@ pub const MAX_IDEMPOTENCY_KEY: usize = crate::MAX_KEY_LENGTH as usize;
 /// Candidates a search examines per call before it returns a (possibly sparse) page.
 const SCAN_BUDGET: usize = 1_000;
 
-/// A registered type: its program, definition and compiled schemas.
-#[derive(Debug)]
-struct TypeEntry {
-    package: Arc<Package>,
-    type_index: usize,
-    data: Arc<SchemaValidator>,
-    /// Per command (same order as the type's commands).
-    inputs: Vec<Arc<SchemaValidator>>,
-}
-
-impl TypeEntry {
-    fn def(&self) -> &TypeDef {
-        &self.package.types[self.type_index]
-    }
-}
-
-/// A registered program version and its types (in the package's order).
-#[derive(Debug)]
-struct Registered {
-    package: Arc<Package>,
-    types: Vec<TypeEntry>,
-}
-
-/// The relationship engine over a store (in memory by default).
+/// The relationship engine over a store (in memory by default). Its operations are `async`:
+/// run them on any Tokio runtime (the SQLite store needs one for its blocking pool).
 ///
 /// ```
-/// use rcip_relationship::{Actor, CreateRecord, Engine};
+/// use rcip_relationship::{Actor, Caller, CreateRecord, Engine, ExecuteCommand, GetRecord};
 /// use rcip_relationship::parse_package;
 /// use serde_json::json;
 ///
 /// let package = parse_package(r#"{"protocol": "relationship/v1", "namespace": "notes",
 ///   "version": 1, "types": {"note": {"kind": "entity", "schema": {"type": "object",
 ///   "properties": {"text": {"type": "string"}}, "required": ["text"],
-///   "additionalProperties": false}}}}"#).unwrap();
+///   "additionalProperties": false}, "lifecycle": {"initial": "draft", "states": ["draft", "final"]},
+///   "commands": {"finish": {"input": {"type": "object", "properties": {}, "required": [],
+///   "additionalProperties": false}, "from": ["draft"], "to": "final"}}}}}"#).unwrap();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let engine = Engine::in_memory().with_program(package).unwrap();
-/// let note = engine.create(&Actor::new("ada"), serde_json::from_value(json!({
-///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
-///     "data": {"text": "hello"}, "idempotency_key": "k1"
-/// })).unwrap()).unwrap();
+/// let ada = Caller::human(Actor::new("ada"));
+/// let note = engine
+///     .create(&ada, CreateRecord::new("w", "c", "notes", "note", [("text", json!("hello"))], "k1"))
+///     .await
+///     .unwrap();
 /// assert_eq!(note.revision, 1);
+/// let finished = engine
+///     .execute(&ada, ExecuteCommand::new("w", note.id, "finish", 1, "k2"))
+///     .await
+///     .unwrap();
+/// assert_eq!(finished.state.as_deref(), Some("final"));
+/// let read = engine.get(&ada, GetRecord::new("w", note.id)).await.unwrap();
+/// assert_eq!((read.revision, read.state.as_deref()), (2, Some("final")));
+/// # });
 /// ```
 #[derive(Debug)]
 pub struct Engine<S: RecordStore = MemoryStore> {
     store: S,
-    /// namespace -> its registered versions.
-    packages: HashMap<String, Vec<Registered>>,
+    /// The installed programs and those activated per workspace.
+    programs: RwLock<Programs>,
+    /// Where other instances' activations are found.
+    program_source: Option<Arc<dyn ProgramSource>>,
     authority: Arc<dyn Authority>,
     clock: Arc<dyn Clock>,
+    cursor_key: CursorKey,
 }
 
 impl Engine<MemoryStore> {
@@ -99,65 +95,90 @@ impl<S: RecordStore> Engine<S> {
     pub fn new(store: S) -> Self {
         Self {
             store,
-            packages: HashMap::new(),
+            programs: RwLock::default(),
+            program_source: None,
             authority: Arc::new(AllowAll),
             clock: Arc::new(SystemClock),
+            cursor_key: CursorKey::random(),
         }
     }
 
-    /// Registers a program package (e.g. `programs::polls::PACKAGE.clone()`).
+    /// Installs a program package (e.g. `programs::polls::PACKAGE.clone()`): every
+    /// workspace sees it. Several versions of one namespace may be installed; installing a
+    /// version again with the same content is a no-op.
     ///
     /// # Errors
     ///
-    /// [`RecordError::InvalidArguments`] when the same namespace and version is registered
-    /// twice or a schema does not compile.
+    /// [`RecordError::VersionConflict`] when the namespace and version are installed (or
+    /// activated in a workspace) with other content; [`RecordError::InvalidArguments`] when
+    /// a schema does not compile.
     pub fn with_program(mut self, package: Package) -> Result<Self, RecordError> {
-        let package = Arc::new(package);
-        let namespace = package.namespace.to_string();
-        let mut types = Vec::with_capacity(package.types.len());
-        for (type_index, type_def) in package.types.iter().enumerate() {
-            let compile = |json: &str| {
-                serde_json::from_str::<Value>(json)
-                    .map_err(|e| e.to_string())
-                    .and_then(|schema| SchemaValidator::compile(&schema))
-                    .map_err(|e| {
-                        RecordError::InvalidArguments(format!(
-                            "schema of {namespace}/{} does not compile: {e}",
-                            type_def.name
-                        ))
-                    })
-            };
-            let data = compile(&type_def.schema.json)?;
-            let inputs = type_def
-                .commands
-                .iter()
-                .map(|c| compile(&c.input.json))
-                .collect::<Result<_, _>>()?;
-            types.push(TypeEntry {
-                package: Arc::clone(&package),
-                type_index,
-                data,
-                inputs,
-            });
-        }
-        let versions = self.packages.entry(namespace.clone()).or_default();
-        if versions
-            .iter()
-            .any(|r| r.package.version == package.version)
-        {
-            return Err(RecordError::InvalidArguments(format!(
-                "program {namespace} v{} is already registered",
-                package.version
-            )));
-        }
-        versions.push(Registered { package, types });
+        let program = Registered::compile(package)?;
+        self.programs
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .add(None, program)?;
         Ok(self)
+    }
+
+    /// Consults `source` for programs this engine has not seen (activated by another
+    /// instance on the same database): see [`ProgramSource`].
+    #[must_use]
+    pub fn with_program_source(mut self, source: Arc<dyn ProgramSource>) -> Self {
+        self.program_source = Some(source);
+        self
+    }
+
+    /// Activates `package` in `workspace_id` at run time: its records can be created there
+    /// from now on, and a `record.create` without a version takes the highest version
+    /// visible. `namespace/version` pins content: the same content again is a no-op
+    /// (`activated: false`); records of older versions keep working.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::VersionConflict`] (409) when that version is already active in the
+    /// workspace, or installed, with other content; [`RecordError::InvalidArguments`] when
+    /// a schema does not compile.
+    pub fn activate(
+        &self,
+        workspace_id: &str,
+        package: Package,
+    ) -> Result<Activation, RecordError> {
+        let namespace = package.namespace.to_string();
+        let version = package.version;
+        let digest = package.digest();
+        let pinned = self
+            .read_programs()
+            .pinned(Some(workspace_id), &namespace, version)
+            .map(str::to_owned);
+        let activated = match pinned {
+            Some(pinned) if pinned == digest => false,
+            Some(_) => return Err(RecordError::VersionConflict { namespace, version }),
+            None => self.add_program(workspace_id, package)?.0,
+        };
+        Ok(Activation {
+            namespace,
+            version,
+            digest,
+            activated,
+        })
     }
 
     /// Replaces the authority (default: [`AllowAll`]).
     #[must_use]
     pub fn with_authority(mut self, authority: impl Authority + 'static) -> Self {
         self.authority = Arc::new(authority);
+        self
+    }
+
+    /// The secret paging cursors are tagged under (HMAC-SHA256): a cursor names its position,
+    /// workspace, query and principal, and one that was edited, or made for another query,
+    /// workspace or principal, is refused (`INVALID_CURSOR`). By default each engine draws a
+    /// random key, so its cursors hold for it alone; instances that serve one database and
+    /// hand cursors to the same clients share one key (kept with the deployment's secrets).
+    #[must_use]
+    pub fn with_cursor_key(mut self, key: [u8; 32]) -> Self {
+        self.cursor_key = CursorKey::new(key);
         self
     }
 
@@ -173,12 +194,44 @@ impl<S: RecordStore> Engine<S> {
         &self.store
     }
 
-    /// The registered program `namespace` (version `version`, or the only one registered).
+    /// The installed program `namespace` at `version` (without one, the highest installed).
     #[must_use]
-    pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<&Package> {
-        self.registered(namespace, version)
-            .ok()
-            .map(|r| r.package.as_ref())
+    pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<Arc<Package>> {
+        self.read_programs()
+            .find(None, namespace, version)
+            .map(|r| Arc::clone(&r.package))
+    }
+
+    /// The program `namespace` at `version` (without one, the highest) that `workspace_id`
+    /// sees here: activated in it, or installed. The [`ProgramSource`] is not asked.
+    #[must_use]
+    pub fn workspace_package(
+        &self,
+        workspace_id: &str,
+        namespace: &str,
+        version: Option<u64>,
+    ) -> Option<Arc<Package>> {
+        self.read_programs()
+            .find(Some(workspace_id), namespace, version)
+            .map(|r| Arc::clone(&r.package))
+    }
+
+    fn read_programs(&self) -> std::sync::RwLockReadGuard<'_, Programs> {
+        self.programs.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Compiles `package` and adds it to `workspace_id`'s programs.
+    fn add_program(
+        &self,
+        workspace_id: &str,
+        package: Package,
+    ) -> Result<(bool, Arc<Registered>), RecordError> {
+        // Compiled before the lock is taken: lookups go on meanwhile.
+        let program = Registered::compile(package)?;
+        self.programs
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .add(Some(workspace_id), program)
     }
 
     // ------------------------------------------------------------------ operations
@@ -188,15 +241,35 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
-    pub fn create(&self, actor: &Actor, mut args: CreateRecord) -> Result<RecordView, RecordError> {
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        mut args: CreateRecord,
+    ) -> Result<RecordView, RecordError> {
         refuse_deep("the data", &mut args.data)?;
-        let mutation = match self.begin(actor, Operation::RecordCreate, &args)? {
-            Begun::Replay(result) => return Ok(result),
+        let mutation = match self.begin(caller, Operation::RecordCreate, &args).await? {
+            Begun::Replay(stored) => return self.project(caller, stored).await,
             Begun::Fresh(mutation) => mutation,
         };
-        let version = self.version(&args.namespace, args.version)?;
-        let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
+        let program = self
+            .registered(&args.workspace_id, &args.namespace, args.version)
+            .await?;
+        let version = program.package.version;
+        let entry = program.type_entry(&args.type_name).ok_or_else(|| {
+            RecordError::InvalidArguments(format!(
+                "unknown type {:?} in {} v{version}",
+                args.type_name, args.namespace
+            ))
+        })?;
         let type_def = entry.def();
+        let new = NewRecord::new(
+            &args.workspace_id,
+            &args.collection_id,
+            &args.namespace,
+            version,
+            &args.type_name,
+        );
+        self.permit(caller, Operation::RecordCreate, Target::New(&new))?;
         let now = self.clock.now_ms();
         let mut record = Record {
             id: new_id(),
@@ -214,20 +287,24 @@ impl<S: RecordStore> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        self.permit(actor, Operation::RecordCreate, &record)?;
-        check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record)?;
-        self.commit_record(actor, record, None, EventKind::RecordCreated, mutation)
+        check_data(&entry, &mut record.data)?;
+        self.check_roles(caller, &entry, &record).await?;
+        let stored = self
+            .commit_record(caller, record, None, EventKind::RecordCreated, mutation)
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `record.get`.
     ///
     /// # Errors
     ///
-    /// 404 when missing or not readable by the actor.
-    pub fn get(&self, actor: &Actor, args: GetRecord) -> Result<RecordView, RecordError> {
-        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
-        self.view(actor, &record, None)
+    /// 404 when missing or not readable by the caller.
+    pub async fn get(&self, caller: &Caller, args: GetRecord) -> Result<RecordView, RecordError> {
+        let record = self
+            .readable(caller, &args.workspace_id, args.record_id)
+            .await?;
+        self.view(caller, &record, None).await
     }
 
     /// `record.update`: data (`patch.set`, `patch.remove`) and roles; never the state.
@@ -235,14 +312,27 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
-    pub fn update(&self, actor: &Actor, mut args: UpdateRecord) -> Result<RecordView, RecordError> {
+    pub async fn update(
+        &self,
+        caller: &Caller,
+        mut args: UpdateRecord,
+    ) -> Result<RecordView, RecordError> {
         refuse_deep("patch.set", &mut args.patch.set)?;
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::RecordUpdate, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
-        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let (mutation, mut record) = match self
+            .begin_change(caller, Operation::RecordUpdate, &args)
+            .await?
+        {
+            Changing::Replay(stored) => return self.project(caller, stored).await,
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
+        let entry = self
+            .type_entry(
+                &record.workspace_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            )
+            .await?;
         for (field, value) in &args.patch.set {
             record.data.insert(field.clone(), value.clone());
         }
@@ -262,16 +352,19 @@ impl<S: RecordStore> Engine<S> {
                 list.retain(|id| !ids.contains(id));
             }
         }
-        check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record)?;
+        check_data(&entry, &mut record.data)?;
+        self.check_roles(caller, &entry, &record).await?;
         self.bump(&mut record);
-        self.commit_record(
-            actor,
-            record,
-            Some(args.expected_revision),
-            EventKind::RecordUpdated,
-            mutation,
-        )
+        let stored = self
+            .commit_record(
+                caller,
+                record,
+                Some(args.expected_revision),
+                EventKind::RecordUpdated,
+                mutation,
+            )
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `record.archive`.
@@ -279,21 +372,30 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404, 409.
-    pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::RecordArchive, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
+    pub async fn archive(
+        &self,
+        caller: &Caller,
+        args: ArchiveRecord,
+    ) -> Result<RecordView, RecordError> {
+        let (mutation, mut record) = match self
+            .begin_change(caller, Operation::RecordArchive, &args)
+            .await?
+        {
+            Changing::Replay(stored) => return self.project(caller, stored).await,
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
         record.archived = true;
         self.bump(&mut record);
-        self.commit_record(
-            actor,
-            record,
-            Some(args.expected_revision),
-            EventKind::RecordArchived,
-            mutation,
-        )
+        let stored = self
+            .commit_record(
+                caller,
+                record,
+                Some(args.expected_revision),
+                EventKind::RecordArchived,
+                mutation,
+            )
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `command.execute`: input, state (`from`), guard, expected revision and idempotency
@@ -304,18 +406,27 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 400 unknown command, 403, 404, 409 (stale, state, guard, archived, idempotency),
     /// 422 input or resulting data.
-    pub fn execute(
+    pub async fn execute(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
         refuse_deep("the input", &mut args.input)?;
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::CommandExecute, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
-        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let (mutation, mut record) = match self
+            .begin_change(caller, Operation::CommandExecute, &args)
+            .await?
+        {
+            Changing::Replay(result) => return Ok(result),
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
+        let entry = self
+            .type_entry(
+                &record.workspace_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            )
+            .await?;
         let (index, command) = find_command(entry.def(), &args.command)?;
         let input = Value::Object(args.input.clone());
         entry.inputs[index].check(&input).map_err(|issues| {
@@ -353,17 +464,17 @@ impl<S: RecordStore> Engine<S> {
         if let Some(to) = &command.to {
             record.state = Some(to.to_string());
         }
-        check_data(entry, &mut record.data)?;
+        check_data(&entry, &mut record.data)?;
         self.bump(&mut record);
         let mut events = vec![self.event(
-            actor,
+            caller,
             &record,
             EventKind::CommandExecuted,
             serde_json::json!({"command": command.name, "input": input, "record": snapshot(&record)}),
         )];
         for emit in command.emit.iter() {
             events.push(self.event(
-                actor,
+                caller,
                 &record,
                 EventKind::WorkRequested,
                 serde_json::json!({
@@ -383,6 +494,7 @@ impl<S: RecordStore> Engine<S> {
         };
         let expected = Some(args.expected_revision);
         self.commit_and_remember(record, expected, events, mutation, result)
+            .await
     }
 
     /// `command.list`: the record's commands and which of their requirements pass.
@@ -390,24 +502,33 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404.
-    pub fn list_commands(
+    pub async fn list_commands(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: ListCommands,
-    ) -> Result<Vec<CommandStatus>, RecordError> {
+    ) -> Result<CommandList, RecordError> {
         if let Some(input) = &mut args.input {
             refuse_deep("the input", input)?;
         }
-        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
-        self.permit(actor, Operation::CommandList, &record)?;
-        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let record = self
+            .readable(caller, &args.workspace_id, args.record_id)
+            .await?;
+        self.permit(caller, Operation::CommandList, Target::Record(&record))?;
+        let entry = self
+            .type_entry(
+                &record.workspace_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            )
+            .await?;
         let data = Value::Object(record.data.clone());
-        // `runnable` also asks the authority whether this actor may execute commands here.
-        let may_execute = self
-            .authority
-            .allows(actor, Operation::CommandExecute, &record);
+        // `runnable` also asks the authority whether this caller may execute commands here.
+        let may_execute =
+            self.authority
+                .allows(caller, Operation::CommandExecute, Target::Record(&record));
         let input = args.input.clone().map(Value::Object);
-        Ok(entry
+        let commands = entry
             .def()
             .commands
             .iter()
@@ -461,17 +582,18 @@ impl<S: RecordStore> Engine<S> {
                     runnable,
                 }
             })
-            .collect())
+            .collect();
+        Ok(CommandList { commands })
     }
 
-    /// `record.search`: by filters, or through a view; only records the actor may read.
+    /// `record.search`: by filters, or through a view; only records the caller may read.
     ///
     /// # Errors
     ///
     /// 400 bad limit, cursor or view.
-    pub fn search(
+    pub async fn search(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: SearchRecords,
     ) -> Result<Page<RecordView>, RecordError> {
         let limit = page_limit(args.limit)?;
@@ -483,7 +605,8 @@ impl<S: RecordStore> Engine<S> {
                     ));
                 }
                 let package = &self
-                    .registered(&view_ref.namespace, view_ref.version)?
+                    .registered(&args.workspace_id, &view_ref.namespace, view_ref.version)
+                    .await?
                     .package;
                 let version = package.version;
                 let view = package.view(&view_ref.view).ok_or_else(|| {
@@ -523,21 +646,29 @@ impl<S: RecordStore> Engine<S> {
                 serde_json::to_string(&bound).unwrap_or_default()
             )
         };
-        let mut after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let scope = CursorScope {
+            workspace_id: &args.workspace_id,
+            query: &binding,
+            principal: caller.id(),
+        };
+        let mut after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
         let query = args.query.as_ref().map(|q| q.to_lowercase());
         let mut items = Vec::new();
         let mut scanned = 0;
         let mut exhausted = false;
         while items.len() < limit && scanned < SCAN_BUDGET {
-            let batch = self.store.scan(&args.workspace_id, &filter, after, limit)?;
+            let batch = self
+                .store
+                .scan(&args.workspace_id, &filter, after, limit)
+                .await?;
             let batch_len = batch.len();
             let mut consumed = 0;
             for (position, record) in batch {
                 after = position;
                 scanned += 1;
                 consumed += 1;
-                if self.shown(actor, &record, query.as_deref(), view.as_ref()) {
-                    items.push(self.view(actor, &record, view.as_ref())?);
+                if self.shown(caller, &record, query.as_deref(), view.as_ref()) {
+                    items.push(self.view(caller, &record, view.as_ref()).await?);
                     if items.len() == limit {
                         break;
                     }
@@ -550,7 +681,7 @@ impl<S: RecordStore> Engine<S> {
         }
         // More may remain unless the store ran out: a page cut by the scan budget may be
         // sparse (even empty) and still carry a cursor.
-        let next_cursor = (!exhausted).then(|| Cursor { position: after }.encode(&binding));
+        let next_cursor = (!exhausted).then(|| self.cursor_key.encode(after, &scope));
         Ok(Page {
             items,
             next_cursor,
@@ -563,26 +694,32 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 bad limit or cursor, 404.
-    pub fn history(
+    pub async fn history(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: RecordHistory,
     ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
-        self.readable(actor, &args.workspace_id, args.record_id)?;
-        let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
-        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
-        let mut items =
-            self.store
-                .events(&args.workspace_id, Some(args.record_id), after, limit)?;
+        self.readable(caller, &args.workspace_id, args.record_id)
+            .await?;
+        let binding = format!("history|{}", args.record_id);
+        let scope = CursorScope {
+            workspace_id: &args.workspace_id,
+            query: &binding,
+            principal: caller.id(),
+        };
+        let after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
+        let mut items = self
+            .store
+            .events(&args.workspace_id, Some(args.record_id), after, limit)
+            .await?;
         for event in &mut items {
-            self.redact(actor, &args.workspace_id, &mut event.payload)?;
+            self.redact(caller, &args.workspace_id, &mut event.payload)
+                .await?;
         }
         let next_cursor = (items.len() == limit).then(|| {
-            Cursor {
-                position: items.last().map_or(after, |e| e.id),
-            }
-            .encode(&binding)
+            let position = items.last().map_or(after, |e| e.id);
+            self.cursor_key.encode(position, &scope)
         });
         Ok(Page {
             items,
@@ -592,21 +729,33 @@ impl<S: RecordStore> Engine<S> {
     }
 
     /// `changes.feed`: the workspace's events after a cursor or checkpoint, oldest first,
-    /// without events of records the actor may not read. `checkpoint` is where to poll from
+    /// without events of records the caller may not read. `checkpoint` is where to poll from
     /// later; consumers deduplicate on `event_id`.
     ///
     /// # Errors
     ///
     /// 400 bad limit or cursor.
-    pub fn feed(&self, actor: &Actor, args: ChangesFeed) -> Result<Page<ChangeEvent>, RecordError> {
+    pub async fn feed(
+        &self,
+        caller: &Caller,
+        args: ChangesFeed,
+    ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
-        let binding = format!(
-            "feed|{}|{}",
-            args.workspace_id,
-            args.namespace.as_deref().unwrap_or_default()
-        );
-        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
-        let events = self.store.events(&args.workspace_id, None, after, limit)?;
+        // `Some("")` is no namespace a package can have: it cannot pass for `None`.
+        let binding = match &args.namespace {
+            Some(namespace) => format!("feed|{namespace}"),
+            None => "feed".to_owned(),
+        };
+        let scope = CursorScope {
+            workspace_id: &args.workspace_id,
+            query: &binding,
+            principal: caller.id(),
+        };
+        let after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
+        let events = self
+            .store
+            .events(&args.workspace_id, None, after, limit)
+            .await?;
         let full = events.len() == limit;
         let last = events.last().map_or(after, |e| e.id);
         let mut visible: BTreeMap<Uuid, bool> = BTreeMap::new();
@@ -616,7 +765,8 @@ impl<S: RecordStore> Engine<S> {
                 Some(readable) => *readable,
                 None => {
                     let readable = self
-                        .visible(actor, &args.workspace_id, event.record_id)?
+                        .visible(caller, &args.workspace_id, event.record_id)
+                        .await?
                         .is_some_and(|r| {
                             args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
                         });
@@ -626,11 +776,12 @@ impl<S: RecordStore> Engine<S> {
             };
             if readable {
                 let mut event = event;
-                self.redact(actor, &args.workspace_id, &mut event.payload)?;
+                self.redact(caller, &args.workspace_id, &mut event.payload)
+                    .await?;
                 items.push(event);
             }
         }
-        let cursor = Cursor { position: last }.encode(&binding);
+        let cursor = self.cursor_key.encode(last, &scope);
         Ok(Page {
             items,
             next_cursor: full.then(|| cursor.clone()),
@@ -642,9 +793,9 @@ impl<S: RecordStore> Engine<S> {
 
     /// Current access applies to old snapshots: in an event's record snapshot, participants
     /// the reader may not read (now) become `{"restricted": true}`.
-    fn redact(
+    async fn redact(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         payload: &mut Value,
     ) -> Result<(), RecordError> {
@@ -664,7 +815,7 @@ impl<S: RecordStore> Engine<S> {
                     .and_then(Value::as_str)
                     .and_then(|id| Uuid::parse_str(id).ok());
                 let visible = match id {
-                    Some(id) => self.visible(actor, workspace_id, id)?.is_some(),
+                    Some(id) => self.visible(caller, workspace_id, id).await?.is_some(),
                     None => false,
                 };
                 if !visible {
@@ -675,45 +826,52 @@ impl<S: RecordStore> Engine<S> {
         Ok(())
     }
 
-    /// The program `namespace` at `version`, or its only registered version.
-    fn registered(
+    /// The program `namespace` at `version` (without one, the highest) that `workspace_id`
+    /// sees: its own or installed, else (and for the highest version, also) what the
+    /// [`ProgramSource`] knows.
+    async fn registered(
         &self,
+        workspace_id: &str,
         namespace: &str,
         version: Option<u64>,
-    ) -> Result<&Registered, RecordError> {
-        let versions = self.packages.get(namespace).ok_or_else(|| {
-            RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
-        })?;
-        match (version, versions.as_slice()) {
-            (Some(v), _) => versions
-                .iter()
-                .find(|r| r.package.version == v)
-                .ok_or_else(|| {
-                    RecordError::InvalidArguments(format!(
-                        "program {namespace} v{v} is not registered"
-                    ))
-                }),
-            (None, [only]) => Ok(only),
-            (None, _) => Err(RecordError::InvalidArguments(format!(
-                "program {namespace} has several versions: give one"
-            ))),
+    ) -> Result<Arc<Registered>, RecordError> {
+        let local = self
+            .read_programs()
+            .find(Some(workspace_id), namespace, version);
+        if let Some(source) = &self.program_source
+            && (local.is_none() || version.is_none())
+            && let Some(package) = source.program(workspace_id, namespace, version).await?
+        {
+            let fits = package.namespace == namespace
+                && version.is_none_or(|v| v == package.version)
+                && local
+                    .as_ref()
+                    .is_none_or(|l| l.package.version < package.version);
+            if fits {
+                return Ok(self.add_program(workspace_id, package)?.1);
+            }
         }
+        local.ok_or_else(|| match version {
+            Some(v) => RecordError::InvalidArguments(format!(
+                "program {namespace} v{v} is not active in this workspace"
+            )),
+            None => {
+                RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
+            }
+        })
     }
 
-    fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
-        self.registered(namespace, version)
-            .map(|r| r.package.version)
-    }
-
-    fn type_entry(
+    async fn type_entry(
         &self,
+        workspace_id: &str,
         namespace: &str,
         version: u64,
         type_name: &str,
-    ) -> Result<&TypeEntry, RecordError> {
-        self.registered(namespace, Some(version))
+    ) -> Result<Arc<TypeEntry>, RecordError> {
+        self.registered(workspace_id, namespace, Some(version))
+            .await
             .ok()
-            .and_then(|r| r.types.iter().find(|t| t.def().name.as_ref() == type_name))
+            .and_then(|r| r.type_entry(type_name))
             .ok_or_else(|| {
                 RecordError::InvalidArguments(format!(
                     "unknown type {type_name:?} in {namespace} v{version}"
@@ -721,16 +879,16 @@ impl<S: RecordStore> Engine<S> {
             })
     }
 
-    /// Whether record `id` (readable by `actor`) is of `type_name` in program `namespace`
+    /// Whether record `id` (readable by `caller`) is of `type_name` in program `namespace`
     /// `version`: 404 otherwise. What a capability bound to one type checks first.
-    pub(crate) fn check_type(
+    pub(crate) async fn check_type(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
         (namespace, version, type_name): (&str, u64, &str),
     ) -> Result<(), RecordError> {
-        let record = self.readable(actor, workspace_id, id)?;
+        let record = self.readable(caller, workspace_id, id).await?;
         if record.namespace == namespace
             && record.version == version
             && record.type_name == type_name
@@ -743,17 +901,23 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a mutation: checks the idempotency key, and answers a replay of it from the
     /// stored result (or refuses other arguments under the same key).
-    fn begin<T: DeserializeOwned>(
+    async fn begin<T: Answer>(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
         args: &(impl Serialize + Keyed),
     ) -> Result<Begun<T>, RecordError> {
         let (workspace_id, key) = args.idempotency();
         check_key(key)?;
-        let fingerprint = fingerprint(actor, operation.as_str(), args)?;
-        match self.store.idempotency(workspace_id, key)? {
-            Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
+        let fingerprint = fingerprint(caller, operation.as_str(), args)?;
+        match self.store.idempotency(workspace_id, key).await? {
+            Some(entry) => {
+                let answer: T = replayed(&entry, &fingerprint)?;
+                // Current access first: a replay answers nothing that a read would not.
+                self.replay_access(caller, workspace_id, answer.record_id(), operation)
+                    .await?;
+                Ok(Begun::Replay(answer))
+            }
             None => Ok(Begun::Fresh(Mutation {
                 workspace_id: workspace_id.to_owned(),
                 key: key.to_owned(),
@@ -764,44 +928,74 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a change of an existing record: [`begin`](Self::begin), then the record as
     /// [`writable`](Self::writable) for `operation`.
-    fn begin_change<T: DeserializeOwned>(
+    async fn begin_change<T: Answer>(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
         args: &(impl Serialize + Change),
     ) -> Result<Changing<T>, RecordError> {
-        let mutation = match self.begin(actor, operation, args)? {
+        let mutation = match self.begin(caller, operation, args).await? {
             Begun::Replay(result) => return Ok(Changing::Replay(result)),
             Begun::Fresh(mutation) => mutation,
         };
         let (record_id, expected) = args.target();
-        let record = self.writable(
-            actor,
-            &mutation.workspace_id,
-            record_id,
-            operation,
-            expected,
-        )?;
+        let record = self
+            .writable(
+                caller,
+                &mutation.workspace_id,
+                record_id,
+                operation,
+                expected,
+            )
+            .await?;
         Ok(Changing::Fresh(mutation, record))
     }
 
-    /// Commits a record change with its one event, remembering the reader's view.
-    fn commit_record(
+    /// Commits a record change with its one event. What it remembers for replays (and
+    /// returns) is the unredacted snapshot: every answer, the first or a replay, is
+    /// [projected](Self::project) for its reader when it is given.
+    async fn commit_record(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: Record,
         expected_revision: Option<u64>,
         kind: EventKind,
         mutation: Mutation,
     ) -> Result<RecordView, RecordError> {
-        let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, kind, snapshot(&record));
-        self.commit_and_remember(record, expected_revision, vec![event], mutation, view)
+        let stored = snapshot_view(&record);
+        let event = self.event(caller, &record, kind, snapshot(&record));
+        self.commit_and_remember(record, expected_revision, vec![event], mutation, stored)
+            .await
+    }
+
+    /// The access a replay needs: what the first call needed, judged now. A record the
+    /// caller may no longer read is not found (404); one it may no longer change, or create
+    /// in its collection, is forbidden (403).
+    async fn replay_access(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        id: Uuid,
+        operation: Operation,
+    ) -> Result<(), RecordError> {
+        let record = self.readable(caller, workspace_id, id).await?;
+        if operation == Operation::RecordCreate {
+            let new = NewRecord::new(
+                &record.workspace_id,
+                &record.collection_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            );
+            self.permit(caller, operation, Target::New(&new))
+        } else {
+            self.permit(caller, operation, Target::Record(&record))
+        }
     }
 
     /// Commits a change with its events and its idempotency entry (which remembers
     /// `result` for replays); a concurrent call that took the key first is replayed.
-    fn commit_and_remember<T: Serialize + DeserializeOwned>(
+    async fn commit_and_remember<T: Serialize + DeserializeOwned>(
         &self,
         record: Record,
         expected_revision: Option<u64>,
@@ -827,7 +1021,7 @@ impl<S: RecordStore> Engine<S> {
             events,
             idempotency,
         };
-        match self.store.commit(commit) {
+        match self.store.commit(commit).await {
             Ok(_) => Ok(result),
             Err(CommitError::Stale { actual }) => Err(RecordError::StaleRevision {
                 expected: expected_revision.unwrap_or(0),
@@ -839,35 +1033,41 @@ impl<S: RecordStore> Engine<S> {
         }
     }
 
-    /// The record, if it exists and the actor may read it. Every read of a record goes
+    /// The record, if it exists and the caller may read it. Every read of a record goes
     /// through here: one that may not be read is reported exactly like a missing one, so
     /// nothing about it leaks.
-    fn visible(
+    async fn visible(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
     ) -> Result<Option<Record>, RecordError> {
-        Ok(self
-            .store
-            .get(workspace_id, id)?
-            .filter(|r| self.authority.allows(actor, Operation::RecordRead, r)))
+        Ok(self.store.get(workspace_id, id).await?.filter(|r| {
+            self.authority
+                .allows(caller, Operation::RecordRead, Target::Record(r))
+        }))
     }
 
-    /// The record, if it exists and the actor may read it (else 404).
-    fn readable(&self, actor: &Actor, workspace_id: &str, id: Uuid) -> Result<Record, RecordError> {
-        self.visible(actor, workspace_id, id)?
+    /// The record, if it exists and the caller may read it (else 404).
+    async fn readable(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        id: Uuid,
+    ) -> Result<Record, RecordError> {
+        self.visible(caller, workspace_id, id)
+            .await?
             .ok_or(RecordError::NotFound)
     }
 
     /// 403 unless the authority allows `operation` on `record`.
     fn permit(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
-        record: &Record,
+        target: Target<'_>,
     ) -> Result<(), RecordError> {
-        if self.authority.allows(actor, operation, record) {
+        if self.authority.allows(caller, operation, target) {
             Ok(())
         } else {
             Err(RecordError::Forbidden {
@@ -878,16 +1078,16 @@ impl<S: RecordStore> Engine<S> {
 
     /// The record for a change: readable (404), permitted (403), not archived and at the
     /// expected revision (409).
-    fn writable(
+    async fn writable(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
         operation: Operation,
         expected: u64,
     ) -> Result<Record, RecordError> {
-        let record = self.readable(actor, workspace_id, id)?;
-        self.permit(actor, operation, &record)?;
+        let record = self.readable(caller, workspace_id, id).await?;
+        self.permit(caller, operation, Target::Record(&record))?;
         if record.archived {
             return Err(RecordError::Archived);
         }
@@ -904,12 +1104,15 @@ impl<S: RecordStore> Engine<S> {
     /// the view's `where`.
     fn shown(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         query: Option<&str>,
         view: Option<&View>,
     ) -> bool {
-        if !self.authority.allows(actor, Operation::RecordRead, record) {
+        if !self
+            .authority
+            .allows(caller, Operation::RecordRead, Target::Record(record))
+        {
             return false;
         }
         // Through a view, the text query sees only the fields the view shows.
@@ -937,7 +1140,7 @@ impl<S: RecordStore> Engine<S> {
 
     fn event(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         kind: EventKind,
         payload: Value,
@@ -946,7 +1149,7 @@ impl<S: RecordStore> Engine<S> {
             id: 0,
             event_id: new_id(),
             workspace_id: record.workspace_id.clone(),
-            actor: actor.clone(),
+            actor: caller.actor.clone(),
             record_id: record.id,
             revision: record.revision,
             kind,
@@ -957,9 +1160,9 @@ impl<S: RecordStore> Engine<S> {
 
     /// Roles against the type: known roles, `min`/`max`, participants that exist in the
     /// workspace with an allowed type.
-    fn check_roles(
+    async fn check_roles(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         entry: &TypeEntry,
         record: &Record,
     ) -> Result<(), RecordError> {
@@ -1023,7 +1226,7 @@ impl<S: RecordStore> Engine<S> {
                     let problem = if ids[..i].contains(id) {
                         Some(format!("participant {id} is listed twice"))
                     } else {
-                        self.participant_problem(actor, record, role, *id)?
+                        self.participant_problem(caller, record, role, *id).await?
                     };
                     if let Some(message) = problem {
                         let path = format!("/roles/{}/{i}", role.name);
@@ -1057,15 +1260,15 @@ impl<S: RecordStore> Engine<S> {
     }
 
     /// What is wrong with record `id` as a participant in `role` of `record`, if anything.
-    /// Linking to a record the actor may not read is refused like linking to a missing one.
-    fn participant_problem(
+    /// Linking to a record the caller may not read is refused like linking to a missing one.
+    async fn participant_problem(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         role: &Role,
         id: Uuid,
     ) -> Result<Option<String>, RecordError> {
-        let Some(participant) = self.visible(actor, &record.workspace_id, id)? else {
+        let Some(participant) = self.visible(caller, &record.workspace_id, id).await? else {
             return Ok(Some(format!(
                 "participant {id} does not exist in this workspace"
             )));
@@ -1091,34 +1294,44 @@ impl<S: RecordStore> Engine<S> {
         )))
     }
 
-    /// The reader's projection: participants the actor may not read are restricted; a view
+    /// The reader's projection: participants the caller may not read are restricted; a view
     /// keeps only its fields.
-    fn view(
+    async fn view(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         view: Option<&View>,
     ) -> Result<RecordView, RecordError> {
-        let mut participants = BTreeMap::new();
-        for (role, ids) in &record.participants {
-            let mut refs = Vec::with_capacity(ids.len());
-            for id in ids {
-                let visible = self.visible(actor, &record.workspace_id, *id)?.is_some();
-                refs.push(if visible {
-                    ParticipantRef::Visible { id: *id }
-                } else {
-                    ParticipantRef::Restricted { restricted: true }
-                });
-            }
-            participants.insert(role.clone(), refs);
-        }
         let data = record
             .data
             .iter()
             .filter(|(field, _)| shows(view, field))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        Ok(record_view(record, participants, data))
+        self.project(caller, record_view(record, visible_ids(record), data))
+            .await
+    }
+
+    /// `view` as `caller` may see it now: each participant it may not read becomes
+    /// `{"restricted": true}` (a stored answer is projected like a fresh read).
+    async fn project(
+        &self,
+        caller: &Caller,
+        mut view: RecordView,
+    ) -> Result<RecordView, RecordError> {
+        for refs in view.participants.values_mut() {
+            for reference in refs.iter_mut() {
+                if let ParticipantRef::Visible { id } = *reference
+                    && self
+                        .visible(caller, &view.workspace_id, id)
+                        .await?
+                        .is_none()
+                {
+                    *reference = ParticipantRef::Restricted { restricted: true };
+                }
+            }
+        }
+        Ok(view)
     }
 }
 
@@ -1187,6 +1400,23 @@ enum Begun<T> {
     Fresh(Mutation),
 }
 
+/// What a mutation answers: replays of it are checked against the record it names.
+trait Answer: Serialize + DeserializeOwned {
+    fn record_id(&self) -> Uuid;
+}
+
+impl Answer for RecordView {
+    fn record_id(&self) -> Uuid {
+        self.id
+    }
+}
+
+impl Answer for CommandResult {
+    fn record_id(&self) -> Uuid {
+        self.record_id
+    }
+}
+
 /// Mutation arguments: their workspace and idempotency key.
 trait Keyed {
     fn idempotency(&self) -> (&str, &str);
@@ -1220,15 +1450,15 @@ macro_rules! change {
 }
 change!(UpdateRecord, ArchiveRecord, ExecuteCommand);
 
-/// What a replay must match: the actor, the operation and its arguments. The actor is part of
-/// it so that another actor reusing a key gets a conflict, never the first actor's result.
+/// What a replay must match: the caller, the operation and its arguments. The caller is part of
+/// it so that another caller reusing a key gets a conflict, never the first caller's result.
 fn fingerprint(
-    actor: &Actor,
+    caller: &Caller,
     operation: &str,
     args: &impl Serialize,
 ) -> Result<String, RecordError> {
     serde_json::to_string(args)
-        .map(|json| format!("{}|{operation}|{json}", actor.id))
+        .map(|json| format!("{}|{operation}|{json}", caller.id()))
         .map_err(|e| RecordError::InvalidArguments(e.to_string()))
 }
 
@@ -1349,20 +1579,28 @@ fn page_limit(limit: Option<u32>) -> Result<usize, RecordError> {
     }
 }
 
-/// A record as an event stores it: every participant by id. Readers get it through
-/// [`Engine::redact`], which restricts the participants they may not read, at read time.
-fn snapshot(record: &Record) -> Value {
-    let participants = record
+/// Every participant of `record` by id, before any reader's projection.
+fn visible_ids(record: &Record) -> BTreeMap<String, Vec<ParticipantRef>> {
+    record
         .participants
         .iter()
         .map(|(role, ids)| {
             let refs = ids.iter().map(|&id| ParticipantRef::Visible { id });
             (role.clone(), refs.collect())
         })
-        .collect();
-    let view = record_view(record, participants, record.data.clone());
+        .collect()
+}
+
+/// A record as events and idempotency entries store it: every participant by id. Readers
+/// get it projected ([`Engine::redact`], [`Engine::project`]) at read time.
+fn snapshot_view(record: &Record) -> RecordView {
+    record_view(record, visible_ids(record), record.data.clone())
+}
+
+/// [`snapshot_view`] as JSON.
+fn snapshot(record: &Record) -> Value {
     // A struct of strings, numbers and string-keyed maps always serializes.
-    serde_json::to_value(view).unwrap_or_default()
+    serde_json::to_value(snapshot_view(record)).unwrap_or_default()
 }
 
 /// Whether any string (or number, as text) in `value` contains `query` (lowercase).
