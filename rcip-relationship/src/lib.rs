@@ -137,7 +137,7 @@ pub use args::{
     UpdateRecord, ViewRef,
 };
 #[cfg(feature = "engine")]
-pub use authority::{AllowAll, Authority, Operation};
+pub use authority::{AllowAll, Authority, NewRecord, Operation, Target};
 #[cfg(feature = "engine")]
 pub use cursor::{DEFAULT_LIMIT, MAX_LIMIT};
 #[cfg(feature = "engine")]
@@ -188,7 +188,7 @@ pub use registry::{
 #[cfg(feature = "engine")]
 pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
-    StoreError,
+    StoreError, StoreFuture,
 };
 
 pub use rcip_core;
