@@ -114,7 +114,11 @@ mod memory;
 #[cfg(feature = "engine")]
 mod memory_directory;
 #[cfg(feature = "engine")]
+mod platform;
+#[cfg(feature = "engine")]
 mod platform_args;
+#[cfg(feature = "engine")]
+mod platform_authority;
 #[cfg(feature = "engine")]
 mod platform_error;
 #[cfg(feature = "engine")]
@@ -168,11 +172,15 @@ pub use directory::{
 #[cfg(feature = "engine")]
 pub use memory_directory::MemoryDirectory;
 #[cfg(feature = "engine")]
+pub use platform::{INSTALLED_BY, Platform};
+#[cfg(feature = "engine")]
 pub use platform_args::{
     ActivateProgram, AddMember, CreateCollection, CreateWorkspace, DraftProgram, GetProgram,
     GetWorkspace, GrantCollection, ListCapabilities, ListCollections, ListExamples, ListMembers,
     ListProgramVersions, ListWorkspaces, RemoveMember, RevokeCollection,
 };
+#[cfg(feature = "engine")]
+pub use platform_authority::WorkspaceAuthority;
 #[cfg(feature = "engine")]
 pub use platform_error::{MAX_ECHOED_NAME, PlatformError};
 #[cfg(feature = "engine")]
