@@ -63,6 +63,7 @@
 #![deny(missing_docs)]
 
 mod capabilities;
+mod digest;
 mod model;
 mod naming;
 mod operations;
@@ -133,6 +134,8 @@ mod registry;
 mod sqlite;
 #[cfg(feature = "engine")]
 mod store;
+#[cfg(feature = "engine")]
+mod versions;
 
 #[cfg(feature = "engine")]
 pub use args::{
@@ -198,11 +201,14 @@ pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
     StoreError, StoreFuture,
 };
+#[cfg(feature = "engine")]
+pub use versions::{Activation, ProgramSource};
 
 pub use rcip_core;
 
 /// Includes the Rust that `rcip-build` generated from relationship program packages
-/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace.
+/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace (its highest version, with
+/// a `v1`, `v2`, ... submodule per version when the folder holds several).
 ///
 /// ```ignore
 /// // build.rs: rcip_build::Programs::new("programs").compile_or_fail();
