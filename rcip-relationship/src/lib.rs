@@ -202,7 +202,9 @@ pub use store::{
     StoreError, StoreFuture,
 };
 #[cfg(feature = "engine")]
-pub use versions::{Activation, ProgramSource};
+// Named apart from the directory's activation rule (`programs::Activation`); the integrator may
+// prefer other names.
+pub use versions::{Activation as EngineActivation, ProgramSource};
 
 pub use rcip_core;
 
