@@ -107,6 +107,8 @@ mod cursor;
 #[cfg(feature = "engine")]
 mod directory;
 #[cfg(feature = "engine")]
+mod directory_programs;
+#[cfg(feature = "engine")]
 mod engine;
 #[cfg(feature = "engine")]
 mod error;
@@ -172,6 +174,8 @@ pub use directory::{
     Grant, Member, MemberRole, ProgramDraft, ProgramVersion, Visibility, Workspace,
     WorkspaceAccess,
 };
+#[cfg(feature = "engine")]
+pub use directory_programs::DirectoryPrograms;
 #[cfg(feature = "engine")]
 pub use memory_directory::MemoryDirectory;
 #[cfg(feature = "engine")]

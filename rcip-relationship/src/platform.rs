@@ -23,6 +23,7 @@ use super::directory::{
     Access, Applied, Collection, DirectoryChange, DirectoryError, DirectoryStore, Grant,
     ProgramDraft, ProgramVersion, Workspace, WorkspaceAccess,
 };
+use super::directory_programs::DirectoryPrograms;
 use super::engine::Engine;
 use super::memory::MemoryStore;
 use super::platform_authority::{WorkspaceAuthority, with_access};
@@ -71,9 +72,11 @@ impl<S: RecordStore> Platform<S> {
     /// The platform over `engine` and `directory`.
     ///
     /// The engine is taken whole because the platform configures it, so that nothing can be
-    /// forgotten: its authority becomes the [`WorkspaceAuthority`] (whatever it was), and its
-    /// cursors, like the directory's, are tagged under the directory's `cursor` secret, so a
-    /// cursor from one instance holds on every instance of the same database.
+    /// forgotten: its authority becomes the [`WorkspaceAuthority`] (whatever it was); it
+    /// finds the programs activated (or installed) through any instance in the directory
+    /// ([`DirectoryPrograms`]); and its cursors, like the directory's, are tagged under the
+    /// directory's `cursor` secret, so a cursor from one instance holds on every instance of
+    /// the same database.
     ///
     /// # Errors
     ///
@@ -88,7 +91,8 @@ impl<S: RecordStore> Platform<S> {
             .map_err(PlatformError::store)?;
         let engine = engine
             .with_cursor_key(key)
-            .with_authority(WorkspaceAuthority);
+            .with_authority(WorkspaceAuthority)
+            .with_program_source(Arc::new(DirectoryPrograms::new(Arc::clone(&directory))));
         Ok(Self {
             engine: Arc::new(engine),
             directory,

@@ -66,10 +66,7 @@ impl World {
     /// records:write; collections `open` (workspace) and `secret` (restricted, bob may read);
     /// `notes` v1 active. `other`: eve's workspace.
     async fn new() -> Self {
-        let engine = Engine::in_memory()
-            .with_program(rcip_relationship::validate_package(&notes(1)).unwrap())
-            .unwrap();
-        let platform = Platform::open(engine, Arc::new(MemoryDirectory::new()))
+        let platform = Platform::open(Engine::in_memory(), Arc::new(MemoryDirectory::new()))
             .await
             .unwrap();
         let world = Self {
@@ -739,4 +736,138 @@ async fn installed_packages_are_seen_by_every_workspace() {
         .await,
         (409, "VERSION_CONFLICT")
     );
+}
+
+#[tokio::test]
+async fn records_of_an_older_version_keep_working_after_a_newer_activation() {
+    let w = World::new().await;
+    let old = w.note(&ada(), "open", "r1").await;
+    w.ok(
+        &ada(),
+        "program.activate",
+        json!({"workspace_id": "acme", "package": notes(2), "idempotency_key": "p2"}),
+    )
+    .await;
+    // Without a version, a new record takes the highest active one...
+    let new = w
+        .ok(
+            &ada(),
+            "record.create",
+            json!({"workspace_id": "acme", "collection_id": "open", "namespace": "notes",
+            "type": "note", "data": {"text": "new", "tag": "v2"}, "idempotency_key": "r2"}),
+        )
+        .await;
+    assert_eq!(new["version"], 2);
+    // ...and the v1 record is still a v1 record: its schema (no `tag`) and its commands.
+    let tagged = json!({"workspace_id": "acme", "record_id": id(&old), "expected_revision": 1,
+        "patch": {"set": {"tag": "x"}}, "idempotency_key": "r3"});
+    assert_eq!(
+        w.refused(&ada(), "record.update", tagged).await,
+        (422, "SCHEMA_VIOLATION")
+    );
+    let closed = w
+        .ok(
+            &ada(),
+            "command.execute",
+            json!({"workspace_id": "acme", "record_id": id(&old), "command": "close",
+            "expected_revision": 1, "idempotency_key": "r4"}),
+        )
+        .await;
+    assert_eq!(closed["state"], "closed");
+    assert_eq!(
+        w.ok(
+            &ada(),
+            "record.get",
+            json!({"workspace_id": "acme", "record_id": id(&old)})
+        )
+        .await["version"],
+        1
+    );
+    // v1 records can still be created when asked for.
+    assert_eq!(w.note(&ada(), "open", "r5").await["version"], 1);
+}
+
+#[tokio::test]
+async fn another_instance_sees_activations_installations_and_cursors() {
+    let directory = Arc::new(MemoryDirectory::new());
+    let records = Arc::new(rcip_relationship::MemoryStore::new());
+    let one = Platform::open(Engine::new(Arc::clone(&records)), directory.clone())
+        .await
+        .unwrap();
+    let two = Platform::open(Engine::new(records), directory)
+        .await
+        .unwrap();
+    let a = ada();
+    one.call(
+        &a,
+        "workspace.create",
+        json!({"workspace_id": "acme", "name": "Acme", "idempotency_key": "w"}),
+    )
+    .await
+    .unwrap();
+    one.call(
+        &a,
+        "collection.create",
+        json!({"workspace_id": "acme", "collection_id": "open", "name": "Open",
+        "idempotency_key": "c"}),
+    )
+    .await
+    .unwrap();
+    one.call(
+        &a,
+        "program.activate",
+        json!({"workspace_id": "acme", "package": notes(1), "idempotency_key": "p"}),
+    )
+    .await
+    .unwrap();
+    let create = |key: &str, namespace: &str, r#type: &str, data: Value| {
+        json!({"workspace_id": "acme",
+        "collection_id": "open", "namespace": namespace, "type": r#type, "data": data, "idempotency_key": key})
+    };
+    // Activated through `one`, runnable on `two`.
+    let note = two
+        .call(
+            &a,
+            "record.create",
+            create("r1", "notes", "note", json!({"text": "hi"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(note["version"], 1);
+    // Installed through `two`, runnable on `one`.
+    let polls: Value = serde_json::from_str(rcip_relationship::EXAMPLE_PACKAGES[0].1).unwrap();
+    two.install(&polls).await.unwrap();
+    let poll = one
+        .call(
+            &a,
+            "record.create",
+            create(
+                "r2",
+                "polls",
+                "poll",
+                json!({"question": "Lunch?", "options": ["yes", "no"], "vote_count": 0}),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(poll["namespace"], "polls");
+    // A cursor of one instance pages on the other.
+    let page = one
+        .call(
+            &a,
+            "record.search",
+            json!({"workspace_id": "acme", "limit": 1}),
+        )
+        .await
+        .unwrap();
+    let cursor = page["next_cursor"].as_str().unwrap();
+    let rest = two
+        .call(
+            &a,
+            "record.search",
+            json!({"workspace_id": "acme", "limit": 1, "cursor": cursor}),
+        )
+        .await
+        .unwrap();
+    assert_ne!(rest["items"][0]["id"], page["items"][0]["id"]);
 }
