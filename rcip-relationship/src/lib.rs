@@ -123,6 +123,8 @@ mod platform_args;
 #[cfg(feature = "engine")]
 mod platform_authority;
 #[cfg(feature = "engine")]
+mod platform_bind;
+#[cfg(feature = "engine")]
 mod platform_error;
 #[cfg(feature = "engine")]
 mod principal;

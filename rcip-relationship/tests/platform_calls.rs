@@ -2,6 +2,7 @@
 //! (each answer checked against its operation's output schema), every authorization rule
 //! with its status and code, idempotency of directory mutations, paging, programs at run
 //! time, and replays that obey current access.
+#![allow(clippy::unwrap_used, clippy::panic)] // Tests: a failure is the report.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
