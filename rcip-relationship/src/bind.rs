@@ -144,11 +144,7 @@ impl<S: RecordStore + 'static> Engine<S> {
                         self.search(caller, args::<SearchRecords>(input, &of_type)?)
                             .await,
                     ),
-                    Op::Commands => reply(
-                        self.list_commands(caller, args(input, &[ws])?)
-                            .await
-                            .map(|commands| serde_json::json!({"commands": commands})),
-                    ),
+                    Op::Commands => reply(self.list_commands(caller, args(input, &[ws])?).await),
                     Op::Create => reply(
                         self.create(caller, args::<CreateRecord>(input, &of_type)?)
                             .await,

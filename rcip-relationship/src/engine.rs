@@ -14,8 +14,9 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::args::{
-    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
-    GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
+    ArchiveRecord, ChangesFeed, CommandList, CommandResult, CommandStatus, CreateRecord,
+    ExecuteCommand, GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords,
+    UpdateRecord,
 };
 use super::authority::{AllowAll, Authority, NewRecord, Operation, Target};
 use super::cursor::{CursorKey, CursorScope, DEFAULT_LIMIT, MAX_LIMIT};
@@ -38,24 +39,35 @@ pub const MAX_IDEMPOTENCY_KEY: usize = crate::MAX_KEY_LENGTH as usize;
 /// Candidates a search examines per call before it returns a (possibly sparse) page.
 const SCAN_BUDGET: usize = 1_000;
 
-/// The relationship engine over a store (in memory by default).
+/// The relationship engine over a store (in memory by default). Its operations are `async`:
+/// run them on any Tokio runtime (the SQLite store needs one for its blocking pool).
 ///
 /// ```
-/// use rcip_relationship::{Actor, Caller, CreateRecord, Engine};
+/// use rcip_relationship::{Actor, Caller, CreateRecord, Engine, ExecuteCommand, GetRecord};
 /// use rcip_relationship::parse_package;
 /// use serde_json::json;
 ///
 /// let package = parse_package(r#"{"protocol": "relationship/v1", "namespace": "notes",
 ///   "version": 1, "types": {"note": {"kind": "entity", "schema": {"type": "object",
 ///   "properties": {"text": {"type": "string"}}, "required": ["text"],
-///   "additionalProperties": false}}}}"#).unwrap();
+///   "additionalProperties": false}, "lifecycle": {"initial": "draft", "states": ["draft", "final"]},
+///   "commands": {"finish": {"input": {"type": "object", "properties": {}, "required": [],
+///   "additionalProperties": false}, "from": ["draft"], "to": "final"}}}}}"#).unwrap();
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let engine = Engine::in_memory().with_program(package).unwrap();
-/// let note = engine.create(&Caller::human(Actor::new("ada")), serde_json::from_value(json!({
-///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
-///     "data": {"text": "hello"}, "idempotency_key": "k1"
-/// })).unwrap()).await.unwrap();
+/// let ada = Caller::human(Actor::new("ada"));
+/// let note = engine
+///     .create(&ada, CreateRecord::new("w", "c", "notes", "note", [("text", json!("hello"))], "k1"))
+///     .await
+///     .unwrap();
 /// assert_eq!(note.revision, 1);
+/// let finished = engine
+///     .execute(&ada, ExecuteCommand::new("w", note.id, "finish", 1, "k2"))
+///     .await
+///     .unwrap();
+/// assert_eq!(finished.state.as_deref(), Some("final"));
+/// let read = engine.get(&ada, GetRecord::new("w", note.id)).await.unwrap();
+/// assert_eq!((read.revision, read.state.as_deref()), (2, Some("final")));
 /// # });
 /// ```
 #[derive(Debug)]
@@ -494,7 +506,7 @@ impl<S: RecordStore> Engine<S> {
         &self,
         caller: &Caller,
         mut args: ListCommands,
-    ) -> Result<Vec<CommandStatus>, RecordError> {
+    ) -> Result<CommandList, RecordError> {
         if let Some(input) = &mut args.input {
             refuse_deep("the input", input)?;
         }
@@ -516,7 +528,7 @@ impl<S: RecordStore> Engine<S> {
             self.authority
                 .allows(caller, Operation::CommandExecute, Target::Record(&record));
         let input = args.input.clone().map(Value::Object);
-        Ok(entry
+        let commands = entry
             .def()
             .commands
             .iter()
@@ -570,7 +582,8 @@ impl<S: RecordStore> Engine<S> {
                     runnable,
                 }
             })
-            .collect())
+            .collect();
+        Ok(CommandList { commands })
     }
 
     /// `record.search`: by filters, or through a view; only records the caller may read.

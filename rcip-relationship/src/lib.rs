@@ -37,9 +37,23 @@
 //!
 //! [`Engine`] implements the seed's operations (`record.create`, `record.get`,
 //! `record.update`, `record.archive`, `record.search`, `command.list`, `command.execute`,
-//! `record.history`, `changes.feed`) over any [`RecordStore`]; [`MemoryStore`] is the default,
-//! `SqliteStore` (feature `sqlite`) keeps everything in one SQLite file.
+//! `record.history`, `changes.feed`) as `async fn`s over any [`RecordStore`] (whose calls
+//! return [`StoreFuture`]s); [`MemoryStore`] is the default, `SqliteStore` (feature `sqlite`)
+//! keeps everything in one SQLite file and runs each call on Tokio's blocking pool, so a
+//! slow store never holds an executor thread. Every operation takes the [`Caller`] (a human,
+//! or an agent with delegated scopes) and its arguments ([`CreateRecord::new`], ...).
 //! Every failure is a [`RecordError`] with a stable code and the seed's HTTP-style class.
+//!
+//! - An [`Authority`] decides every record access: [`Target::Record`] for a stored record,
+//!   [`Target::New`] for the one a `record.create` would make.
+//! - Idempotent replays are answered only after the caller's current access is checked, and
+//!   are projected like fresh reads (participants it may not read are restricted).
+//! - Paging cursors are tamper-evident: HMAC-SHA256 over position, workspace, query and
+//!   principal, under [`Engine::with_cursor_key`].
+//! - Programs are installed ([`Engine::with_program`]) or activated per workspace at run
+//!   time ([`Engine::activate`]); a `namespace/version` names one content
+//!   ([`Package::digest`]), and other content is `VERSION_CONFLICT`. A [`ProgramSource`]
+//!   shows activations made by other instances.
 //!
 //! ## The platform layer (feature `engine`)
 //!
@@ -52,6 +66,11 @@
 //! `COLLECTION_NOT_FOUND`, `FORBIDDEN`), programs drafted and activated at run time
 //! ([`check_package`], [`activation`], [`example_packages`]), and the one error every
 //! platform operation answers with ([`PlatformError`]).
+//!
+//! [`Platform`] is the one entry of every operation ([`Platform::call`]): it parses the
+//! arguments, reads the caller's access once, decides, and runs the operation on the
+//! directory or on the engine under the record-level [`WorkspaceAuthority`];
+//! [`Platform::bind`] puts the registry on an RCIP host.
 //!
 //! ## Features
 //!
@@ -143,9 +162,9 @@ mod versions;
 
 #[cfg(feature = "engine")]
 pub use args::{
-    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
-    GetRecord, ListCommands, Page, Patch, RecordHistory, Requirement, RolePatch, SearchRecords,
-    UpdateRecord, ViewRef,
+    ArchiveRecord, ChangesFeed, CommandList, CommandResult, CommandStatus, CreateRecord,
+    ExecuteCommand, GetRecord, ListCommands, Page, Patch, RecordHistory, Requirement, RolePatch,
+    SearchRecords, UpdateRecord, ViewRef,
 };
 #[cfg(feature = "engine")]
 pub use authority::{AllowAll, Authority, NewRecord, Operation, Target};

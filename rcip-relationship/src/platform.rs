@@ -448,8 +448,7 @@ impl<S: RecordStore> Platform<S> {
                 to_value(&with_access(here()?, engine.history(caller, a)).await?)
             }
             C::CommandList(a) => {
-                let commands = with_access(here()?, engine.list_commands(caller, a)).await?;
-                Ok(json!({"commands": to_value(&commands)?}))
+                to_value(&with_access(here()?, engine.list_commands(caller, a)).await?)
             }
             C::CommandExecute(a) => {
                 to_value(&with_access(here()?, engine.execute(caller, a)).await?)
