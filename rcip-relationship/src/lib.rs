@@ -67,6 +67,11 @@
 //! ([`check_package`], [`activation`], [`example_packages`]), and the one error every
 //! platform operation answers with ([`PlatformError`]).
 //!
+//! [`Platform`] is the one entry of every operation ([`Platform::call`]): it parses the
+//! arguments, reads the caller's access once, decides, and runs the operation on the
+//! directory or on the engine under the record-level [`WorkspaceAuthority`];
+//! [`Platform::bind`] puts the registry on an RCIP host.
+//!
 //! ## Features
 //!
 //! - `engine` (default): [`Engine`], the stores and `Engine::bind_package`; pulls in
@@ -121,6 +126,8 @@ mod cursor;
 #[cfg(feature = "engine")]
 mod directory;
 #[cfg(feature = "engine")]
+mod directory_programs;
+#[cfg(feature = "engine")]
 mod engine;
 #[cfg(feature = "engine")]
 mod error;
@@ -129,7 +136,13 @@ mod memory;
 #[cfg(feature = "engine")]
 mod memory_directory;
 #[cfg(feature = "engine")]
+mod platform;
+#[cfg(feature = "engine")]
 mod platform_args;
+#[cfg(feature = "engine")]
+mod platform_authority;
+#[cfg(feature = "engine")]
+mod platform_bind;
 #[cfg(feature = "engine")]
 mod platform_error;
 #[cfg(feature = "engine")]
@@ -183,13 +196,19 @@ pub use directory::{
     WorkspaceAccess,
 };
 #[cfg(feature = "engine")]
+pub use directory_programs::DirectoryPrograms;
+#[cfg(feature = "engine")]
 pub use memory_directory::MemoryDirectory;
+#[cfg(feature = "engine")]
+pub use platform::{INSTALLED_BY, Platform};
 #[cfg(feature = "engine")]
 pub use platform_args::{
     ActivateProgram, AddMember, CreateCollection, CreateWorkspace, DraftProgram, GetProgram,
     GetWorkspace, GrantCollection, ListCapabilities, ListCollections, ListExamples, ListMembers,
     ListProgramVersions, ListWorkspaces, RemoveMember, RevokeCollection,
 };
+#[cfg(feature = "engine")]
+pub use platform_authority::WorkspaceAuthority;
 #[cfg(feature = "engine")]
 pub use platform_error::{MAX_ECHOED_NAME, PlatformError};
 #[cfg(feature = "engine")]
@@ -208,7 +227,9 @@ pub use store::{
     StoreError, StoreFuture,
 };
 #[cfg(feature = "engine")]
-pub use versions::{Activation, ProgramSource};
+// Named apart from the directory's activation rule (`programs::Activation`); the integrator may
+// prefer other names.
+pub use versions::{Activation as EngineActivation, ProgramSource};
 
 pub use rcip_core;
 

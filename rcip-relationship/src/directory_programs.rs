@@ -1,0 +1,63 @@
+//! The engine's [`ProgramSource`] over the directory: the programs activated in a workspace
+//! (and the installed ones) as every instance on one database sees them.
+
+use std::sync::Arc;
+
+use super::directory::{DirectoryStore, ProgramVersion};
+use super::model::Package;
+use super::store::{StoreError, StoreFuture};
+use super::validate::validate_package;
+use super::versions::ProgramSource;
+
+/// Finds the programs the engine has not seen in the [`DirectoryStore`]: a version
+/// activated through another instance, or installed, is runnable here at the next call
+/// that names it. [`Platform::open`](crate::Platform::open) gives it to the engine.
+#[derive(Debug, Clone)]
+pub struct DirectoryPrograms {
+    directory: Arc<dyn DirectoryStore>,
+}
+
+impl DirectoryPrograms {
+    /// Over `directory`.
+    #[must_use]
+    pub fn new(directory: Arc<dyn DirectoryStore>) -> Self {
+        Self { directory }
+    }
+}
+
+impl ProgramSource for DirectoryPrograms {
+    fn program<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        namespace: &'a str,
+        version: Option<u64>,
+    ) -> StoreFuture<'a, Result<Option<Package>, StoreError>> {
+        Box::pin(async move {
+            let found = match version {
+                Some(version) => {
+                    self.directory
+                        .program(workspace_id, namespace, version)
+                        .await?
+                }
+                // In (namespace, version) order: the last is the highest.
+                None => self
+                    .directory
+                    .program_versions(workspace_id, Some(namespace))
+                    .await?
+                    .pop(),
+            };
+            found.map(|v| compile(&v)).transpose()
+        })
+    }
+}
+
+/// A stored version's package, parsed: it passed the validator when it was activated, so
+/// a failure now is the store's (or a validator that became stricter), never the caller's.
+fn compile(version: &ProgramVersion) -> Result<Package, StoreError> {
+    validate_package(&version.package).map_err(|error| {
+        StoreError(format!(
+            "the stored package {}/{} no longer validates: {error}",
+            version.namespace, version.version
+        ))
+    })
+}
