@@ -48,6 +48,8 @@
 //!   `rcip-build` and `rcip check` use.
 //! - `sqlite`: `SqliteStore` over the system's SQLite library; `sqlite-bundled` builds SQLite
 //!   from source instead.
+//! - `postgres`: `PostgresStore`, for several instances of a service on one PostgreSQL
+//!   database (tokio-postgres, re-exported as `tokio_postgres` for its `Config`).
 #![deny(missing_docs)]
 
 mod capabilities;
@@ -95,6 +97,8 @@ mod engine;
 mod error;
 #[cfg(feature = "engine")]
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "engine")]
 mod principal;
 #[cfg(feature = "engine")]
@@ -120,6 +124,8 @@ pub use engine::{Engine, MAX_IDEMPOTENCY_KEY};
 pub use error::RecordError;
 #[cfg(feature = "engine")]
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::{CommitPause, DEFAULT_POOL_SIZE, PostgresStore};
 #[cfg(feature = "engine")]
 pub use principal::{Caller, DelegatedScope, PrincipalKind, ScopeSet, UnknownScope};
 #[cfg(feature = "engine")]
@@ -131,6 +137,8 @@ pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
     StoreError,
 };
+#[cfg(feature = "postgres")]
+pub use tokio_postgres;
 
 pub use rcip_core;
 
