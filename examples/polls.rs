@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 mod assistant;
 
-use rcip_relationship::{Actor, Engine};
+use rcip_relationship::{Actor, Caller, DelegatedScope, Engine};
 use rcip_runtime::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -513,7 +513,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "polls",
         None,
         "demo",
-        &Actor::new("agent").via("polls-tool"),
+        &Caller::agent(
+            Actor::new("agent").via("polls-tool"),
+            [
+                DelegatedScope::RecordsRead,
+                DelegatedScope::RecordsWrite,
+                DelegatedScope::CommandsExecute,
+            ],
+        ),
     )?;
     host.set_context(SemanticContext::active(["polls"]).primary("polls"))?;
 

@@ -6,7 +6,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rcip_relationship::parse_package;
-use rcip_relationship::{Actor, Engine, ExecuteCommand, MemoryStore, RecordStore, SqliteStore};
+use rcip_relationship::{
+    Actor, Caller, Engine, ExecuteCommand, MemoryStore, RecordStore, SqliteStore,
+};
 use serde_json::json;
 
 fn engine<S: RecordStore>(store: S) -> Engine<S> {
@@ -16,16 +18,22 @@ fn engine<S: RecordStore>(store: S) -> Engine<S> {
 
 fn bench_store<S: RecordStore>(c: &mut Criterion, name: &str, store: S) {
     let engine = engine(store);
-    let actor = Actor::new("bench");
-    let poll = engine
-        .create(
-            &actor,
-            serde_json::from_value(json!({
-                "workspace_id": "w", "collection_id": "c", "namespace": "polls", "type": "poll",
-                "data": {"question": "Lunch?", "options": ["a", "b"], "vote_count": 3},
-                "idempotency_key": "create",
-            }))
-            .unwrap(),
+    // One current-thread runtime: what the benchmark measures is the engine and the store.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let actor = Caller::human(Actor::new("bench"));
+    let poll = runtime
+        .block_on(
+            engine.create(
+                &actor,
+                serde_json::from_value(json!({
+                    "workspace_id": "w", "collection_id": "c", "namespace": "polls", "type": "poll",
+                    "data": {"question": "Lunch?", "options": ["a", "b"], "vote_count": 3},
+                    "idempotency_key": "create",
+                }))
+                .unwrap(),
+            ),
         )
         .unwrap();
     let mut revision = 1;
@@ -36,8 +44,8 @@ fn bench_store<S: RecordStore>(c: &mut Criterion, name: &str, store: S) {
         b.iter(|| {
             for command in ["close", "reopen"] {
                 n += 1;
-                let result = engine
-                    .execute(
+                let result = runtime
+                    .block_on(engine.execute(
                         &actor,
                         ExecuteCommand {
                             workspace_id: "w".into(),
@@ -47,7 +55,7 @@ fn bench_store<S: RecordStore>(c: &mut Criterion, name: &str, store: S) {
                             idempotency_key: format!("k{n}"),
                             input: serde_json::Map::new(),
                         },
-                    )
+                    ))
                     .unwrap();
                 revision = result.revision;
             }

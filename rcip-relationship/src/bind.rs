@@ -17,7 +17,7 @@ use super::args::{
 };
 use super::engine::Engine;
 use super::error::RecordError;
-use super::record::Actor;
+use super::principal::Caller;
 use super::store::ChangeEvent;
 use super::store::RecordStore;
 use rcip_runtime::{Binding, HandlerError, InvocationContext};
@@ -27,7 +27,8 @@ impl<S: RecordStore + 'static> Engine<S> {
     /// Binds every capability of the program `namespace` (version `version`, or the only one
     /// registered) on `host`: its commands (running [`Engine::execute`]) and each type's and
     /// view's record operations (`rcip_relationship::package_capabilities` declares
-    /// them all), in `workspace_id`, as `actor`. The capabilities must be in the runtime's
+    /// them all), in `workspace_id`, as `caller` (every invocation acts as it: events record
+    /// its actor, the authority judges it). The capabilities must be in the runtime's
     /// catalog (list the package's generated `Capabilities` set in `catalog!`). Dropping the
     /// guards unbinds them.
     ///
@@ -45,7 +46,7 @@ impl<S: RecordStore + 'static> Engine<S> {
         namespace: &str,
         version: Option<u64>,
         workspace_id: &str,
-        actor: &Actor,
+        caller: &Caller,
     ) -> Result<Vec<BindingGuard>, rcip_runtime::Error> {
         let package = self
             .package(namespace, version)
@@ -55,7 +56,7 @@ impl<S: RecordStore + 'static> Engine<S> {
             workspace_id: workspace_id.to_owned(),
             namespace: namespace.to_owned(),
             version,
-            actor: actor.clone(),
+            caller: caller.clone(),
         });
         let mut guards = Vec::new();
         for type_def in package.types.iter() {
@@ -91,13 +92,24 @@ impl<S: RecordStore + 'static> Engine<S> {
     fn binding(self: &Arc<Self>, context: &Arc<Context>, target: Target) -> Binding {
         let engine = Arc::clone(self);
         let context = Arc::clone(context);
+        let target = Arc::new(target);
         Binding::new(move |input: Value, _: InvocationContext| {
-            std::future::ready(engine.run(&context, &target, input))
+            let (engine, context, target) = (
+                Arc::clone(&engine),
+                Arc::clone(&context),
+                Arc::clone(&target),
+            );
+            async move { engine.run(&context, &target, input).await }
         })
     }
 
-    fn run(&self, context: &Context, target: &Target, input: Value) -> Result<Value, HandlerError> {
-        let actor = &context.actor;
+    async fn run(
+        &self,
+        context: &Context,
+        target: &Target,
+        input: Value,
+    ) -> Result<Value, HandlerError> {
+        let caller = &context.caller;
         let ws = ("workspace_id", Value::from(context.workspace_id.clone()));
         match target {
             Target::Command(type_name, command) => {
@@ -105,8 +117,8 @@ impl<S: RecordStore + 'static> Engine<S> {
                 // and the command, which the binding fixes.
                 let fixed = [ws, ("command", Value::from(command.clone()))];
                 let args: ExecuteCommand = args(input, &fixed)?;
-                self.of_type(context, type_name, args.record_id)?;
-                reply(self.execute(actor, args))
+                self.of_type(context, type_name, args.record_id).await?;
+                reply(self.execute(caller, args).await)
             }
             Target::Operation(operation, type_name) => {
                 let of_type = [
@@ -122,28 +134,40 @@ impl<S: RecordStore + 'static> Engine<S> {
                         .and_then(Value::as_str)
                         .and_then(|id| Uuid::parse_str(id).ok());
                     if let Some(record_id) = record_id {
-                        self.of_type(context, type_name, record_id)?;
+                        self.of_type(context, type_name, record_id).await?;
                     }
                     // Without a valid id, the operation's own argument check answers.
                 }
                 match operation {
-                    Op::Get => reply(self.get(actor, args(input, &[ws])?)),
-                    Op::Search => {
-                        reply(self.search(actor, args::<SearchRecords>(input, &of_type)?))
-                    }
+                    Op::Get => reply(self.get(caller, args(input, &[ws])?).await),
+                    Op::Search => reply(
+                        self.search(caller, args::<SearchRecords>(input, &of_type)?)
+                            .await,
+                    ),
                     Op::Commands => reply(
-                        self.list_commands(actor, args(input, &[ws])?)
+                        self.list_commands(caller, args(input, &[ws])?)
+                            .await
                             .map(|commands| serde_json::json!({"commands": commands})),
                     ),
-                    Op::Create => reply(self.create(actor, args::<CreateRecord>(input, &of_type)?)),
-                    Op::Update => reply(self.update(actor, args::<UpdateRecord>(input, &[ws])?)),
-                    Op::Archive => reply(self.archive(actor, args::<ArchiveRecord>(input, &[ws])?)),
+                    Op::Create => reply(
+                        self.create(caller, args::<CreateRecord>(input, &of_type)?)
+                            .await,
+                    ),
+                    Op::Update => reply(
+                        self.update(caller, args::<UpdateRecord>(input, &[ws])?)
+                            .await,
+                    ),
+                    Op::Archive => reply(
+                        self.archive(caller, args::<ArchiveRecord>(input, &[ws])?)
+                            .await,
+                    ),
                 }
             }
             Target::Feed => {
                 let fixed = [ws, ("namespace", Value::from(context.namespace.clone()))];
                 let page = self
-                    .feed(actor, args::<ChangesFeed>(input, &fixed)?)
+                    .feed(caller, args::<ChangesFeed>(input, &fixed)?)
+                    .await
                     .map_err(|e| public(&e))?;
                 let items: Vec<Value> = page.items.iter().map(event_summary).collect();
                 let mut reply = serde_json::json!({"items": items});
@@ -159,7 +183,10 @@ impl<S: RecordStore + 'static> Engine<S> {
                 let view = serde_json::json!({
                     "namespace": context.namespace, "version": context.version, "view": view,
                 });
-                reply(self.search(actor, args::<SearchRecords>(input, &[ws, ("view", view)])?))
+                reply(
+                    self.search(caller, args::<SearchRecords>(input, &[ws, ("view", view)])?)
+                        .await,
+                )
             }
         }
     }
@@ -168,29 +195,30 @@ impl<S: RecordStore + 'static> Engine<S> {
 impl<S: RecordStore + 'static> Engine<S> {
     /// A capability of one type acts only on records of that type (and program version):
     /// any other record is reported as not found, before anything runs.
-    fn of_type(
+    async fn of_type(
         &self,
         context: &Context,
         type_name: &str,
         record_id: Uuid,
     ) -> Result<(), HandlerError> {
         self.check_type(
-            &context.actor,
+            &context.caller,
             &context.workspace_id,
             record_id,
             (&context.namespace, context.version, type_name),
         )
+        .await
         .map_err(|e| public(&e))
     }
 }
 
-/// What a binding serves: one workspace, one program, one actor.
+/// What a binding serves: one workspace, one program, one caller.
 #[derive(Debug)]
 struct Context {
     workspace_id: String,
     namespace: String,
     version: u64,
-    actor: Actor,
+    caller: Caller,
 }
 
 /// What one capability runs.

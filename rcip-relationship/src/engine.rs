@@ -17,11 +17,12 @@ use super::args::{
     ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
     GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
 };
-use super::authority::{AllowAll, Authority, Operation};
+use super::authority::{AllowAll, Authority, NewRecord, Operation, Target};
 use super::cursor::{Cursor, DEFAULT_LIMIT, MAX_LIMIT};
 use super::error::RecordError;
 use super::memory::MemoryStore;
-use super::record::{Actor, ParticipantRef, Record, RecordView, timestamp};
+use super::principal::Caller;
+use super::record::{ParticipantRef, Record, RecordView, timestamp};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
@@ -62,7 +63,7 @@ struct Registered {
 /// The relationship engine over a store (in memory by default).
 ///
 /// ```
-/// use rcip_relationship::{Actor, CreateRecord, Engine};
+/// use rcip_relationship::{Actor, Caller, CreateRecord, Engine};
 /// use rcip_relationship::parse_package;
 /// use serde_json::json;
 ///
@@ -70,12 +71,14 @@ struct Registered {
 ///   "version": 1, "types": {"note": {"kind": "entity", "schema": {"type": "object",
 ///   "properties": {"text": {"type": "string"}}, "required": ["text"],
 ///   "additionalProperties": false}}}}"#).unwrap();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let engine = Engine::in_memory().with_program(package).unwrap();
-/// let note = engine.create(&Actor::new("ada"), serde_json::from_value(json!({
+/// let note = engine.create(&Caller::human(Actor::new("ada")), serde_json::from_value(json!({
 ///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
 ///     "data": {"text": "hello"}, "idempotency_key": "k1"
-/// })).unwrap()).unwrap();
+/// })).unwrap()).await.unwrap();
 /// assert_eq!(note.revision, 1);
+/// # });
 /// ```
 #[derive(Debug)]
 pub struct Engine<S: RecordStore = MemoryStore> {
@@ -188,15 +191,27 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 unknown program/type or bad key, 403, 409 idempotency conflict, 422 data or roles.
-    pub fn create(&self, actor: &Actor, mut args: CreateRecord) -> Result<RecordView, RecordError> {
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        mut args: CreateRecord,
+    ) -> Result<RecordView, RecordError> {
         refuse_deep("the data", &mut args.data)?;
-        let mutation = match self.begin(actor, Operation::RecordCreate, &args)? {
-            Begun::Replay(result) => return Ok(result),
+        let mutation = match self.begin(caller, Operation::RecordCreate, &args).await? {
+            Begun::Replay(stored) => return self.project(caller, stored).await,
             Begun::Fresh(mutation) => mutation,
         };
         let version = self.version(&args.namespace, args.version)?;
         let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
         let type_def = entry.def();
+        let new = NewRecord::new(
+            &args.workspace_id,
+            &args.collection_id,
+            &args.namespace,
+            version,
+            &args.type_name,
+        );
+        self.permit(caller, Operation::RecordCreate, Target::New(&new))?;
         let now = self.clock.now_ms();
         let mut record = Record {
             id: new_id(),
@@ -214,20 +229,24 @@ impl<S: RecordStore> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        self.permit(actor, Operation::RecordCreate, &record)?;
         check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record)?;
-        self.commit_record(actor, record, None, EventKind::RecordCreated, mutation)
+        self.check_roles(caller, entry, &record).await?;
+        let stored = self
+            .commit_record(caller, record, None, EventKind::RecordCreated, mutation)
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `record.get`.
     ///
     /// # Errors
     ///
-    /// 404 when missing or not readable by the actor.
-    pub fn get(&self, actor: &Actor, args: GetRecord) -> Result<RecordView, RecordError> {
-        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
-        self.view(actor, &record, None)
+    /// 404 when missing or not readable by the caller.
+    pub async fn get(&self, caller: &Caller, args: GetRecord) -> Result<RecordView, RecordError> {
+        let record = self
+            .readable(caller, &args.workspace_id, args.record_id)
+            .await?;
+        self.view(caller, &record, None).await
     }
 
     /// `record.update`: data (`patch.set`, `patch.remove`) and roles; never the state.
@@ -235,13 +254,19 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404, 409 stale revision / archived / idempotency conflict, 422 data or roles.
-    pub fn update(&self, actor: &Actor, mut args: UpdateRecord) -> Result<RecordView, RecordError> {
+    pub async fn update(
+        &self,
+        caller: &Caller,
+        mut args: UpdateRecord,
+    ) -> Result<RecordView, RecordError> {
         refuse_deep("patch.set", &mut args.patch.set)?;
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::RecordUpdate, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
+        let (mutation, mut record) = match self
+            .begin_change(caller, Operation::RecordUpdate, &args)
+            .await?
+        {
+            Changing::Replay(stored) => return self.project(caller, stored).await,
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         for (field, value) in &args.patch.set {
             record.data.insert(field.clone(), value.clone());
@@ -263,15 +288,18 @@ impl<S: RecordStore> Engine<S> {
             }
         }
         check_data(entry, &mut record.data)?;
-        self.check_roles(actor, entry, &record)?;
+        self.check_roles(caller, entry, &record).await?;
         self.bump(&mut record);
-        self.commit_record(
-            actor,
-            record,
-            Some(args.expected_revision),
-            EventKind::RecordUpdated,
-            mutation,
-        )
+        let stored = self
+            .commit_record(
+                caller,
+                record,
+                Some(args.expected_revision),
+                EventKind::RecordUpdated,
+                mutation,
+            )
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `record.archive`.
@@ -279,21 +307,30 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404, 409.
-    pub fn archive(&self, actor: &Actor, args: ArchiveRecord) -> Result<RecordView, RecordError> {
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::RecordArchive, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
+    pub async fn archive(
+        &self,
+        caller: &Caller,
+        args: ArchiveRecord,
+    ) -> Result<RecordView, RecordError> {
+        let (mutation, mut record) = match self
+            .begin_change(caller, Operation::RecordArchive, &args)
+            .await?
+        {
+            Changing::Replay(stored) => return self.project(caller, stored).await,
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
         record.archived = true;
         self.bump(&mut record);
-        self.commit_record(
-            actor,
-            record,
-            Some(args.expected_revision),
-            EventKind::RecordArchived,
-            mutation,
-        )
+        let stored = self
+            .commit_record(
+                caller,
+                record,
+                Some(args.expected_revision),
+                EventKind::RecordArchived,
+                mutation,
+            )
+            .await?;
+        self.project(caller, stored).await
     }
 
     /// `command.execute`: input, state (`from`), guard, expected revision and idempotency
@@ -304,17 +341,19 @@ impl<S: RecordStore> Engine<S> {
     ///
     /// 400 unknown command, 403, 404, 409 (stale, state, guard, archived, idempotency),
     /// 422 input or resulting data.
-    pub fn execute(
+    pub async fn execute(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: ExecuteCommand,
     ) -> Result<CommandResult, RecordError> {
         refuse_deep("the input", &mut args.input)?;
-        let (mutation, mut record) =
-            match self.begin_change(actor, Operation::CommandExecute, &args)? {
-                Changing::Replay(result) => return Ok(result),
-                Changing::Fresh(mutation, record) => (mutation, record),
-            };
+        let (mutation, mut record) = match self
+            .begin_change(caller, Operation::CommandExecute, &args)
+            .await?
+        {
+            Changing::Replay(result) => return Ok(result),
+            Changing::Fresh(mutation, record) => (mutation, record),
+        };
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let (index, command) = find_command(entry.def(), &args.command)?;
         let input = Value::Object(args.input.clone());
@@ -356,14 +395,14 @@ impl<S: RecordStore> Engine<S> {
         check_data(entry, &mut record.data)?;
         self.bump(&mut record);
         let mut events = vec![self.event(
-            actor,
+            caller,
             &record,
             EventKind::CommandExecuted,
             serde_json::json!({"command": command.name, "input": input, "record": snapshot(&record)}),
         )];
         for emit in command.emit.iter() {
             events.push(self.event(
-                actor,
+                caller,
                 &record,
                 EventKind::WorkRequested,
                 serde_json::json!({
@@ -383,6 +422,7 @@ impl<S: RecordStore> Engine<S> {
         };
         let expected = Some(args.expected_revision);
         self.commit_and_remember(record, expected, events, mutation, result)
+            .await
     }
 
     /// `command.list`: the record's commands and which of their requirements pass.
@@ -390,22 +430,24 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 403, 404.
-    pub fn list_commands(
+    pub async fn list_commands(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         mut args: ListCommands,
     ) -> Result<Vec<CommandStatus>, RecordError> {
         if let Some(input) = &mut args.input {
             refuse_deep("the input", input)?;
         }
-        let record = self.readable(actor, &args.workspace_id, args.record_id)?;
-        self.permit(actor, Operation::CommandList, &record)?;
+        let record = self
+            .readable(caller, &args.workspace_id, args.record_id)
+            .await?;
+        self.permit(caller, Operation::CommandList, Target::Record(&record))?;
         let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
         let data = Value::Object(record.data.clone());
-        // `runnable` also asks the authority whether this actor may execute commands here.
-        let may_execute = self
-            .authority
-            .allows(actor, Operation::CommandExecute, &record);
+        // `runnable` also asks the authority whether this caller may execute commands here.
+        let may_execute =
+            self.authority
+                .allows(caller, Operation::CommandExecute, Target::Record(&record));
         let input = args.input.clone().map(Value::Object);
         Ok(entry
             .def()
@@ -464,14 +506,14 @@ impl<S: RecordStore> Engine<S> {
             .collect())
     }
 
-    /// `record.search`: by filters, or through a view; only records the actor may read.
+    /// `record.search`: by filters, or through a view; only records the caller may read.
     ///
     /// # Errors
     ///
     /// 400 bad limit, cursor or view.
-    pub fn search(
+    pub async fn search(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: SearchRecords,
     ) -> Result<Page<RecordView>, RecordError> {
         let limit = page_limit(args.limit)?;
@@ -529,15 +571,18 @@ impl<S: RecordStore> Engine<S> {
         let mut scanned = 0;
         let mut exhausted = false;
         while items.len() < limit && scanned < SCAN_BUDGET {
-            let batch = self.store.scan(&args.workspace_id, &filter, after, limit)?;
+            let batch = self
+                .store
+                .scan(&args.workspace_id, &filter, after, limit)
+                .await?;
             let batch_len = batch.len();
             let mut consumed = 0;
             for (position, record) in batch {
                 after = position;
                 scanned += 1;
                 consumed += 1;
-                if self.shown(actor, &record, query.as_deref(), view.as_ref()) {
-                    items.push(self.view(actor, &record, view.as_ref())?);
+                if self.shown(caller, &record, query.as_deref(), view.as_ref()) {
+                    items.push(self.view(caller, &record, view.as_ref()).await?);
                     if items.len() == limit {
                         break;
                     }
@@ -563,20 +608,23 @@ impl<S: RecordStore> Engine<S> {
     /// # Errors
     ///
     /// 400 bad limit or cursor, 404.
-    pub fn history(
+    pub async fn history(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         args: RecordHistory,
     ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
-        self.readable(actor, &args.workspace_id, args.record_id)?;
+        self.readable(caller, &args.workspace_id, args.record_id)
+            .await?;
         let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
         let after = Cursor::after(args.cursor.as_deref(), &binding)?;
-        let mut items =
-            self.store
-                .events(&args.workspace_id, Some(args.record_id), after, limit)?;
+        let mut items = self
+            .store
+            .events(&args.workspace_id, Some(args.record_id), after, limit)
+            .await?;
         for event in &mut items {
-            self.redact(actor, &args.workspace_id, &mut event.payload)?;
+            self.redact(caller, &args.workspace_id, &mut event.payload)
+                .await?;
         }
         let next_cursor = (items.len() == limit).then(|| {
             Cursor {
@@ -592,13 +640,17 @@ impl<S: RecordStore> Engine<S> {
     }
 
     /// `changes.feed`: the workspace's events after a cursor or checkpoint, oldest first,
-    /// without events of records the actor may not read. `checkpoint` is where to poll from
+    /// without events of records the caller may not read. `checkpoint` is where to poll from
     /// later; consumers deduplicate on `event_id`.
     ///
     /// # Errors
     ///
     /// 400 bad limit or cursor.
-    pub fn feed(&self, actor: &Actor, args: ChangesFeed) -> Result<Page<ChangeEvent>, RecordError> {
+    pub async fn feed(
+        &self,
+        caller: &Caller,
+        args: ChangesFeed,
+    ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
         let binding = format!(
             "feed|{}|{}",
@@ -606,7 +658,10 @@ impl<S: RecordStore> Engine<S> {
             args.namespace.as_deref().unwrap_or_default()
         );
         let after = Cursor::after(args.cursor.as_deref(), &binding)?;
-        let events = self.store.events(&args.workspace_id, None, after, limit)?;
+        let events = self
+            .store
+            .events(&args.workspace_id, None, after, limit)
+            .await?;
         let full = events.len() == limit;
         let last = events.last().map_or(after, |e| e.id);
         let mut visible: BTreeMap<Uuid, bool> = BTreeMap::new();
@@ -616,7 +671,8 @@ impl<S: RecordStore> Engine<S> {
                 Some(readable) => *readable,
                 None => {
                     let readable = self
-                        .visible(actor, &args.workspace_id, event.record_id)?
+                        .visible(caller, &args.workspace_id, event.record_id)
+                        .await?
                         .is_some_and(|r| {
                             args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
                         });
@@ -626,7 +682,8 @@ impl<S: RecordStore> Engine<S> {
             };
             if readable {
                 let mut event = event;
-                self.redact(actor, &args.workspace_id, &mut event.payload)?;
+                self.redact(caller, &args.workspace_id, &mut event.payload)
+                    .await?;
                 items.push(event);
             }
         }
@@ -642,9 +699,9 @@ impl<S: RecordStore> Engine<S> {
 
     /// Current access applies to old snapshots: in an event's record snapshot, participants
     /// the reader may not read (now) become `{"restricted": true}`.
-    fn redact(
+    async fn redact(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         payload: &mut Value,
     ) -> Result<(), RecordError> {
@@ -664,7 +721,7 @@ impl<S: RecordStore> Engine<S> {
                     .and_then(Value::as_str)
                     .and_then(|id| Uuid::parse_str(id).ok());
                 let visible = match id {
-                    Some(id) => self.visible(actor, workspace_id, id)?.is_some(),
+                    Some(id) => self.visible(caller, workspace_id, id).await?.is_some(),
                     None => false,
                 };
                 if !visible {
@@ -721,16 +778,16 @@ impl<S: RecordStore> Engine<S> {
             })
     }
 
-    /// Whether record `id` (readable by `actor`) is of `type_name` in program `namespace`
+    /// Whether record `id` (readable by `caller`) is of `type_name` in program `namespace`
     /// `version`: 404 otherwise. What a capability bound to one type checks first.
-    pub(crate) fn check_type(
+    pub(crate) async fn check_type(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
         (namespace, version, type_name): (&str, u64, &str),
     ) -> Result<(), RecordError> {
-        let record = self.readable(actor, workspace_id, id)?;
+        let record = self.readable(caller, workspace_id, id).await?;
         if record.namespace == namespace
             && record.version == version
             && record.type_name == type_name
@@ -743,17 +800,23 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a mutation: checks the idempotency key, and answers a replay of it from the
     /// stored result (or refuses other arguments under the same key).
-    fn begin<T: DeserializeOwned>(
+    async fn begin<T: Answer>(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
         args: &(impl Serialize + Keyed),
     ) -> Result<Begun<T>, RecordError> {
         let (workspace_id, key) = args.idempotency();
         check_key(key)?;
-        let fingerprint = fingerprint(actor, operation.as_str(), args)?;
-        match self.store.idempotency(workspace_id, key)? {
-            Some(entry) => replayed(&entry, &fingerprint).map(Begun::Replay),
+        let fingerprint = fingerprint(caller, operation.as_str(), args)?;
+        match self.store.idempotency(workspace_id, key).await? {
+            Some(entry) => {
+                let answer: T = replayed(&entry, &fingerprint)?;
+                // Current access first: a replay answers nothing that a read would not.
+                self.replay_access(caller, workspace_id, answer.record_id(), operation)
+                    .await?;
+                Ok(Begun::Replay(answer))
+            }
             None => Ok(Begun::Fresh(Mutation {
                 workspace_id: workspace_id.to_owned(),
                 key: key.to_owned(),
@@ -764,44 +827,74 @@ impl<S: RecordStore> Engine<S> {
 
     /// Starts a change of an existing record: [`begin`](Self::begin), then the record as
     /// [`writable`](Self::writable) for `operation`.
-    fn begin_change<T: DeserializeOwned>(
+    async fn begin_change<T: Answer>(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
         args: &(impl Serialize + Change),
     ) -> Result<Changing<T>, RecordError> {
-        let mutation = match self.begin(actor, operation, args)? {
+        let mutation = match self.begin(caller, operation, args).await? {
             Begun::Replay(result) => return Ok(Changing::Replay(result)),
             Begun::Fresh(mutation) => mutation,
         };
         let (record_id, expected) = args.target();
-        let record = self.writable(
-            actor,
-            &mutation.workspace_id,
-            record_id,
-            operation,
-            expected,
-        )?;
+        let record = self
+            .writable(
+                caller,
+                &mutation.workspace_id,
+                record_id,
+                operation,
+                expected,
+            )
+            .await?;
         Ok(Changing::Fresh(mutation, record))
     }
 
-    /// Commits a record change with its one event, remembering the reader's view.
-    fn commit_record(
+    /// Commits a record change with its one event. What it remembers for replays (and
+    /// returns) is the unredacted snapshot: every answer, the first or a replay, is
+    /// [projected](Self::project) for its reader when it is given.
+    async fn commit_record(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: Record,
         expected_revision: Option<u64>,
         kind: EventKind,
         mutation: Mutation,
     ) -> Result<RecordView, RecordError> {
-        let view = self.view(actor, &record, None)?;
-        let event = self.event(actor, &record, kind, snapshot(&record));
-        self.commit_and_remember(record, expected_revision, vec![event], mutation, view)
+        let stored = snapshot_view(&record);
+        let event = self.event(caller, &record, kind, snapshot(&record));
+        self.commit_and_remember(record, expected_revision, vec![event], mutation, stored)
+            .await
+    }
+
+    /// The access a replay needs: what the first call needed, judged now. A record the
+    /// caller may no longer read is not found (404); one it may no longer change, or create
+    /// in its collection, is forbidden (403).
+    async fn replay_access(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        id: Uuid,
+        operation: Operation,
+    ) -> Result<(), RecordError> {
+        let record = self.readable(caller, workspace_id, id).await?;
+        if operation == Operation::RecordCreate {
+            let new = NewRecord::new(
+                &record.workspace_id,
+                &record.collection_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            );
+            self.permit(caller, operation, Target::New(&new))
+        } else {
+            self.permit(caller, operation, Target::Record(&record))
+        }
     }
 
     /// Commits a change with its events and its idempotency entry (which remembers
     /// `result` for replays); a concurrent call that took the key first is replayed.
-    fn commit_and_remember<T: Serialize + DeserializeOwned>(
+    async fn commit_and_remember<T: Serialize + DeserializeOwned>(
         &self,
         record: Record,
         expected_revision: Option<u64>,
@@ -827,7 +920,7 @@ impl<S: RecordStore> Engine<S> {
             events,
             idempotency,
         };
-        match self.store.commit(commit) {
+        match self.store.commit(commit).await {
             Ok(_) => Ok(result),
             Err(CommitError::Stale { actual }) => Err(RecordError::StaleRevision {
                 expected: expected_revision.unwrap_or(0),
@@ -839,35 +932,41 @@ impl<S: RecordStore> Engine<S> {
         }
     }
 
-    /// The record, if it exists and the actor may read it. Every read of a record goes
+    /// The record, if it exists and the caller may read it. Every read of a record goes
     /// through here: one that may not be read is reported exactly like a missing one, so
     /// nothing about it leaks.
-    fn visible(
+    async fn visible(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
     ) -> Result<Option<Record>, RecordError> {
-        Ok(self
-            .store
-            .get(workspace_id, id)?
-            .filter(|r| self.authority.allows(actor, Operation::RecordRead, r)))
+        Ok(self.store.get(workspace_id, id).await?.filter(|r| {
+            self.authority
+                .allows(caller, Operation::RecordRead, Target::Record(r))
+        }))
     }
 
-    /// The record, if it exists and the actor may read it (else 404).
-    fn readable(&self, actor: &Actor, workspace_id: &str, id: Uuid) -> Result<Record, RecordError> {
-        self.visible(actor, workspace_id, id)?
+    /// The record, if it exists and the caller may read it (else 404).
+    async fn readable(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        id: Uuid,
+    ) -> Result<Record, RecordError> {
+        self.visible(caller, workspace_id, id)
+            .await?
             .ok_or(RecordError::NotFound)
     }
 
     /// 403 unless the authority allows `operation` on `record`.
     fn permit(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         operation: Operation,
-        record: &Record,
+        target: Target<'_>,
     ) -> Result<(), RecordError> {
-        if self.authority.allows(actor, operation, record) {
+        if self.authority.allows(caller, operation, target) {
             Ok(())
         } else {
             Err(RecordError::Forbidden {
@@ -878,16 +977,16 @@ impl<S: RecordStore> Engine<S> {
 
     /// The record for a change: readable (404), permitted (403), not archived and at the
     /// expected revision (409).
-    fn writable(
+    async fn writable(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         workspace_id: &str,
         id: Uuid,
         operation: Operation,
         expected: u64,
     ) -> Result<Record, RecordError> {
-        let record = self.readable(actor, workspace_id, id)?;
-        self.permit(actor, operation, &record)?;
+        let record = self.readable(caller, workspace_id, id).await?;
+        self.permit(caller, operation, Target::Record(&record))?;
         if record.archived {
             return Err(RecordError::Archived);
         }
@@ -904,12 +1003,15 @@ impl<S: RecordStore> Engine<S> {
     /// the view's `where`.
     fn shown(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         query: Option<&str>,
         view: Option<&View>,
     ) -> bool {
-        if !self.authority.allows(actor, Operation::RecordRead, record) {
+        if !self
+            .authority
+            .allows(caller, Operation::RecordRead, Target::Record(record))
+        {
             return false;
         }
         // Through a view, the text query sees only the fields the view shows.
@@ -937,7 +1039,7 @@ impl<S: RecordStore> Engine<S> {
 
     fn event(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         kind: EventKind,
         payload: Value,
@@ -946,7 +1048,7 @@ impl<S: RecordStore> Engine<S> {
             id: 0,
             event_id: new_id(),
             workspace_id: record.workspace_id.clone(),
-            actor: actor.clone(),
+            actor: caller.actor.clone(),
             record_id: record.id,
             revision: record.revision,
             kind,
@@ -957,9 +1059,9 @@ impl<S: RecordStore> Engine<S> {
 
     /// Roles against the type: known roles, `min`/`max`, participants that exist in the
     /// workspace with an allowed type.
-    fn check_roles(
+    async fn check_roles(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         entry: &TypeEntry,
         record: &Record,
     ) -> Result<(), RecordError> {
@@ -1023,7 +1125,7 @@ impl<S: RecordStore> Engine<S> {
                     let problem = if ids[..i].contains(id) {
                         Some(format!("participant {id} is listed twice"))
                     } else {
-                        self.participant_problem(actor, record, role, *id)?
+                        self.participant_problem(caller, record, role, *id).await?
                     };
                     if let Some(message) = problem {
                         let path = format!("/roles/{}/{i}", role.name);
@@ -1057,15 +1159,15 @@ impl<S: RecordStore> Engine<S> {
     }
 
     /// What is wrong with record `id` as a participant in `role` of `record`, if anything.
-    /// Linking to a record the actor may not read is refused like linking to a missing one.
-    fn participant_problem(
+    /// Linking to a record the caller may not read is refused like linking to a missing one.
+    async fn participant_problem(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         role: &Role,
         id: Uuid,
     ) -> Result<Option<String>, RecordError> {
-        let Some(participant) = self.visible(actor, &record.workspace_id, id)? else {
+        let Some(participant) = self.visible(caller, &record.workspace_id, id).await? else {
             return Ok(Some(format!(
                 "participant {id} does not exist in this workspace"
             )));
@@ -1091,34 +1193,44 @@ impl<S: RecordStore> Engine<S> {
         )))
     }
 
-    /// The reader's projection: participants the actor may not read are restricted; a view
+    /// The reader's projection: participants the caller may not read are restricted; a view
     /// keeps only its fields.
-    fn view(
+    async fn view(
         &self,
-        actor: &Actor,
+        caller: &Caller,
         record: &Record,
         view: Option<&View>,
     ) -> Result<RecordView, RecordError> {
-        let mut participants = BTreeMap::new();
-        for (role, ids) in &record.participants {
-            let mut refs = Vec::with_capacity(ids.len());
-            for id in ids {
-                let visible = self.visible(actor, &record.workspace_id, *id)?.is_some();
-                refs.push(if visible {
-                    ParticipantRef::Visible { id: *id }
-                } else {
-                    ParticipantRef::Restricted { restricted: true }
-                });
-            }
-            participants.insert(role.clone(), refs);
-        }
         let data = record
             .data
             .iter()
             .filter(|(field, _)| shows(view, field))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        Ok(record_view(record, participants, data))
+        self.project(caller, record_view(record, visible_ids(record), data))
+            .await
+    }
+
+    /// `view` as `caller` may see it now: each participant it may not read becomes
+    /// `{"restricted": true}` (a stored answer is projected like a fresh read).
+    async fn project(
+        &self,
+        caller: &Caller,
+        mut view: RecordView,
+    ) -> Result<RecordView, RecordError> {
+        for refs in view.participants.values_mut() {
+            for reference in refs.iter_mut() {
+                if let ParticipantRef::Visible { id } = *reference
+                    && self
+                        .visible(caller, &view.workspace_id, id)
+                        .await?
+                        .is_none()
+                {
+                    *reference = ParticipantRef::Restricted { restricted: true };
+                }
+            }
+        }
+        Ok(view)
     }
 }
 
@@ -1187,6 +1299,23 @@ enum Begun<T> {
     Fresh(Mutation),
 }
 
+/// What a mutation answers: replays of it are checked against the record it names.
+trait Answer: Serialize + DeserializeOwned {
+    fn record_id(&self) -> Uuid;
+}
+
+impl Answer for RecordView {
+    fn record_id(&self) -> Uuid {
+        self.id
+    }
+}
+
+impl Answer for CommandResult {
+    fn record_id(&self) -> Uuid {
+        self.record_id
+    }
+}
+
 /// Mutation arguments: their workspace and idempotency key.
 trait Keyed {
     fn idempotency(&self) -> (&str, &str);
@@ -1220,15 +1349,15 @@ macro_rules! change {
 }
 change!(UpdateRecord, ArchiveRecord, ExecuteCommand);
 
-/// What a replay must match: the actor, the operation and its arguments. The actor is part of
-/// it so that another actor reusing a key gets a conflict, never the first actor's result.
+/// What a replay must match: the caller, the operation and its arguments. The caller is part of
+/// it so that another caller reusing a key gets a conflict, never the first caller's result.
 fn fingerprint(
-    actor: &Actor,
+    caller: &Caller,
     operation: &str,
     args: &impl Serialize,
 ) -> Result<String, RecordError> {
     serde_json::to_string(args)
-        .map(|json| format!("{}|{operation}|{json}", actor.id))
+        .map(|json| format!("{}|{operation}|{json}", caller.id()))
         .map_err(|e| RecordError::InvalidArguments(e.to_string()))
 }
 
@@ -1349,20 +1478,28 @@ fn page_limit(limit: Option<u32>) -> Result<usize, RecordError> {
     }
 }
 
-/// A record as an event stores it: every participant by id. Readers get it through
-/// [`Engine::redact`], which restricts the participants they may not read, at read time.
-fn snapshot(record: &Record) -> Value {
-    let participants = record
+/// Every participant of `record` by id, before any reader's projection.
+fn visible_ids(record: &Record) -> BTreeMap<String, Vec<ParticipantRef>> {
+    record
         .participants
         .iter()
         .map(|(role, ids)| {
             let refs = ids.iter().map(|&id| ParticipantRef::Visible { id });
             (role.clone(), refs.collect())
         })
-        .collect();
-    let view = record_view(record, participants, record.data.clone());
+        .collect()
+}
+
+/// A record as events and idempotency entries store it: every participant by id. Readers
+/// get it projected ([`Engine::redact`], [`Engine::project`]) at read time.
+fn snapshot_view(record: &Record) -> RecordView {
+    record_view(record, visible_ids(record), record.data.clone())
+}
+
+/// [`snapshot_view`] as JSON.
+fn snapshot(record: &Record) -> Value {
     // A struct of strings, numbers and string-keyed maps always serializes.
-    serde_json::to_value(view).unwrap_or_default()
+    serde_json::to_value(snapshot_view(record)).unwrap_or_default()
 }
 
 /// Whether any string (or number, as text) in `value` contains `query` (lowercase).

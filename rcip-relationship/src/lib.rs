@@ -115,7 +115,7 @@ pub use args::{
     UpdateRecord, ViewRef,
 };
 #[cfg(feature = "engine")]
-pub use authority::{AllowAll, Authority, Operation};
+pub use authority::{AllowAll, Authority, NewRecord, Operation, Target};
 #[cfg(feature = "engine")]
 pub use cursor::{DEFAULT_LIMIT, MAX_LIMIT};
 #[cfg(feature = "engine")]
@@ -135,7 +135,7 @@ pub use sqlite::SqliteStore;
 #[cfg(feature = "engine")]
 pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
-    StoreError,
+    StoreError, StoreFuture,
 };
 #[cfg(feature = "postgres")]
 pub use tokio_postgres;

@@ -1,4 +1,5 @@
-//! The default store: everything in memory, behind one mutex.
+//! The default store: everything in memory, behind one mutex. Every call answers at once
+//! (its futures are already resolved).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -8,8 +9,14 @@ use uuid::Uuid;
 use super::record::Record;
 use super::store::{
     ChangeEvent, Commit, CommitError, IdempotencyEntry, RecordStore, ScanFilter, StoreError,
+    StoreFuture,
 };
 use rcip_runtime::__private::shared::lock;
+
+/// A store future already resolved: memory answers at once.
+fn ready<'a, T: Send + 'a>(value: T) -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(value))
+}
 
 /// Records, events and idempotency entries in memory: the default, no setup. A commit holds
 /// the one lock for its whole check-and-apply, so concurrent commits are serialized and a
@@ -38,65 +45,75 @@ impl MemoryStore {
 }
 
 impl RecordStore for MemoryStore {
-    fn get(&self, workspace_id: &str, id: Uuid) -> Result<Option<Record>, StoreError> {
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
         let inner = lock(&self.inner);
-        Ok(inner
+        ready(Ok(inner
             .records
             .get(&id)
             .filter(|(_, r)| r.workspace_id == workspace_id)
-            .map(|(_, r)| r.clone()))
+            .map(|(_, r)| r.clone())))
     }
 
-    fn scan(
-        &self,
-        workspace_id: &str,
-        filter: &ScanFilter,
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a ScanFilter,
         after: u64,
         limit: usize,
-    ) -> Result<Vec<(u64, Record)>, StoreError> {
+    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
         let inner = lock(&self.inner);
-        Ok(inner
+        ready(Ok(inner
             .order
             .range(after.saturating_add(1)..)
             .filter_map(|(_, id)| inner.records.get(id))
             .filter(|(_, r)| r.workspace_id == workspace_id && filter.matches(r))
             .take(limit)
             .map(|(position, r)| (*position, r.clone()))
-            .collect())
+            .collect()))
     }
 
-    fn events(
-        &self,
-        workspace_id: &str,
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
         record: Option<Uuid>,
         after: u64,
         limit: usize,
-    ) -> Result<Vec<ChangeEvent>, StoreError> {
+    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
         let inner = lock(&self.inner);
         // Event ids are 1.. in order, so `after` is also an index.
         let start = usize::try_from(after)
             .unwrap_or(usize::MAX)
             .min(inner.events.len());
-        Ok(inner.events[start..]
+        ready(Ok(inner.events[start..]
             .iter()
             .filter(|e| e.workspace_id == workspace_id && record.is_none_or(|r| e.record_id == r))
             .take(limit)
             .cloned()
-            .collect())
+            .collect()))
     }
 
-    fn idempotency(
-        &self,
-        workspace_id: &str,
-        key: &str,
-    ) -> Result<Option<IdempotencyEntry>, StoreError> {
-        Ok(lock(&self.inner)
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        ready(Ok(lock(&self.inner)
             .idempotency
             .get(&(workspace_id.to_owned(), key.to_owned()))
-            .cloned())
+            .cloned()))
     }
 
-    fn commit(&self, commit: Commit) -> Result<Vec<u64>, CommitError> {
+    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
+        ready(self.apply(commit))
+    }
+}
+
+impl MemoryStore {
+    fn apply(&self, commit: Commit) -> Result<Vec<u64>, CommitError> {
         let mut inner = lock(&self.inner);
         let Inner {
             records,

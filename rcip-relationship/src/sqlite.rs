@@ -1,7 +1,8 @@
-//! The SQLite store (feature `sqlite`): one file (or `:memory:`), one transaction per commit.
+//! The SQLite store (feature `sqlite`): one file (or `:memory:`), one transaction per commit,
+//! every call on Tokio's blocking pool.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use uuid::Uuid;
@@ -9,7 +10,7 @@ use uuid::Uuid;
 use super::record::{Actor, Record};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
-    StoreError,
+    StoreError, StoreFuture,
 };
 use crate::Kind;
 use rcip_runtime::__private::shared::lock;
@@ -27,7 +28,8 @@ use rcip_runtime::__private::shared::lock;
 /// ```
 #[derive(Debug)]
 pub struct SqliteStore {
-    connection: Mutex<Connection>,
+    /// Shared with the blocking tasks that use it, one at a time.
+    connection: Arc<Mutex<Connection>>,
 }
 
 const SCHEMA: &str = "
@@ -99,7 +101,7 @@ impl SqliteStore {
             .map_err(sql)?;
         connection.execute_batch(SCHEMA).map_err(sql)?;
         Ok(Self {
-            connection: Mutex::new(connection),
+            connection: Arc::new(Mutex::new(connection)),
         })
     }
 }
@@ -202,125 +204,188 @@ fn int(value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| StoreError(format!("{value} does not fit SQLite's integers")))
 }
 
+impl SqliteStore {
+    /// Runs `work` on the connection on Tokio's blocking pool, so that SQLite's I/O and
+    /// locking never hold an executor thread. Outside a Tokio runtime it runs at once on the
+    /// caller's thread (the future is then already resolved).
+    fn run<T, E>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, E> + Send + 'static,
+    ) -> StoreFuture<'static, Result<T, E>>
+    where
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let connection = Arc::clone(&self.connection);
+        let work = move || work(&mut lock(&connection));
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let task = runtime.spawn_blocking(work);
+                Box::pin(async move {
+                    task.await.unwrap_or_else(|e| {
+                        Err(StoreError(format!("sqlite: the blocking task failed: {e}")).into())
+                    })
+                })
+            }
+            Err(_) => Box::pin(std::future::ready(work())),
+        }
+    }
+}
+
 impl RecordStore for SqliteStore {
-    fn get(&self, workspace_id: &str, id: Uuid) -> Result<Option<Record>, StoreError> {
-        let connection = lock(&self.connection);
-        let row = connection
-            .query_row(
-                &format!(
-                    "SELECT {RECORD_COLUMNS} FROM records WHERE id = ?1 AND workspace_id = ?2"
-                ),
-                params![id.to_string(), workspace_id],
-                record_row,
-            )
-            .optional()
-            .map_err(sql)?;
-        row.map(|(_, record)| record).transpose()
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |connection| get(connection, &workspace_id, id))
     }
 
-    fn scan(
-        &self,
-        workspace_id: &str,
-        filter: &ScanFilter,
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a ScanFilter,
         after: u64,
         limit: usize,
-    ) -> Result<Vec<(u64, Record)>, StoreError> {
-        let connection = lock(&self.connection);
-        let mut statement = connection
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLUMNS} FROM records WHERE workspace_id = ?1 AND position > ?2 \
+    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
+        let (workspace_id, filter) = (workspace_id.to_owned(), filter.clone());
+        self.run(move |connection| scan(connection, &workspace_id, &filter, after, limit))
+    }
+
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |connection| events(connection, &workspace_id, record, after, limit))
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        let (workspace_id, key) = (workspace_id.to_owned(), key.to_owned());
+        self.run(move |connection| read_idempotency(connection, &workspace_id, &key))
+    }
+
+    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
+        self.run(move |connection| apply(connection, &commit))
+    }
+}
+
+fn get(
+    connection: &Connection,
+    workspace_id: &str,
+    id: Uuid,
+) -> Result<Option<Record>, StoreError> {
+    let row = connection
+        .query_row(
+            &format!("SELECT {RECORD_COLUMNS} FROM records WHERE id = ?1 AND workspace_id = ?2"),
+            params![id.to_string(), workspace_id],
+            record_row,
+        )
+        .optional()
+        .map_err(sql)?;
+    row.map(|(_, record)| record).transpose()
+}
+
+fn scan(
+    connection: &Connection,
+    workspace_id: &str,
+    filter: &ScanFilter,
+    after: u64,
+    limit: usize,
+) -> Result<Vec<(u64, Record)>, StoreError> {
+    let mut statement = connection
+        .prepare_cached(&format!(
+            "SELECT {RECORD_COLUMNS} FROM records WHERE workspace_id = ?1 AND position > ?2 \
                  AND (?3 IS NULL OR namespace = ?3) AND (?4 IS NULL OR type_name = ?4) \
                  AND (?5 IS NULL OR state = ?5) AND (?6 IS NULL OR collection_id = ?6) \
                  AND (?7 OR archived = 0) AND (?9 IS NULL OR version = ?9) \
                  ORDER BY position LIMIT ?8"
-            ))
-            .map_err(sql)?;
-        let rows = statement
-            .query_map(
-                params![
-                    workspace_id,
-                    int(after)?,
-                    filter.namespace,
-                    filter.type_name,
-                    filter.state,
-                    filter.collection_id,
-                    filter.include_archived,
-                    int(limit as u64)?,
-                    filter.version.map(int).transpose()?,
-                ],
-                record_row,
-            )
-            .map_err(sql)?;
-        let mut records = Vec::new();
-        for row in rows {
-            let (position, record) = row.map_err(sql)?;
-            records.push((position, record?));
-        }
-        Ok(records)
+        ))
+        .map_err(sql)?;
+    let rows = statement
+        .query_map(
+            params![
+                workspace_id,
+                int(after)?,
+                filter.namespace,
+                filter.type_name,
+                filter.state,
+                filter.collection_id,
+                filter.include_archived,
+                int(limit as u64)?,
+                filter.version.map(int).transpose()?,
+            ],
+            record_row,
+        )
+        .map_err(sql)?;
+    let mut records = Vec::new();
+    for row in rows {
+        let (position, record) = row.map_err(sql)?;
+        records.push((position, record?));
     }
+    Ok(records)
+}
 
-    fn events(
-        &self,
-        workspace_id: &str,
-        record: Option<Uuid>,
-        after: u64,
-        limit: usize,
-    ) -> Result<Vec<ChangeEvent>, StoreError> {
-        let connection = lock(&self.connection);
-        let mut statement = connection
+fn events(
+    connection: &Connection,
+    workspace_id: &str,
+    record: Option<Uuid>,
+    after: u64,
+    limit: usize,
+) -> Result<Vec<ChangeEvent>, StoreError> {
+    let mut statement = connection
             .prepare_cached(
                 "SELECT id, event_id, workspace_id, actor, record_id, revision, kind, at, payload \
                  FROM events WHERE workspace_id = ?1 AND id > ?2 AND (?3 IS NULL OR record_id = ?3) \
                  ORDER BY id LIMIT ?4",
             )
             .map_err(sql)?;
-        let rows = statement
-            .query_map(
-                params![
-                    workspace_id,
-                    int(after)?,
-                    record.map(|r| r.to_string()),
-                    int(limit as u64)?
-                ],
-                event_row,
-            )
-            .map_err(sql)?;
-        let mut events = Vec::new();
-        for row in rows {
-            events.push(row.map_err(sql)??);
-        }
-        Ok(events)
+    let rows = statement
+        .query_map(
+            params![
+                workspace_id,
+                int(after)?,
+                record.map(|r| r.to_string()),
+                int(limit as u64)?
+            ],
+            event_row,
+        )
+        .map_err(sql)?;
+    let mut events = Vec::new();
+    for row in rows {
+        events.push(row.map_err(sql)??);
     }
+    Ok(events)
+}
 
-    fn idempotency(
-        &self,
-        workspace_id: &str,
-        key: &str,
-    ) -> Result<Option<IdempotencyEntry>, StoreError> {
-        read_idempotency(&lock(&self.connection), workspace_id, key)
-    }
-
-    fn commit(&self, commit: Commit) -> Result<Vec<u64>, CommitError> {
-        let mut connection = lock(&self.connection);
-        let transaction = connection
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql)?;
-        let entry = &commit.idempotency;
-        let existing = read_idempotency(&transaction, &entry.workspace_id, &entry.key)?;
-        let record = &commit.record;
-        let id = record.id.to_string();
-        let current: Option<i64> = transaction
-            .query_row(
-                "SELECT revision FROM records WHERE id = ?1",
-                params![id],
-                |row| row.get(0),
-            )
-            .optional()
-            .map_err(sql)?;
-        commit.check(existing, current.map(i64::unsigned_abs))?;
-        let data = serde_json::to_string(&record.data).map_err(json_error)?;
-        let participants = serde_json::to_string(&record.participants).map_err(json_error)?;
-        transaction
+fn apply(connection: &mut Connection, commit: &Commit) -> Result<Vec<u64>, CommitError> {
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql)?;
+    let entry = &commit.idempotency;
+    let existing = read_idempotency(&transaction, &entry.workspace_id, &entry.key)?;
+    let record = &commit.record;
+    let id = record.id.to_string();
+    let current: Option<i64> = transaction
+        .query_row(
+            "SELECT revision FROM records WHERE id = ?1",
+            params![id],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(sql)?;
+    commit.check(existing, current.map(i64::unsigned_abs))?;
+    let data = serde_json::to_string(&record.data).map_err(json_error)?;
+    let participants = serde_json::to_string(&record.participants).map_err(json_error)?;
+    transaction
             .prepare_cached(
                 "INSERT INTO records (id, workspace_id, collection_id, namespace, version, type_name, \
                  kind, revision, data, participants, state, archived, created_at, updated_at) \
@@ -347,9 +412,9 @@ impl RecordStore for SqliteStore {
                 int(record.updated_at)?,
             ])
             .map_err(sql)?;
-        let mut ids = Vec::with_capacity(commit.events.len());
-        for event in &commit.events {
-            transaction
+    let mut ids = Vec::with_capacity(commit.events.len());
+    for event in &commit.events {
+        transaction
                 .prepare_cached(
                     "INSERT INTO events (event_id, workspace_id, actor, record_id, revision, kind, at, payload) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -366,17 +431,16 @@ impl RecordStore for SqliteStore {
                     event.payload.to_string(),
                 ])
                 .map_err(sql)?;
-            ids.push(transaction.last_insert_rowid().unsigned_abs());
-        }
-        let entry = &commit.idempotency;
-        transaction
+        ids.push(transaction.last_insert_rowid().unsigned_abs());
+    }
+    let entry = &commit.idempotency;
+    transaction
             .prepare_cached(
                 "INSERT INTO idempotency (workspace_id, key, fingerprint, result) VALUES (?1, ?2, ?3, ?4)",
             )
             .map_err(sql)?
             .execute(params![entry.workspace_id, entry.key, entry.fingerprint, entry.result])
             .map_err(sql)?;
-        transaction.commit().map_err(sql)?;
-        Ok(ids)
-    }
+    transaction.commit().map_err(sql)?;
+    Ok(ids)
 }

@@ -5,6 +5,9 @@
 //! idempotency entry together, or nothing. Every rule of the protocol lives in the engine, so
 //! every store implementation behaves the same (the shared conformance suite checks that).
 
+use std::future::Future;
+use std::pin::Pin;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
@@ -197,14 +200,26 @@ impl ScanFilter {
     }
 }
 
+/// What every store method returns: a boxed future the engine awaits, `Send` so that an
+/// engine call can run on any executor thread.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
 /// Storage for records, events and idempotency entries.
-pub trait RecordStore: Send + Sync + std::fmt::Debug {
+///
+/// Every method is asynchronous: a store that blocks (a file, a socket) does its blocking work
+/// off the async executor (the SQLite store on `tokio::task::spawn_blocking`), so a slow
+/// store never stalls other invocations.
+pub trait RecordStore: Send + Sync + std::fmt::Debug + 'static {
     /// The record `id` of `workspace_id`.
     ///
     /// # Errors
     ///
     /// A store failure.
-    fn get(&self, workspace_id: &str, id: Uuid) -> Result<Option<Record>, StoreError>;
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>>;
 
     /// Records of `workspace_id` passing `filter`, in insertion order, after position
     /// `after` (0: from the start), at most `limit`, each with its position.
@@ -212,13 +227,13 @@ pub trait RecordStore: Send + Sync + std::fmt::Debug {
     /// # Errors
     ///
     /// A store failure.
-    fn scan(
-        &self,
-        workspace_id: &str,
-        filter: &ScanFilter,
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a ScanFilter,
         after: u64,
         limit: usize,
-    ) -> Result<Vec<(u64, Record)>, StoreError>;
+    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>>;
 
     /// Events of `workspace_id` (of one record when `record` is given) with an id above
     /// `after`, in order, at most `limit`.
@@ -226,29 +241,29 @@ pub trait RecordStore: Send + Sync + std::fmt::Debug {
     /// # Errors
     ///
     /// A store failure.
-    fn events(
-        &self,
-        workspace_id: &str,
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
         record: Option<Uuid>,
         after: u64,
         limit: usize,
-    ) -> Result<Vec<ChangeEvent>, StoreError>;
+    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>>;
 
     /// The entry remembered for `key` in `workspace_id`.
     ///
     /// # Errors
     ///
     /// A store failure.
-    fn idempotency(
-        &self,
-        workspace_id: &str,
-        key: &str,
-    ) -> Result<Option<IdempotencyEntry>, StoreError>;
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>>;
 
     /// Applies `commit` atomically; returns the ids given to its events.
     ///
     /// # Errors
     ///
     /// [`CommitError`]; nothing was applied.
-    fn commit(&self, commit: Commit) -> Result<Vec<u64>, CommitError>;
+    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>>;
 }

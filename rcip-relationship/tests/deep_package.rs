@@ -4,8 +4,9 @@
 
 use rcip_core::depth::{dismantle, nested_arrays as nested};
 use rcip_relationship::{
-    Actor, CreateRecord, Engine, ExecuteCommand, ListCommands, MAX_PACKAGE_DEPTH, ProblemCode,
-    RecordError, RuleRoots, Scope, UpdateRecord, parse_package, parse_rule, validate_package,
+    Actor, Caller, CreateRecord, Engine, ExecuteCommand, ListCommands, MAX_PACKAGE_DEPTH,
+    ProblemCode, RecordError, RuleRoots, Scope, UpdateRecord, parse_package, parse_rule,
+    validate_package,
 };
 use rcip_test_support::on_small_stack;
 use serde_json::{Map, Value, json};
@@ -64,6 +65,14 @@ fn polls() -> Engine<rcip_relationship::MemoryStore> {
     Engine::in_memory().with_program(package).unwrap()
 }
 
+/// Runs an engine call to its end on this thread (the in-memory store answers at once).
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
 fn args<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).unwrap()
 }
@@ -90,7 +99,9 @@ fn record_data_100_000_deep_is_refused() {
             "data": {}, "idempotency_key": "k1"}));
         create.data = deep_fields();
         // The engine takes the arguments apart itself: nothing deep is left to drop.
-        assert_too_deep(engine.create(&Actor::new("ada"), create));
+        assert_too_deep(block_on(
+            engine.create(&Caller::human(Actor::new("ada")), create),
+        ));
     });
 }
 
@@ -98,30 +109,29 @@ fn record_data_100_000_deep_is_refused() {
 fn a_deep_update_command_input_or_preview_is_refused() {
     on_small_stack(|| {
         let engine = polls();
-        let actor = Actor::new("ada");
-        let poll = engine
-            .create(
-                &actor,
-                args(
-                    json!({"workspace_id": "w", "collection_id": "c", "namespace": "polls",
+        let actor = Caller::human(Actor::new("ada"));
+        let poll = block_on(engine.create(
+            &actor,
+            args(
+                json!({"workspace_id": "w", "collection_id": "c", "namespace": "polls",
                     "type": "poll", "data": {"question": "Q", "options": ["a", "b"],
                     "vote_count": 0}, "idempotency_key": "k1"}),
-                ),
-            )
-            .unwrap();
+            ),
+        ))
+        .unwrap();
         let mut update: UpdateRecord = args(json!({"workspace_id": "w", "record_id": poll.id,
             "expected_revision": 1, "idempotency_key": "k2", "patch": {"set": {}}}));
         update.patch.set = deep_fields();
-        assert_too_deep(engine.update(&actor, update));
+        assert_too_deep(block_on(engine.update(&actor, update)));
         let mut execute: ExecuteCommand = args(json!({"workspace_id": "w",
             "record_id": poll.id, "command": "close", "expected_revision": 1,
             "idempotency_key": "k3", "input": {}}));
         execute.input = deep_fields();
-        assert_too_deep(engine.execute(&actor, execute));
+        assert_too_deep(block_on(engine.execute(&actor, execute)));
         let mut list: ListCommands =
             args(json!({"workspace_id": "w", "record_id": poll.id, "input": {}}));
         list.input = Some(deep_fields());
-        assert_too_deep(engine.list_commands(&actor, list));
+        assert_too_deep(block_on(engine.list_commands(&actor, list)));
     });
 }
 
@@ -137,7 +147,7 @@ fn record_data_at_the_limit_reaches_the_schema() {
             "workspace_id": "w", "collection_id": "c", "namespace": "polls", "type": "poll",
             "data": {}, "idempotency_key": format!("k{depth}")}));
         create.data.insert("question".to_owned(), nested(depth));
-        let error = engine.create(&Actor::new("ada"), create).unwrap_err();
+        let error = block_on(engine.create(&Caller::human(Actor::new("ada")), create)).unwrap_err();
         assert_eq!(error.code(), code);
     }
 }

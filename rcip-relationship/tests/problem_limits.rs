@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used)]
 
 use rcip_relationship::{
-    Actor, CreateRecord, Engine, MAX_PACKAGE_PROBLEMS, ProblemCode, RecordError, parse_package,
-    validate_package,
+    Actor, Caller, CreateRecord, Engine, MAX_PACKAGE_PROBLEMS, ProblemCode, RecordError,
+    parse_package, validate_package,
 };
 use rcip_runtime::{MAX_VALIDATION_ISSUES, TRUNCATED_KEYWORD};
 use serde_json::{Map, Value, json};
@@ -67,8 +67,8 @@ fn exactly_the_limit_has_no_marker() {
     assert_eq!(error.problems.len(), MAX_PACKAGE_PROBLEMS + 1);
 }
 
-#[test]
-fn a_relationship_with_100_000_unknown_roles_lists_the_first_issues_and_a_marker() {
+#[tokio::test]
+async fn a_relationship_with_100_000_unknown_roles_lists_the_first_issues_and_a_marker() {
     let path = format!(
         "{}/../examples/programs/polls.json",
         env!("CARGO_MANIFEST_DIR")
@@ -86,7 +86,10 @@ fn a_relationship_with_100_000_unknown_roles_lists_the_first_issues_and_a_marker
     // looked up.
     let ids = (0..100_000u128).map(uuid::Uuid::from_u128).collect();
     create.roles.insert("poll".to_owned(), ids);
-    let error = engine.create(&Actor::new("ada"), create).unwrap_err();
+    let error = engine
+        .create(&Caller::human(Actor::new("ada")), create)
+        .await
+        .unwrap_err();
     let RecordError::SchemaViolation { issues, .. } = &error else {
         panic!("{error:?}")
     };

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rcip_relationship::{Actor, CreateRecord, Engine, GetRecord, MemoryStore};
+use rcip_relationship::{Actor, Caller, CreateRecord, Engine, GetRecord, MemoryStore};
 use rcip_relationship::{package_capabilities, parse_package};
 use rcip_runtime::{
     ApplicationDefinition, ErrorCode, InvocationRequest, OutcomeStatus, PolicyDecision, Runtime,
@@ -34,7 +34,7 @@ fn setup() -> (
             "polls",
             None,
             W,
-            &Actor::new("agent").via("tool"),
+            &Caller::human(Actor::new("agent").via("tool")),
         )
         .unwrap();
     (runtime, engine, guards)
@@ -45,14 +45,18 @@ fn fresh_uuid() -> uuid::Uuid {
     uuid::Builder::from_random_bytes(rcip_runtime::__private::shared::random_128()).into_uuid()
 }
 
-fn poll(engine: &Engine<MemoryStore>, votes: u64) -> uuid::Uuid {
+async fn poll(engine: &Engine<MemoryStore>, votes: u64) -> uuid::Uuid {
     let args: CreateRecord = serde_json::from_value(json!({
         "workspace_id": W, "collection_id": "c", "namespace": "polls", "type": "poll",
         "data": {"question": "Lunch?", "options": ["a", "b"], "vote_count": votes},
         "idempotency_key": fresh_uuid().to_string(),
     }))
     .unwrap();
-    engine.create(&Actor::new("host"), args).unwrap().id
+    engine
+        .create(&Caller::human(Actor::new("host")), args)
+        .await
+        .unwrap()
+        .id
 }
 
 async fn invoke(runtime: &Runtime, id: &str, input: Value) -> rcip_runtime::InvocationOutcome {
@@ -70,7 +74,7 @@ async fn a_command_runs_through_its_capability() {
         17,
         "3 commands, 2 types x 6 operations, 1 view, the feed"
     );
-    let id = poll(&engine, 2);
+    let id = poll(&engine, 2).await;
     let close = json!({
         "record_id": id.to_string(), "expected_revision": 1, "idempotency_key": "k1",
         "input": {"reason": "enough"}
@@ -86,12 +90,13 @@ async fn a_command_runs_through_its_capability() {
     );
     let record = engine
         .get(
-            &Actor::new("host"),
+            &Caller::human(Actor::new("host")),
             GetRecord {
                 workspace_id: W.into(),
                 record_id: id,
             },
         )
+        .await
         .unwrap();
     assert_eq!(record.data["closed_reason"], json!("enough"));
     // The same call again (same key, same arguments) returns the first result.
@@ -102,7 +107,7 @@ async fn a_command_runs_through_its_capability() {
 #[tokio::test]
 async fn failures_carry_the_operations_code() {
     let (runtime, engine, _guards) = setup();
-    let empty = poll(&engine, 0);
+    let empty = poll(&engine, 0).await;
     let failure = |outcome: rcip_runtime::InvocationOutcome| {
         assert_eq!(outcome.status(), OutcomeStatus::Failed, "{outcome:?}");
         let error = outcome.error().unwrap().clone();

@@ -3,13 +3,14 @@
 //! with its feature).
 #![allow(clippy::unwrap_used)]
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rcip_relationship::{
-    Actor, Authority, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
-    MAX_IDEMPOTENCY_KEY, Operation, Page, ParticipantRef, Record, RecordError, RecordHistory,
-    RecordStore, RecordView, SearchRecords, UpdateRecord,
+    Actor, Authority, Caller, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
+    MAX_IDEMPOTENCY_KEY, Operation, Page, ParticipantRef, RecordError, RecordHistory, RecordStore,
+    RecordView, SearchRecords, Target, UpdateRecord,
 };
 use rcip_relationship::{Package, parse_package};
 use serde::de::DeserializeOwned;
@@ -55,15 +56,15 @@ fn fresh_uuid() -> Uuid {
     uuid::Builder::from_random_bytes(rcip_runtime::__private::shared::random_128()).into_uuid()
 }
 
-fn ada() -> Actor {
-    Actor::new("ada")
+fn ada() -> Caller {
+    Caller::human(Actor::new("ada"))
 }
 
 fn key() -> String {
     fresh_uuid().to_string()
 }
 
-fn create_poll<S: RecordStore>(engine: &Engine<S>, question: &str, votes: u64) -> RecordView {
+async fn create_poll<S: RecordStore>(engine: &Engine<S>, question: &str, votes: u64) -> RecordView {
     engine
         .create(
             &ada(),
@@ -73,10 +74,11 @@ fn create_poll<S: RecordStore>(engine: &Engine<S>, question: &str, votes: u64) -
                 "idempotency_key": key(),
             })),
         )
+        .await
         .unwrap()
 }
 
-fn create_person<S: RecordStore>(engine: &Engine<S>, name: &str) -> RecordView {
+async fn create_person<S: RecordStore>(engine: &Engine<S>, name: &str) -> RecordView {
     engine
         .create(
             &ada(),
@@ -85,56 +87,63 @@ fn create_person<S: RecordStore>(engine: &Engine<S>, name: &str) -> RecordView {
                 "data": {"name": name}, "idempotency_key": key(),
             })),
         )
+        .await
         .unwrap()
 }
 
-fn execute<S: RecordStore>(
+async fn execute<S: RecordStore>(
     engine: &Engine<S>,
     record: Uuid,
     command: &str,
     revision: u64,
     input: Value,
 ) -> Result<rcip_relationship::CommandResult, RecordError> {
-    engine.execute(
-        &ada(),
-        args(json!({
-            "workspace_id": W, "record_id": record, "command": command,
-            "expected_revision": revision, "idempotency_key": key(), "input": input,
-        })),
-    )
+    engine
+        .execute(
+            &ada(),
+            args(json!({
+                "workspace_id": W, "record_id": record, "command": command,
+                "expected_revision": revision, "idempotency_key": key(), "input": input,
+            })),
+        )
+        .await
 }
 
 /// `actor`'s `record.get` of `id` in workspace `W`.
-fn get<S: RecordStore>(
+async fn get<S: RecordStore>(
     engine: &Engine<S>,
-    actor: &Actor,
+    actor: &Caller,
     id: Uuid,
 ) -> Result<RecordView, RecordError> {
-    engine.get(
-        actor,
-        GetRecord {
-            workspace_id: W.into(),
-            record_id: id,
-        },
-    )
+    engine
+        .get(
+            actor,
+            GetRecord {
+                workspace_id: W.into(),
+                record_id: id,
+            },
+        )
+        .await
 }
 
 /// `actor`'s change feed of workspace `W` (every namespace) from `cursor`.
-fn changes<S: RecordStore>(
+async fn changes<S: RecordStore>(
     engine: &Engine<S>,
-    actor: &Actor,
+    actor: &Caller,
     cursor: Option<String>,
     limit: Option<u32>,
 ) -> Result<Page<ChangeEvent>, RecordError> {
-    engine.feed(
-        actor,
-        ChangesFeed {
-            workspace_id: W.into(),
-            cursor,
-            limit,
-            namespace: None,
-        },
-    )
+    engine
+        .feed(
+            actor,
+            ChangesFeed {
+                workspace_id: W.into(),
+                cursor,
+                limit,
+                namespace: None,
+            },
+        )
+        .await
 }
 
 fn code<T: std::fmt::Debug>(result: Result<T, RecordError>) -> (&'static str, u16) {
@@ -142,69 +151,77 @@ fn code<T: std::fmt::Debug>(result: Result<T, RecordError>) -> (&'static str, u1
     (error.code(), error.status())
 }
 
-fn create_creates_at_revision_one_in_the_initial_state<S: RecordStore>(store: S) {
+async fn create_creates_at_revision_one_in_the_initial_state<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let poll = create_poll(&engine, "Lunch?", 0);
+    let poll = create_poll(&engine, "Lunch?", 0).await;
     assert_eq!(
         (poll.revision, poll.state.as_deref(), poll.kind.as_str()),
         (1, Some("open"), "entity")
     );
     assert!(poll.created_at.ends_with('Z'));
-    let read = get(&engine, &ada(), poll.id).unwrap();
+    let read = get(&engine, &ada(), poll.id).await.unwrap();
     assert_eq!(read, poll);
     // Another workspace does not see it.
     assert_eq!(
-        code(engine.get(
-            &ada(),
-            GetRecord {
-                workspace_id: "other".into(),
-                record_id: poll.id
-            }
-        )),
+        code(
+            engine
+                .get(
+                    &ada(),
+                    GetRecord {
+                        workspace_id: "other".into(),
+                        record_id: poll.id
+                    }
+                )
+                .await
+        ),
         ("RECORD_NOT_FOUND", 404)
     );
 }
 
-fn idempotency_keys_are_counted_in_characters_like_the_schema<S: RecordStore>(store: S) {
+async fn idempotency_keys_are_counted_in_characters_like_the_schema<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let create = |key: String| {
+    let create = async |key: String| {
         engine.create(
             &ada(),
             args(json!({
                 "workspace_id": W, "collection_id": "c1", "namespace": "people", "type": "person",
                 "data": {"name": "Ada"}, "idempotency_key": key,
             })),
-        )
+        ).await
     };
     // 200 two-byte characters: 400 bytes, within the capabilities' `maxLength: 200`.
     assert_eq!(MAX_IDEMPOTENCY_KEY, 200);
-    assert!(create("é".repeat(MAX_IDEMPOTENCY_KEY)).is_ok());
+    assert!(create("é".repeat(MAX_IDEMPOTENCY_KEY)).await.is_ok());
     assert_eq!(
-        code(create("é".repeat(MAX_IDEMPOTENCY_KEY + 1))),
+        code(create("é".repeat(MAX_IDEMPOTENCY_KEY + 1)).await),
         ("INVALID_ARGUMENTS", 400)
     );
-    assert_eq!(code(create(String::new())), ("INVALID_ARGUMENTS", 400));
+    assert_eq!(
+        code(create(String::new()).await),
+        ("INVALID_ARGUMENTS", 400)
+    );
 }
 
-fn invalid_arguments_and_schema_failures_have_their_classes<S: RecordStore>(store: S) {
+async fn invalid_arguments_and_schema_failures_have_their_classes<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let create = |data: Value, type_name: &str| {
+    let create = async |data: Value, type_name: &str| {
         engine.create(
             &ada(),
             args(json!({
                 "workspace_id": W, "collection_id": "c1", "namespace": "polls", "type": type_name,
                 "data": data, "idempotency_key": key(),
             })),
-        )
+        ).await
     };
     assert_eq!(
-        code(create(json!({}), "survey")),
+        code(create(json!({}), "survey").await),
         ("INVALID_ARGUMENTS", 400)
     );
     let error = create(
         json!({"question": "", "options": ["a"], "vote_count": -1}),
         "poll",
     )
+    .await
     .unwrap_err();
     assert_eq!((error.code(), error.status()), ("SCHEMA_VIOLATION", 422));
     let RecordError::SchemaViolation { issues, .. } = error else {
@@ -221,7 +238,7 @@ fn invalid_arguments_and_schema_failures_have_their_classes<S: RecordStore>(stor
         code(create(
             json!({"question": "q", "options": ["a", "b"], "vote_count": 0, "closed_reason": long}),
             "poll"
-        )),
+        ).await),
         ("SCHEMA_VIOLATION", 422)
     );
     // date-time is enforced.
@@ -229,34 +246,38 @@ fn invalid_arguments_and_schema_failures_have_their_classes<S: RecordStore>(stor
         code(create(
             json!({"question": "q", "options": ["a", "b"], "vote_count": 0, "closes_at": "tomorrow"}),
             "poll"
-        )),
+        ).await),
         ("SCHEMA_VIOLATION", 422)
     );
     assert_eq!(
-        code(engine.create(
-            &ada(),
-            args(
-                json!({"workspace_id": W, "collection_id": "c", "namespace": "polls",
+        code(
+            engine
+                .create(
+                    &ada(),
+                    args(
+                        json!({"workspace_id": W, "collection_id": "c", "namespace": "polls",
             "type": "poll", "data": {}, "idempotency_key": ""})
-            )
-        )),
+                    )
+                )
+                .await
+        ),
         ("INVALID_ARGUMENTS", 400)
     );
 }
 
-fn idempotent_replay_and_conflicting_reuse<S: RecordStore>(store: S) {
+async fn idempotent_replay_and_conflicting_reuse<S: RecordStore>(store: S) {
     let engine = engine(store);
     let call = json!({
         "workspace_id": W, "collection_id": "c1", "namespace": "polls", "type": "poll",
         "data": {"question": "Q", "options": ["a", "b"], "vote_count": 1}, "idempotency_key": "k-1",
     });
-    let first = engine.create(&ada(), args(call.clone())).unwrap();
-    let replay = engine.create(&ada(), args(call.clone())).unwrap();
+    let first = engine.create(&ada(), args(call.clone())).await.unwrap();
+    let replay = engine.create(&ada(), args(call.clone())).await.unwrap();
     assert_eq!(first, replay);
     let mut other = call.clone();
     other["data"]["question"] = json!("Other");
     assert_eq!(
-        code(engine.create(&ada(), args(other))),
+        code(engine.create(&ada(), args(other)).await),
         ("IDEMPOTENCY_CONFLICT", 409)
     );
     let all = engine
@@ -267,14 +288,15 @@ fn idempotent_replay_and_conflicting_reuse<S: RecordStore>(store: S) {
                 ..Default::default()
             },
         )
+        .await
         .unwrap();
     assert_eq!(all.items.len(), 1, "a replay has no second effect");
 
     // Commands too: the replay returns the first result, with one set of events.
     let run = json!({"workspace_id": W, "record_id": first.id, "command": "close",
         "expected_revision": 1, "idempotency_key": "k-2", "input": {}});
-    let closed = engine.execute(&ada(), args(run.clone())).unwrap();
-    assert_eq!(engine.execute(&ada(), args(run)).unwrap(), closed);
+    let closed = engine.execute(&ada(), args(run.clone())).await.unwrap();
+    assert_eq!(engine.execute(&ada(), args(run)).await.unwrap(), closed);
     let history = engine
         .history(
             &ada(),
@@ -285,6 +307,7 @@ fn idempotent_replay_and_conflicting_reuse<S: RecordStore>(store: S) {
                 cursor: None,
             },
         )
+        .await
         .unwrap();
     let kinds: Vec<EventKind> = history.items.iter().map(|e| e.kind).collect();
     assert_eq!(
@@ -297,28 +320,30 @@ fn idempotent_replay_and_conflicting_reuse<S: RecordStore>(store: S) {
     );
 }
 
-fn stale_revisions_are_refused<S: RecordStore>(store: S) {
+async fn stale_revisions_are_refused<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let poll = create_poll(&engine, "Q", 1);
-    let update = |revision: u64, question: &str| {
-        engine.update(
-            &ada(),
-            args(json!({"workspace_id": W, "record_id": poll.id,
+    let poll = create_poll(&engine, "Q", 1).await;
+    let update = async |revision: u64, question: &str| {
+        engine
+            .update(
+                &ada(),
+                args(json!({"workspace_id": W, "record_id": poll.id,
             "expected_revision": revision, "idempotency_key": key(),
             "patch": {"set": {"question": question}}})),
-        )
+            )
+            .await
     };
-    assert_eq!(update(1, "Q2").unwrap().revision, 2);
-    assert_eq!(code(update(1, "Q3")), ("STALE_REVISION", 409));
+    assert_eq!(update(1, "Q2").await.unwrap().revision, 2);
+    assert_eq!(code(update(1, "Q3").await), ("STALE_REVISION", 409));
     assert_eq!(
-        code(execute(&engine, poll.id, "close", 1, json!({}))),
+        code(execute(&engine, poll.id, "close", 1, json!({})).await),
         ("STALE_REVISION", 409)
     );
 }
 
-fn update_never_changes_the_lifecycle_state<S: RecordStore>(store: S) {
+async fn update_never_changes_the_lifecycle_state<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let poll = create_poll(&engine, "Q", 1);
+    let poll = create_poll(&engine, "Q", 1).await;
     let with_state = json!({"workspace_id": W, "record_id": poll.id, "expected_revision": 1,
         "idempotency_key": key(), "state": "closed"});
     assert!(
@@ -343,6 +368,7 @@ fn update_never_changes_the_lifecycle_state<S: RecordStore>(store: S) {
                 "type": "door", "data": {"state": "ajar"}, "idempotency_key": key()}),
             ),
         )
+        .await
         .unwrap();
     assert_eq!(door.state.as_deref(), Some("shut"));
     let updated = engine
@@ -353,6 +379,7 @@ fn update_never_changes_the_lifecycle_state<S: RecordStore>(store: S) {
                 "idempotency_key": key(), "patch": {"set": {"state": "ajar"}}}),
             ),
         )
+        .await
         .unwrap();
     assert_eq!(
         (
@@ -364,20 +391,24 @@ fn update_never_changes_the_lifecycle_state<S: RecordStore>(store: S) {
     );
 }
 
-fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
+async fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let poll = create_poll(&engine, "Q", 0);
-    let other_poll = create_poll(&engine, "R", 0);
-    let voter = create_person(&engine, "Grace");
-    let ballot = |roles: Value| {
-        engine.create(
-            &ada(),
-            args(json!({"workspace_id": W, "collection_id": "c1",
+    let poll = create_poll(&engine, "Q", 0).await;
+    let other_poll = create_poll(&engine, "R", 0).await;
+    let voter = create_person(&engine, "Grace").await;
+    let ballot = async |roles: Value| {
+        engine
+            .create(
+                &ada(),
+                args(json!({"workspace_id": W, "collection_id": "c1",
             "namespace": "polls", "type": "ballot", "data": {"choice": 1}, "roles": roles,
             "idempotency_key": key()})),
-        )
+            )
+            .await
     };
-    let created = ballot(json!({"poll": [poll.id], "voter": [voter.id]})).unwrap();
+    let created = ballot(json!({"poll": [poll.id], "voter": [voter.id]}))
+        .await
+        .unwrap();
     // A redacted projection is never accepted as input: roles take record ids only.
     let redacted = json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls",
         "type": "ballot", "data": {"choice": 1}, "idempotency_key": key(),
@@ -396,19 +427,17 @@ fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
     };
     // min
     assert_eq!(
-        issues(ballot(json!({"poll": [poll.id]}))),
+        issues(ballot(json!({"poll": [poll.id]})).await),
         [("/roles/voter".to_owned(), "cardinality".to_owned())]
     );
     // max
     assert_eq!(
-        issues(ballot(
-            json!({"poll": [poll.id, other_poll.id], "voter": [voter.id]})
-        )),
+        issues(ballot(json!({"poll": [poll.id, other_poll.id], "voter": [voter.id]})).await),
         [("/roles/poll".to_owned(), "cardinality".to_owned())]
     );
     // allowed types
     assert_eq!(
-        issues(ballot(json!({"poll": [voter.id], "voter": [poll.id]}))),
+        issues(ballot(json!({"poll": [voter.id], "voter": [poll.id]})).await),
         [
             ("/roles/poll/0".to_owned(), "participant".to_owned()),
             ("/roles/voter/0".to_owned(), "participant".to_owned())
@@ -416,9 +445,7 @@ fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
     );
     // existence and unknown roles
     assert_eq!(
-        issues(ballot(
-            json!({"poll": [fresh_uuid()], "voter": [voter.id], "judge": []})
-        )),
+        issues(ballot(json!({"poll": [fresh_uuid()], "voter": [voter.id], "judge": []})).await),
         [
             ("/roles/judge".to_owned(), "roles".to_owned()),
             ("/roles/poll/0".to_owned(), "participant".to_owned())
@@ -427,14 +454,16 @@ fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
     // An entity has none.
     let entity = engine.create(&ada(), args(json!({"workspace_id": W, "collection_id": "c1",
         "namespace": "people", "type": "person", "data": {"name": "X"}, "roles": {"friend": [voter.id]},
-        "idempotency_key": key()})));
+        "idempotency_key": key()}))).await;
     assert_eq!(code(entity), ("SCHEMA_VIOLATION", 422));
-    let empty_role = engine.create(
-        &ada(),
-        args(json!({"workspace_id": W, "collection_id": "c1",
+    let empty_role = engine
+        .create(
+            &ada(),
+            args(json!({"workspace_id": W, "collection_id": "c1",
         "namespace": "people", "type": "person", "data": {"name": "X"}, "roles": {"friend": []},
         "idempotency_key": key()})),
-    );
+        )
+        .await;
     assert_eq!(
         code(empty_role),
         ("SCHEMA_VIOLATION", 422),
@@ -442,61 +471,64 @@ fn roles_are_checked_on_create_and_update<S: RecordStore>(store: S) {
     );
     // One participant twice does not satisfy a role's minimum.
     assert_eq!(
-        issues(ballot(
-            json!({"poll": [poll.id], "voter": [voter.id, voter.id]})
-        )),
+        issues(ballot(json!({"poll": [poll.id], "voter": [voter.id, voter.id]})).await),
         [
             ("/roles/voter".to_owned(), "cardinality".to_owned()),
             ("/roles/voter/1".to_owned(), "participant".to_owned())
         ]
     );
     // Update: adding a second poll breaks max; removing the voter breaks min.
-    let update = |roles: Value| {
-        engine.update(
-            &ada(),
-            args(json!({"workspace_id": W, "record_id": created.id,
+    let update = async |roles: Value| {
+        engine
+            .update(
+                &ada(),
+                args(json!({"workspace_id": W, "record_id": created.id,
             "expected_revision": 1, "idempotency_key": key(), "roles": roles})),
-        )
+            )
+            .await
     };
     assert_eq!(
-        issues(update(json!({"add": {"poll": [other_poll.id]}}))),
+        issues(update(json!({"add": {"poll": [other_poll.id]}})).await),
         [("/roles/poll".to_owned(), "cardinality".to_owned())]
     );
     assert_eq!(
-        issues(update(json!({"remove": {"voter": [voter.id]}}))),
+        issues(update(json!({"remove": {"voter": [voter.id]}})).await),
         [("/roles/voter".to_owned(), "cardinality".to_owned())]
     );
-    let moved =
-        update(json!({"add": {"poll": [other_poll.id]}, "remove": {"poll": [poll.id]}})).unwrap();
+    let moved = update(json!({"add": {"poll": [other_poll.id]}, "remove": {"poll": [poll.id]}}))
+        .await
+        .unwrap();
     assert_eq!(
         moved.participants["poll"],
         [ParticipantRef::Visible { id: other_poll.id }]
     );
 }
 
-fn commands_check_input_state_and_guard_then_transition<S: RecordStore>(store: S) {
+async fn commands_check_input_state_and_guard_then_transition<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let empty = create_poll(&engine, "Nobody voted", 0);
+    let empty = create_poll(&engine, "Nobody voted", 0).await;
     // guard: vote_count > 0
     assert_eq!(
-        code(execute(&engine, empty.id, "close", 1, json!({}))),
+        code(execute(&engine, empty.id, "close", 1, json!({})).await),
         ("GUARD_FAILED", 409)
     );
-    let poll = create_poll(&engine, "Lunch?", 3);
+    let poll = create_poll(&engine, "Lunch?", 3).await;
     assert_eq!(
-        code(execute(&engine, poll.id, "close", 1, json!({"reason": 5}))),
+        code(execute(&engine, poll.id, "close", 1, json!({"reason": 5})).await),
         ("SCHEMA_VIOLATION", 422)
     );
     assert_eq!(
-        code(execute(&engine, poll.id, "delete", 1, json!({}))),
+        code(execute(&engine, poll.id, "delete", 1, json!({})).await),
         ("INVALID_ARGUMENTS", 400)
     );
     // from: reopen runs only from closed.
     assert_eq!(
-        code(execute(&engine, poll.id, "reopen", 1, json!({}))),
+        code(execute(&engine, poll.id, "reopen", 1, json!({})).await),
         ("STATE_NOT_ALLOWED", 409)
     );
-    let closed = execute(&engine, poll.id, "close", 1, json!({"reason": "done"})).unwrap();
+    let closed = execute(&engine, poll.id, "close", 1, json!({"reason": "done"}))
+        .await
+        .unwrap();
     assert_eq!(
         (
             closed.revision,
@@ -505,29 +537,31 @@ fn commands_check_input_state_and_guard_then_transition<S: RecordStore>(store: S
         ),
         (2, Some("closed"), &["notify_voters".to_owned()][..])
     );
-    let read = get(&engine, &ada(), poll.id).unwrap();
+    let read = get(&engine, &ada(), poll.id).await.unwrap();
     assert_eq!(
         read.data["closed_reason"],
         json!("done"),
         "set_data applied"
     );
     assert_eq!(
-        code(execute(&engine, poll.id, "close", 2, json!({}))),
+        code(execute(&engine, poll.id, "close", 2, json!({})).await),
         ("STATE_NOT_ALLOWED", 409)
     );
-    let reopened = execute(&engine, poll.id, "reopen", 2, json!({})).unwrap();
+    let reopened = execute(&engine, poll.id, "reopen", 2, json!({}))
+        .await
+        .unwrap();
     assert_eq!(reopened.state.as_deref(), Some("open"));
 }
 
-fn guards_fail_closed_on_missing_numbers<S: RecordStore>(store: S) {
+async fn guards_fail_closed_on_missing_numbers<S: RecordStore>(store: S) {
     let engine = engine(store);
     let candidate = engine.create(&ada(), args(json!({"workspace_id": W, "collection_id": "c",
-        "namespace": "hiring", "type": "candidate", "data": {"name": "Lin"}, "idempotency_key": key()}))).unwrap();
+        "namespace": "hiring", "type": "candidate", "data": {"name": "Lin"}, "idempotency_key": key()}))).await.unwrap();
     let opening = engine.create(&ada(), args(json!({"workspace_id": W, "collection_id": "c",
-        "namespace": "hiring", "type": "opening", "data": {"title": "Engineer"}, "idempotency_key": key()}))).unwrap();
+        "namespace": "hiring", "type": "opening", "data": {"title": "Engineer"}, "idempotency_key": key()}))).await.unwrap();
     let application = engine.create(&ada(), args(json!({"workspace_id": W, "collection_id": "c",
         "namespace": "hiring", "type": "application", "data": {},
-        "roles": {"candidate": [candidate.id], "opening": [opening.id]}, "idempotency_key": key()}))).unwrap();
+        "roles": {"candidate": [candidate.id], "opening": [opening.id]}, "idempotency_key": key()}))).await.unwrap();
     assert_eq!(application.state.as_deref(), Some("applied"));
     execute(
         &engine,
@@ -536,17 +570,12 @@ fn guards_fail_closed_on_missing_numbers<S: RecordStore>(store: S) {
         1,
         json!({"interviewers": ["Ada"]}),
     )
+    .await
     .unwrap();
     let offer = json!({"salary": 100, "budget": 120, "decided_at": "2026-11-29T10:00:00Z"});
     // No score yet: `gte` on an absent value fails closed.
     assert_eq!(
-        code(execute(
-            &engine,
-            application.id,
-            "make_offer",
-            2,
-            offer.clone()
-        )),
+        code(execute(&engine, application.id, "make_offer", 2, offer.clone()).await),
         ("GUARD_FAILED", 409)
     );
     engine
@@ -555,24 +584,27 @@ fn guards_fail_closed_on_missing_numbers<S: RecordStore>(store: S) {
             args(json!({"workspace_id": W, "record_id": application.id,
         "expected_revision": 2, "idempotency_key": key(), "patch": {"set": {"score": 8}}})),
         )
+        .await
         .unwrap();
     let over = json!({"salary": 130, "budget": 120, "decided_at": "2026-11-29T10:00:00Z"});
     assert_eq!(
-        code(execute(&engine, application.id, "make_offer", 3, over)),
+        code(execute(&engine, application.id, "make_offer", 3, over).await),
         ("GUARD_FAILED", 409)
     );
-    let offered = execute(&engine, application.id, "make_offer", 3, offer).unwrap();
+    let offered = execute(&engine, application.id, "make_offer", 3, offer)
+        .await
+        .unwrap();
     assert_eq!(
         offered.work_requested,
         ["send_offer_letter", "notify_recruiter"]
     );
-    let read = get(&engine, &ada(), application.id).unwrap();
+    let read = get(&engine, &ada(), application.id).await.unwrap();
     assert_eq!(read.data["offer_salary"], json!(100));
 }
 
-fn command_list_reports_each_requirement<S: RecordStore>(store: S) {
+async fn command_list_reports_each_requirement<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let poll = create_poll(&engine, "Q", 0);
+    let poll = create_poll(&engine, "Q", 0).await;
     let list = engine
         .list_commands(
             &ada(),
@@ -582,6 +614,7 @@ fn command_list_reports_each_requirement<S: RecordStore>(store: S) {
                 input: None,
             },
         )
+        .await
         .unwrap();
     let close = list.iter().find(|c| c.command == "close").unwrap();
     assert_eq!(close.capability_id, "polls.poll.close");
@@ -606,22 +639,26 @@ fn command_list_reports_each_requirement<S: RecordStore>(store: S) {
             &ada(),
             args(json!({"workspace_id": W, "record_id": poll.id, "input": {"reason": 1}})),
         )
+        .await
         .unwrap();
     let close = with_input.iter().find(|c| c.command == "close").unwrap();
     assert_eq!(close.requirements[1].passed, Some(false));
 }
 
-fn views_project_their_fields<S: RecordStore>(store: S) {
+async fn views_project_their_fields<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let open = create_poll(&engine, "Open one", 2);
-    let closed = create_poll(&engine, "Closed one", 2);
-    execute(&engine, closed.id, "close", 1, json!({})).unwrap();
+    let open = create_poll(&engine, "Open one", 2).await;
+    let closed = create_poll(&engine, "Closed one", 2).await;
+    execute(&engine, closed.id, "close", 1, json!({}))
+        .await
+        .unwrap();
     let page = engine
         .search(
             &ada(),
             args(json!({"workspace_id": W,
         "view": {"namespace": "polls", "view": "open_polls"}})),
         )
+        .await
         .unwrap();
     assert_eq!(page.items.len(), 1);
     assert_eq!(page.items[0].id, open.id);
@@ -633,6 +670,7 @@ fn views_project_their_fields<S: RecordStore>(store: S) {
             args(json!({"workspace_id": W, "query": "2",
                 "view": {"namespace": "polls", "view": "open_polls"}})),
         )
+        .await
         .unwrap();
     assert!(hidden.items.is_empty());
     let shown = engine
@@ -641,15 +679,20 @@ fn views_project_their_fields<S: RecordStore>(store: S) {
             args(json!({"workspace_id": W, "query": "open one",
                 "view": {"namespace": "polls", "view": "open_polls"}})),
         )
+        .await
         .unwrap();
     assert_eq!(shown.items.len(), 1);
     assert_eq!(fields, ["options", "question"]);
     assert_eq!(
-        code(engine.search(
-            &ada(),
-            args(json!({"workspace_id": W,
+        code(
+            engine
+                .search(
+                    &ada(),
+                    args(json!({"workspace_id": W,
         "view": {"namespace": "polls", "view": "nope"}}))
-        )),
+                )
+                .await
+        ),
         ("INVALID_ARGUMENTS", 400)
     );
     // Filters and query.
@@ -659,6 +702,7 @@ fn views_project_their_fields<S: RecordStore>(store: S) {
             args(json!({"workspace_id": W, "namespace": "polls",
         "type": "poll", "state": "closed"})),
         )
+        .await
         .unwrap();
     assert_eq!(
         found.items.iter().map(|r| r.id).collect::<Vec<_>>(),
@@ -669,6 +713,7 @@ fn views_project_their_fields<S: RecordStore>(store: S) {
             &ada(),
             args(json!({"workspace_id": W, "query": "OPEN ONE"})),
         )
+        .await
         .unwrap();
     assert_eq!(
         found.items.iter().map(|r| r.id).collect::<Vec<_>>(),
@@ -676,13 +721,13 @@ fn views_project_their_fields<S: RecordStore>(store: S) {
     );
 }
 
-fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
+async fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
     let engine = engine(store);
     let mut created = BTreeSet::new();
     for i in 0..250 {
-        created.insert(create_poll(&engine, &format!("Poll {i}"), 0).id);
+        created.insert(create_poll(&engine, &format!("Poll {i}"), 0).await.id);
     }
-    create_person(&engine, "not a poll");
+    create_person(&engine, "not a poll").await;
     let mut seen = Vec::new();
     let mut cursor: Option<String> = None;
     let mut pages = 0;
@@ -699,6 +744,7 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
                     ..Default::default()
                 },
             )
+            .await
             .unwrap();
         pages += 1;
         seen.extend(page.items.iter().map(|r| r.id));
@@ -726,6 +772,7 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
                 ..Default::default()
             },
         )
+        .await
         .unwrap();
     let foreign = SearchRecords {
         workspace_id: W.into(),
@@ -734,7 +781,7 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
         ..Default::default()
     };
     assert_eq!(
-        code(engine.search(&ada(), foreign)),
+        code(engine.search(&ada(), foreign).await),
         ("INVALID_CURSOR", 400)
     );
     let edited = SearchRecords {
@@ -742,21 +789,30 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
         cursor: Some("c1zz".into()),
         ..Default::default()
     };
-    assert_eq!(code(engine.search(&ada(), edited)), ("INVALID_CURSOR", 400));
+    assert_eq!(
+        code(engine.search(&ada(), edited).await),
+        ("INVALID_CURSOR", 400)
+    );
     // A multi-byte character where the digits split is refused, not a panic.
     let odd = SearchRecords {
         workspace_id: W.into(),
         cursor: Some(format!("c1{}\u{e9}{}", "0".repeat(15), "0".repeat(15))),
         ..Default::default()
     };
-    assert_eq!(code(engine.search(&ada(), odd)), ("INVALID_CURSOR", 400));
+    assert_eq!(
+        code(engine.search(&ada(), odd).await),
+        ("INVALID_CURSOR", 400)
+    );
     for limit in [0, 101] {
         let bad = SearchRecords {
             workspace_id: W.into(),
             limit: Some(limit),
             ..Default::default()
         };
-        assert_eq!(code(engine.search(&ada(), bad)), ("INVALID_ARGUMENTS", 400));
+        assert_eq!(
+            code(engine.search(&ada(), bad).await),
+            ("INVALID_ARGUMENTS", 400)
+        );
     }
     assert_eq!(
         engine
@@ -767,6 +823,7 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
                     ..Default::default()
                 }
             )
+            .await
             .unwrap()
             .items
             .len(),
@@ -774,21 +831,22 @@ fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
     );
 }
 
-fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
+async fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let feed = |cursor: Option<String>| changes(&engine, &ada(), cursor, Some(100)).unwrap();
-    let a = create_poll(&engine, "A", 1);
-    create_poll(&engine, "B", 1);
-    let first = feed(None);
+    let feed =
+        async |cursor: Option<String>| changes(&engine, &ada(), cursor, Some(100)).await.unwrap();
+    let a = create_poll(&engine, "A", 1).await;
+    create_poll(&engine, "B", 1).await;
+    let first = feed(None).await;
     assert_eq!(first.items.len(), 2);
     assert!(first.next_cursor.is_none());
     let checkpoint = first.checkpoint.clone().unwrap();
     // Nothing new: an empty page, the same checkpoint.
-    let idle = feed(Some(checkpoint.clone()));
+    let idle = feed(Some(checkpoint.clone())).await;
     assert!(idle.items.is_empty());
     assert_eq!(idle.checkpoint.as_deref(), Some(checkpoint.as_str()));
-    execute(&engine, a.id, "close", 1, json!({})).unwrap();
-    let later = feed(Some(checkpoint));
+    execute(&engine, a.id, "close", 1, json!({})).await.unwrap();
+    let later = feed(Some(checkpoint)).await;
     let kinds: Vec<EventKind> = later.items.iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
@@ -803,27 +861,33 @@ fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
         .map(|e| e.event_id)
         .collect();
     assert_eq!(ids.len(), 4, "event ids are unique");
-    assert_eq!(later.items[0].actor, ada());
+    assert_eq!(
+        later.items[0].actor,
+        ada().actor,
+        "events record the caller's actor"
+    );
     assert_eq!(later.items[0].revision, 2);
     // Paging within the feed.
-    let small = changes(&engine, &ada(), None, Some(3)).unwrap();
+    let small = changes(&engine, &ada(), None, Some(3)).await.unwrap();
     assert_eq!(small.items.len(), 3);
-    let rest = feed(small.next_cursor);
+    let rest = feed(small.next_cursor).await;
     assert_eq!(rest.items.len(), 1);
 }
 
-fn concurrent_executes_on_one_revision_have_one_winner<S: RecordStore + 'static>(store: S) {
+async fn concurrent_executes_on_one_revision_have_one_winner<S: RecordStore + 'static>(store: S) {
     let engine = Arc::new(engine(store));
-    let poll = create_poll(&engine, "Race", 1);
-    let results: Vec<Result<_, RecordError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..8)
-            .map(|_| {
-                let engine = Arc::clone(&engine);
-                scope.spawn(move || execute(&engine, poll.id, "close", 1, json!({})))
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let poll = create_poll(&engine, "Race", 1).await;
+    // Tasks on a multi-threaded runtime: the executes really run at once.
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let engine = Arc::clone(&engine);
+            tokio::spawn(async move { execute(&engine, poll.id, "close", 1, json!({})).await })
+        })
+        .collect();
+    let mut results: Vec<Result<_, RecordError>> = Vec::new();
+    for task in tasks {
+        results.push(task.await.unwrap());
+    }
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1);
     for result in results.into_iter().filter(Result::is_err) {
         let error = result.unwrap_err();
@@ -833,7 +897,7 @@ fn concurrent_executes_on_one_revision_have_one_winner<S: RecordStore + 'static>
         );
         assert_eq!(error.status(), 409);
     }
-    let read = get(&engine, &ada(), poll.id).unwrap();
+    let read = get(&engine, &ada(), poll.id).await.unwrap();
     assert_eq!(read.revision, 2);
 }
 
@@ -843,24 +907,26 @@ fn concurrent_executes_on_one_revision_have_one_winner<S: RecordStore + 'static>
 struct SecretPolls;
 
 impl Authority for SecretPolls {
-    fn allows(&self, actor: &Actor, operation: Operation, record: &Record) -> bool {
-        if actor.id == "ada" {
+    fn allows(&self, caller: &Caller, operation: Operation, target: Target<'_>) -> bool {
+        if caller.id() == "ada" {
             return true;
         }
-        let secret = record
-            .data
-            .get("question")
-            .and_then(Value::as_str)
-            .is_some_and(|q| q.contains("secret"));
+        let secret = target.record().is_some_and(|record| {
+            record
+                .data
+                .get("question")
+                .and_then(Value::as_str)
+                .is_some_and(|q| q.contains("secret"))
+        });
         operation == Operation::RecordRead && !secret
     }
 }
 
-fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
+async fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
     let engine = engine(store).with_authority(SecretPolls);
-    let secret = create_poll(&engine, "secret poll", 1);
-    let public = create_poll(&engine, "public poll", 1);
-    let voter = create_person(&engine, "Grace");
+    let secret = create_poll(&engine, "secret poll", 1).await;
+    let public = create_poll(&engine, "public poll", 1).await;
+    let voter = create_person(&engine, "Grace").await;
     let ballot = engine
         .create(
             &ada(),
@@ -868,10 +934,11 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
         "namespace": "polls", "type": "ballot", "data": {"choice": 0},
         "roles": {"poll": [secret.id], "voter": [voter.id]}, "idempotency_key": key()})),
         )
+        .await
         .unwrap();
-    let bob = Actor::new("bob").via("agent-7");
+    let bob = Caller::human(Actor::new("bob").via("agent-7"));
     assert_eq!(
-        code(get(&engine, &bob, secret.id)),
+        code(get(&engine, &bob, secret.id).await),
         ("RECORD_NOT_FOUND", 404)
     );
     // Old snapshots in events follow current access: the secret poll is restricted there too.
@@ -885,6 +952,7 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
                 cursor: None,
             },
         )
+        .await
         .unwrap();
     assert_eq!(
         history.items[0].payload["participants"]["poll"],
@@ -894,7 +962,7 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
         history.items[0].payload["participants"]["voter"],
         json!([{"id": voter.id}])
     );
-    let seen = get(&engine, &bob, ballot.id).unwrap();
+    let seen = get(&engine, &bob, ballot.id).await.unwrap();
     assert_eq!(
         seen.participants["poll"],
         [ParticipantRef::Restricted { restricted: true }]
@@ -907,19 +975,23 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
         serde_json::to_value(&seen.participants["poll"]).unwrap(),
         json!([{"restricted": true}])
     );
-    let update = engine.update(
-        &bob,
-        args(json!({"workspace_id": W, "record_id": public.id,
+    let update = engine
+        .update(
+            &bob,
+            args(json!({"workspace_id": W, "record_id": public.id,
         "expected_revision": 1, "idempotency_key": key(), "patch": {"set": {"question": "mine"}}})),
-    );
+        )
+        .await;
     assert_eq!(code(update), ("FORBIDDEN", 403));
-    let created = engine.create(
-        &bob,
-        args(
-            json!({"workspace_id": W, "collection_id": "c1", "namespace": "people",
+    let created = engine
+        .create(
+            &bob,
+            args(
+                json!({"workspace_id": W, "collection_id": "c1", "namespace": "people",
         "type": "person", "data": {"name": "B"}, "idempotency_key": key()}),
-        ),
-    );
+            ),
+        )
+        .await;
     assert_eq!(code(created), ("FORBIDDEN", 403));
     let found = engine
         .search(
@@ -931,14 +1003,141 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
                 ..Default::default()
             },
         )
+        .await
         .unwrap();
     assert_eq!(
         found.items.iter().map(|r| r.id).collect::<Vec<_>>(),
         [public.id]
     );
-    let feed = changes(&engine, &bob, None, None).unwrap();
+    let feed = changes(&engine, &bob, None, None).await.unwrap();
     assert!(feed.items.iter().all(|e| e.record_id != secret.id));
     assert_eq!(feed.items.len(), 3, "public poll, person, ballot");
+}
+
+/// An authority the test changes as it goes: hidden records cannot be read; while
+/// `read_only`, nothing but reads is allowed (creates included).
+#[derive(Debug, Default)]
+struct Switch {
+    hidden: Mutex<HashSet<Uuid>>,
+    read_only: AtomicBool,
+}
+
+impl Switch {
+    fn hide(&self, id: Uuid) {
+        self.hidden.lock().unwrap().insert(id);
+    }
+}
+
+impl Authority for Switch {
+    fn allows(&self, _: &Caller, operation: Operation, target: Target<'_>) -> bool {
+        if target
+            .record()
+            .is_some_and(|r| self.hidden.lock().unwrap().contains(&r.id))
+        {
+            return false;
+        }
+        operation == Operation::RecordRead || !self.read_only.load(Ordering::SeqCst)
+    }
+}
+
+/// A replay answers only what the caller's current access allows: the access check comes
+/// before the stored result, and the result is projected like a fresh read.
+async fn replays_obey_current_access<S: RecordStore>(store: S) {
+    let switch = Arc::new(Switch::default());
+    let engine = engine(store).with_authority(Arc::clone(&switch));
+    let create_call = |question: &str, key: &str| {
+        json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls", "type": "poll",
+            "data": {"question": question, "options": ["a", "b"], "vote_count": 1},
+            "idempotency_key": key})
+    };
+    let hidden = engine
+        .create(&ada(), args(create_call("Hidden", "create-hidden")))
+        .await
+        .unwrap();
+    let voter = create_person(&engine, "Grace").await;
+    let ballot_call = json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls",
+        "type": "ballot", "data": {"choice": 0},
+        "roles": {"poll": [hidden.id], "voter": [voter.id]}, "idempotency_key": "ballot"});
+    let ballot = engine
+        .create(&ada(), args(ballot_call.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        ballot.participants["poll"],
+        [ParticipantRef::Visible { id: hidden.id }]
+    );
+
+    switch.hide(hidden.id);
+    assert_eq!(
+        code(get(&engine, &ada(), hidden.id).await),
+        ("RECORD_NOT_FOUND", 404)
+    );
+    // The replay of the hidden record's create is not found either, like a read.
+    assert_eq!(
+        code(
+            engine
+                .create(&ada(), args(create_call("Hidden", "create-hidden")))
+                .await
+        ),
+        ("RECORD_NOT_FOUND", 404)
+    );
+    // The ballot's replay restricts the participant that `get` restricts now.
+    let replayed: RecordView = engine
+        .create(&ada(), args(ballot_call.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        replayed.participants["poll"],
+        [ParticipantRef::Restricted { restricted: true }]
+    );
+    assert_eq!(
+        replayed.participants["voter"],
+        [ParticipantRef::Visible { id: voter.id }]
+    );
+    assert_eq!(replayed, get(&engine, &ada(), ballot.id).await.unwrap());
+
+    // Readable but no longer changeable: every kind of replay is forbidden.
+    let open = engine
+        .create(&ada(), args(create_call("Open", "create-open")))
+        .await
+        .unwrap();
+    let update = json!({"workspace_id": W, "record_id": open.id, "expected_revision": 1,
+        "idempotency_key": "update-open", "patch": {"set": {"vote_count": 2}}});
+    engine.update(&ada(), args(update.clone())).await.unwrap();
+    let close = json!({"workspace_id": W, "record_id": open.id, "command": "close",
+        "expected_revision": 2, "idempotency_key": "close-open", "input": {}});
+    let closed = engine.execute(&ada(), args(close.clone())).await.unwrap();
+    switch.read_only.store(true, Ordering::SeqCst);
+    assert_eq!(
+        code(engine.update(&ada(), args(update.clone())).await),
+        ("FORBIDDEN", 403)
+    );
+    assert_eq!(
+        code(engine.execute(&ada(), args(close.clone())).await),
+        ("FORBIDDEN", 403)
+    );
+    assert_eq!(
+        code(
+            engine
+                .create(&ada(), args(create_call("Open", "create-open")))
+                .await
+        ),
+        ("FORBIDDEN", 403)
+    );
+    // Hidden as well: not found comes first.
+    switch.hide(open.id);
+    assert_eq!(
+        code(engine.execute(&ada(), args(close.clone())).await),
+        ("RECORD_NOT_FOUND", 404)
+    );
+    // With access back, the replay is the first answer again.
+    switch.hidden.lock().unwrap().clear();
+    switch.read_only.store(false, Ordering::SeqCst);
+    assert_eq!(engine.execute(&ada(), args(close)).await.unwrap(), closed);
+    assert_eq!(
+        engine.create(&ada(), args(ballot_call)).await.unwrap(),
+        ballot
+    );
 }
 
 /// May list commands but not execute them.
@@ -946,15 +1145,15 @@ fn authority_restricts_reads_and_changes<S: RecordStore>(store: S) {
 struct ListOnly;
 
 impl Authority for ListOnly {
-    fn allows(&self, actor: &Actor, operation: Operation, _: &Record) -> bool {
-        actor.id == "ada" || operation != Operation::CommandExecute
+    fn allows(&self, caller: &Caller, operation: Operation, _: Target<'_>) -> bool {
+        caller.id() == "ada" || operation != Operation::CommandExecute
     }
 }
 
-fn runnable_needs_the_right_to_execute<S: RecordStore>(store: S) {
+async fn runnable_needs_the_right_to_execute<S: RecordStore>(store: S) {
     let engine = engine(store).with_authority(ListOnly);
-    let poll = create_poll(&engine, "Q", 1);
-    let list = |actor: &Actor| {
+    let poll = create_poll(&engine, "Q", 1).await;
+    let list = async |actor: &Caller| {
         engine
             .list_commands(
                 actor,
@@ -964,29 +1163,31 @@ fn runnable_needs_the_right_to_execute<S: RecordStore>(store: S) {
                     input: None,
                 },
             )
+            .await
             .unwrap()
             .into_iter()
             .find(|c| c.command == "close")
             .unwrap()
             .runnable
     };
-    assert!(list(&ada()));
-    assert!(!list(&Actor::new("viewer")));
+    assert!(list(&ada()).await);
+    assert!(!list(&Caller::human(Actor::new("viewer"))).await);
 }
 
-fn archived_records_take_no_changes<S: RecordStore>(store: S) {
+async fn archived_records_take_no_changes<S: RecordStore>(store: S) {
     let engine = engine(store);
-    let poll = create_poll(&engine, "Old", 1);
+    let poll = create_poll(&engine, "Old", 1).await;
     let archived = engine
         .archive(
             &ada(),
             args(json!({"workspace_id": W, "record_id": poll.id,
         "expected_revision": 1, "idempotency_key": key()})),
         )
+        .await
         .unwrap();
     assert!(archived.archived);
     assert_eq!(
-        code(execute(&engine, poll.id, "close", 2, json!({}))),
+        code(execute(&engine, poll.id, "close", 2, json!({})).await),
         ("RECORD_ARCHIVED", 409)
     );
     let default_search = engine
@@ -997,84 +1198,89 @@ fn archived_records_take_no_changes<S: RecordStore>(store: S) {
                 ..Default::default()
             },
         )
+        .await
         .unwrap();
     assert!(
         default_search.items.is_empty(),
         "archived records are not searched"
     );
-    assert!(get(&engine, &ada(), poll.id).unwrap().archived);
+    assert!(get(&engine, &ada(), poll.id).await.unwrap().archived);
 }
 
 macro_rules! conformance {
     ($store:ident, $make:expr) => {
         mod $store {
-            #[test]
-            fn create_creates_at_revision_one_in_the_initial_state() {
-                super::create_creates_at_revision_one_in_the_initial_state($make);
+            #[tokio::test]
+            async fn create_creates_at_revision_one_in_the_initial_state() {
+                super::create_creates_at_revision_one_in_the_initial_state($make).await;
             }
-            #[test]
-            fn idempotency_keys_are_counted_in_characters_like_the_schema() {
-                super::idempotency_keys_are_counted_in_characters_like_the_schema($make);
+            #[tokio::test]
+            async fn idempotency_keys_are_counted_in_characters_like_the_schema() {
+                super::idempotency_keys_are_counted_in_characters_like_the_schema($make).await;
             }
-            #[test]
-            fn invalid_arguments_and_schema_failures_have_their_classes() {
-                super::invalid_arguments_and_schema_failures_have_their_classes($make);
+            #[tokio::test]
+            async fn invalid_arguments_and_schema_failures_have_their_classes() {
+                super::invalid_arguments_and_schema_failures_have_their_classes($make).await;
             }
-            #[test]
-            fn idempotent_replay_and_conflicting_reuse() {
-                super::idempotent_replay_and_conflicting_reuse($make);
+            #[tokio::test]
+            async fn idempotent_replay_and_conflicting_reuse() {
+                super::idempotent_replay_and_conflicting_reuse($make).await;
             }
-            #[test]
-            fn stale_revisions_are_refused() {
-                super::stale_revisions_are_refused($make);
+            #[tokio::test]
+            async fn stale_revisions_are_refused() {
+                super::stale_revisions_are_refused($make).await;
             }
-            #[test]
-            fn update_never_changes_the_lifecycle_state() {
-                super::update_never_changes_the_lifecycle_state($make);
+            #[tokio::test]
+            async fn update_never_changes_the_lifecycle_state() {
+                super::update_never_changes_the_lifecycle_state($make).await;
             }
-            #[test]
-            fn roles_are_checked_on_create_and_update() {
-                super::roles_are_checked_on_create_and_update($make);
+            #[tokio::test]
+            async fn roles_are_checked_on_create_and_update() {
+                super::roles_are_checked_on_create_and_update($make).await;
             }
-            #[test]
-            fn commands_check_input_state_and_guard_then_transition() {
-                super::commands_check_input_state_and_guard_then_transition($make);
+            #[tokio::test]
+            async fn commands_check_input_state_and_guard_then_transition() {
+                super::commands_check_input_state_and_guard_then_transition($make).await;
             }
-            #[test]
-            fn guards_fail_closed_on_missing_numbers() {
-                super::guards_fail_closed_on_missing_numbers($make);
+            #[tokio::test]
+            async fn guards_fail_closed_on_missing_numbers() {
+                super::guards_fail_closed_on_missing_numbers($make).await;
             }
-            #[test]
-            fn command_list_reports_each_requirement() {
-                super::command_list_reports_each_requirement($make);
+            #[tokio::test]
+            async fn command_list_reports_each_requirement() {
+                super::command_list_reports_each_requirement($make).await;
             }
-            #[test]
-            fn views_project_their_fields() {
-                super::views_project_their_fields($make);
+            #[tokio::test]
+            async fn views_project_their_fields() {
+                super::views_project_their_fields($make).await;
             }
-            #[test]
-            fn cursor_paging_sees_every_record_once() {
-                super::cursor_paging_sees_every_record_once($make);
+            #[tokio::test]
+            async fn cursor_paging_sees_every_record_once() {
+                super::cursor_paging_sees_every_record_once($make).await;
             }
-            #[test]
-            fn the_change_feed_resumes_from_a_checkpoint() {
-                super::the_change_feed_resumes_from_a_checkpoint($make);
+            #[tokio::test]
+            async fn the_change_feed_resumes_from_a_checkpoint() {
+                super::the_change_feed_resumes_from_a_checkpoint($make).await;
             }
-            #[test]
-            fn concurrent_executes_on_one_revision_have_one_winner() {
-                super::concurrent_executes_on_one_revision_have_one_winner($make);
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn concurrent_executes_on_one_revision_have_one_winner() {
+                super::concurrent_executes_on_one_revision_have_one_winner($make).await;
             }
-            #[test]
-            fn authority_restricts_reads_and_changes() {
-                super::authority_restricts_reads_and_changes($make);
+            #[tokio::test]
+            async fn authority_restricts_reads_and_changes() {
+                super::authority_restricts_reads_and_changes($make).await;
             }
-            #[test]
-            fn runnable_needs_the_right_to_execute() {
-                super::runnable_needs_the_right_to_execute($make);
+            #[tokio::test]
+            async fn replays_obey_current_access() {
+                super::replays_obey_current_access($make).await;
             }
-            #[test]
-            fn archived_records_take_no_changes() {
-                super::archived_records_take_no_changes($make);
+            #[tokio::test]
+            async fn runnable_needs_the_right_to_execute() {
+                super::runnable_needs_the_right_to_execute($make).await;
+            }
+            #[tokio::test]
+            async fn archived_records_take_no_changes() {
+                super::archived_records_take_no_changes($make).await;
             }
         }
     };
@@ -1083,8 +1289,8 @@ macro_rules! conformance {
 conformance!(memory, rcip_relationship::MemoryStore::new());
 conformance!(sqlite, rcip_relationship::SqliteStore::in_memory().unwrap());
 
-#[test]
-fn sqlite_data_survives_a_reopen() {
+#[tokio::test]
+async fn sqlite_data_survives_a_reopen() {
     use rcip_relationship::SqliteStore;
     let dir =
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("reopen-{}", fresh_uuid()));
@@ -1092,21 +1298,27 @@ fn sqlite_data_survives_a_reopen() {
     let path = dir.join("records.db");
     let (poll, events) = {
         let engine = engine(SqliteStore::open(&path).unwrap());
-        let poll = create_poll(&engine, "Persisted?", 2);
-        execute(&engine, poll.id, "close", 1, json!({"reason": "kept"})).unwrap();
-        let events = changes(&engine, &ada(), None, None).unwrap();
+        let poll = create_poll(&engine, "Persisted?", 2).await;
+        execute(&engine, poll.id, "close", 1, json!({"reason": "kept"}))
+            .await
+            .unwrap();
+        let events = changes(&engine, &ada(), None, None).await.unwrap();
         (poll, events.items)
     };
     let engine = engine(SqliteStore::open(&path).unwrap());
-    let read = get(&engine, &ada(), poll.id).unwrap();
+    let read = get(&engine, &ada(), poll.id).await.unwrap();
     assert_eq!((read.revision, read.state.as_deref()), (2, Some("closed")));
     assert_eq!(read.data["closed_reason"], json!("kept"));
-    let reopened = changes(&engine, &ada(), None, None).unwrap();
+    let reopened = changes(&engine, &ada(), None, None).await.unwrap();
     assert_eq!(reopened.items, events, "events, ids and all");
     // New events continue the order.
-    let reopened_poll = execute(&engine, poll.id, "reopen", 2, json!({})).unwrap();
+    let reopened_poll = execute(&engine, poll.id, "reopen", 2, json!({}))
+        .await
+        .unwrap();
     assert_eq!(reopened_poll.revision, 3);
-    let last = changes(&engine, &ada(), reopened.checkpoint, None).unwrap();
+    let last = changes(&engine, &ada(), reopened.checkpoint, None)
+        .await
+        .unwrap();
     assert_eq!(last.items.len(), 1);
     assert!(last.items[0].id > events.last().unwrap().id);
     std::fs::remove_dir_all(dir).unwrap();
