@@ -18,7 +18,8 @@ use uuid::Uuid;
 
 use super::record::{Actor, Record};
 use super::store::{
-    ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, ScanFilter, StoreError,
+    ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
+    StoreError, StoreFuture,
 };
 use crate::Kind;
 use rcip_runtime::__private::shared::{lock, random_128};
@@ -364,7 +365,6 @@ impl PostgresStore {
     ) -> Result<Vec<u64>, Attempt> {
         let entry = &commit.idempotency;
         let record = &commit.record;
-        let existing = read_idempotency(&**transaction, &entry.workspace_id, &entry.key).await?;
         // FOR UPDATE: a concurrent commit of the same record waits here until this one ends,
         // then reads the revision it left (READ COMMITTED re-reads the locked row), so of two
         // commits at one revision exactly one passes the check.
@@ -376,6 +376,11 @@ impl PostgresStore {
             .await?
             .map(|row| row.try_get(0))
             .transpose()?;
+        // The key is read after the lock: when the commit that held it used the same key (the
+        // same call, retried through another instance), this reads its entry and the call is
+        // answered as a replay rather than as stale. (A key taken by a commit of another
+        // record is caught by the key's primary key at the insert below.)
+        let existing = read_idempotency(&**transaction, &entry.workspace_id, &entry.key).await?;
         commit
             .check(existing, current.map(i64::unsigned_abs))
             .map_err(Attempt::Failed)?;
@@ -569,6 +574,61 @@ impl PostgresStore {
             let _ = reached.send(());
             let _ = release.await;
         }
+    }
+}
+
+// The trait is the inherent methods, boxed: they are natively async (no blocking work).
+impl RecordStore for PostgresStore {
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
+        Box::pin(PostgresStore::get(self, workspace_id, id))
+    }
+
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a ScanFilter,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
+        Box::pin(PostgresStore::scan(
+            self,
+            workspace_id,
+            filter,
+            after,
+            limit,
+        ))
+    }
+
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
+        Box::pin(PostgresStore::events(
+            self,
+            workspace_id,
+            record,
+            after,
+            limit,
+        ))
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        Box::pin(PostgresStore::idempotency(self, workspace_id, key))
+    }
+
+    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
+        Box::pin(PostgresStore::commit(self, commit))
     }
 }
 
