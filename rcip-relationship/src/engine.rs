@@ -18,7 +18,7 @@ use super::args::{
     GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
 };
 use super::authority::{AllowAll, Authority, NewRecord, Operation, Target};
-use super::cursor::{Cursor, DEFAULT_LIMIT, MAX_LIMIT};
+use super::cursor::{CursorKey, CursorScope, DEFAULT_LIMIT, MAX_LIMIT};
 use super::error::RecordError;
 use super::memory::MemoryStore;
 use super::principal::Caller;
@@ -87,6 +87,7 @@ pub struct Engine<S: RecordStore = MemoryStore> {
     packages: HashMap<String, Vec<Registered>>,
     authority: Arc<dyn Authority>,
     clock: Arc<dyn Clock>,
+    cursor_key: CursorKey,
 }
 
 impl Engine<MemoryStore> {
@@ -105,6 +106,7 @@ impl<S: RecordStore> Engine<S> {
             packages: HashMap::new(),
             authority: Arc::new(AllowAll),
             clock: Arc::new(SystemClock),
+            cursor_key: CursorKey::random(),
         }
     }
 
@@ -161,6 +163,17 @@ impl<S: RecordStore> Engine<S> {
     #[must_use]
     pub fn with_authority(mut self, authority: impl Authority + 'static) -> Self {
         self.authority = Arc::new(authority);
+        self
+    }
+
+    /// The secret paging cursors are tagged under (HMAC-SHA256): a cursor names its position,
+    /// workspace, query and principal, and one that was edited, or made for another query,
+    /// workspace or principal, is refused (`INVALID_CURSOR`). By default each engine draws a
+    /// random key, so its cursors hold for it alone; instances that serve one database and
+    /// hand cursors to the same clients share one key (kept with the deployment's secrets).
+    #[must_use]
+    pub fn with_cursor_key(mut self, key: [u8; 32]) -> Self {
+        self.cursor_key = CursorKey::new(key);
         self
     }
 
@@ -565,7 +578,12 @@ impl<S: RecordStore> Engine<S> {
                 serde_json::to_string(&bound).unwrap_or_default()
             )
         };
-        let mut after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let scope = CursorScope {
+            workspace_id: &args.workspace_id,
+            query: &binding,
+            principal: caller.id(),
+        };
+        let mut after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
         let query = args.query.as_ref().map(|q| q.to_lowercase());
         let mut items = Vec::new();
         let mut scanned = 0;
@@ -595,7 +613,7 @@ impl<S: RecordStore> Engine<S> {
         }
         // More may remain unless the store ran out: a page cut by the scan budget may be
         // sparse (even empty) and still carry a cursor.
-        let next_cursor = (!exhausted).then(|| Cursor { position: after }.encode(&binding));
+        let next_cursor = (!exhausted).then(|| self.cursor_key.encode(after, &scope));
         Ok(Page {
             items,
             next_cursor,
@@ -616,8 +634,13 @@ impl<S: RecordStore> Engine<S> {
         let limit = page_limit(args.limit)?;
         self.readable(caller, &args.workspace_id, args.record_id)
             .await?;
-        let binding = format!("history|{}|{}", args.workspace_id, args.record_id);
-        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        let binding = format!("history|{}", args.record_id);
+        let scope = CursorScope {
+            workspace_id: &args.workspace_id,
+            query: &binding,
+            principal: caller.id(),
+        };
+        let after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
         let mut items = self
             .store
             .events(&args.workspace_id, Some(args.record_id), after, limit)
@@ -627,10 +650,8 @@ impl<S: RecordStore> Engine<S> {
                 .await?;
         }
         let next_cursor = (items.len() == limit).then(|| {
-            Cursor {
-                position: items.last().map_or(after, |e| e.id),
-            }
-            .encode(&binding)
+            let position = items.last().map_or(after, |e| e.id);
+            self.cursor_key.encode(position, &scope)
         });
         Ok(Page {
             items,
@@ -652,12 +673,17 @@ impl<S: RecordStore> Engine<S> {
         args: ChangesFeed,
     ) -> Result<Page<ChangeEvent>, RecordError> {
         let limit = page_limit(args.limit)?;
-        let binding = format!(
-            "feed|{}|{}",
-            args.workspace_id,
-            args.namespace.as_deref().unwrap_or_default()
-        );
-        let after = Cursor::after(args.cursor.as_deref(), &binding)?;
+        // `Some("")` is no namespace a package can have: it cannot pass for `None`.
+        let binding = match &args.namespace {
+            Some(namespace) => format!("feed|{namespace}"),
+            None => "feed".to_owned(),
+        };
+        let scope = CursorScope {
+            workspace_id: &args.workspace_id,
+            query: &binding,
+            principal: caller.id(),
+        };
+        let after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
         let events = self
             .store
             .events(&args.workspace_id, None, after, limit)
@@ -687,7 +713,7 @@ impl<S: RecordStore> Engine<S> {
                 items.push(event);
             }
         }
-        let cursor = Cursor { position: last }.encode(&binding);
+        let cursor = self.cursor_key.encode(last, &scope);
         Ok(Page {
             items,
             next_cursor: full.then(|| cursor.clone()),

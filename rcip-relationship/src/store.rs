@@ -267,3 +267,46 @@ pub trait RecordStore: Send + Sync + std::fmt::Debug + 'static {
     /// [`CommitError`]; nothing was applied.
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>>;
 }
+
+/// A shared store: several engines (instances of one service, in tests) over one store.
+impl<S: RecordStore + ?Sized> RecordStore for std::sync::Arc<S> {
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
+        (**self).get(workspace_id, id)
+    }
+
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a ScanFilter,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
+        (**self).scan(workspace_id, filter, after, limit)
+    }
+
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
+        (**self).events(workspace_id, record, after, limit)
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        (**self).idempotency(workspace_id, key)
+    }
+
+    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
+        (**self).commit(commit)
+    }
+}

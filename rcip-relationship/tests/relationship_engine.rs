@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use rcip_relationship::{
     Actor, Authority, Caller, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
-    MAX_IDEMPOTENCY_KEY, Operation, Page, ParticipantRef, RecordError, RecordHistory, RecordStore,
-    RecordView, SearchRecords, Target, UpdateRecord,
+    MAX_IDEMPOTENCY_KEY, MemoryStore, Operation, Page, ParticipantRef, RecordError, RecordHistory,
+    RecordStore, RecordView, SearchRecords, Target, UpdateRecord,
 };
 use rcip_relationship::{Package, parse_package};
 use serde::de::DeserializeOwned;
@@ -787,23 +787,68 @@ async fn cursor_paging_sees_every_record_once<S: RecordStore>(store: S) {
         code(engine.search(&ada(), foreign).await),
         ("INVALID_CURSOR", 400)
     );
-    let edited = SearchRecords {
+    let same = |cursor: String| SearchRecords {
         workspace_id: W.into(),
-        cursor: Some("c1zz".into()),
+        namespace: Some("polls".into()),
+        limit: Some(10),
+        cursor: Some(cursor),
         ..Default::default()
     };
+    let valid = first.next_cursor.clone().unwrap();
     assert_eq!(
-        code(engine.search(&ada(), edited).await),
+        engine
+            .search(&ada(), same(valid.clone()))
+            .await
+            .unwrap()
+            .items
+            .len(),
+        10,
+        "the cursor itself is accepted"
+    );
+    // The position edited (back to the start, or anywhere): refused, not the first page.
+    for position in ["0000000000000000", "0000000000000001", "00000000000000ff"] {
+        let edited = format!("c2{position}{}", &valid[18..]);
+        assert_ne!(edited, valid);
+        assert_eq!(
+            code(engine.search(&ada(), same(edited)).await),
+            ("INVALID_CURSOR", 400)
+        );
+    }
+    // The tag edited, the old format, garbage: refused.
+    let mut tag_edited = valid.clone();
+    let last = if tag_edited.ends_with('0') { "1" } else { "0" };
+    tag_edited.replace_range(valid.len() - 1.., last);
+    for bad in [tag_edited, format!("c1{}", &valid[2..]), "c2zz".to_owned()] {
+        assert_eq!(
+            code(engine.search(&ada(), same(bad)).await),
+            ("INVALID_CURSOR", 400)
+        );
+    }
+    // Another principal's cursor, the same query otherwise.
+    let bob = Caller::human(Actor::new("bob"));
+    assert_eq!(
+        code(engine.search(&bob, same(valid.clone())).await),
+        ("INVALID_CURSOR", 400)
+    );
+    // Another workspace's cursor.
+    let elsewhere = SearchRecords {
+        workspace_id: "workspace-2".into(),
+        ..same(valid.clone())
+    };
+    assert_eq!(
+        code(engine.search(&ada(), elsewhere).await),
+        ("INVALID_CURSOR", 400)
+    );
+    // Another engine (another key) refuses it.
+    let other_engine = self::engine(MemoryStore::new());
+    assert_eq!(
+        code(other_engine.search(&ada(), same(valid.clone())).await),
         ("INVALID_CURSOR", 400)
     );
     // A multi-byte character where the digits split is refused, not a panic.
-    let odd = SearchRecords {
-        workspace_id: W.into(),
-        cursor: Some(format!("c1{}\u{e9}{}", "0".repeat(15), "0".repeat(15))),
-        ..Default::default()
-    };
+    let odd = format!("c2{}\u{e9}{}", "0".repeat(15), "0".repeat(31));
     assert_eq!(
-        code(engine.search(&ada(), odd).await),
+        code(engine.search(&ada(), same(odd)).await),
         ("INVALID_CURSOR", 400)
     );
     for limit in [0, 101] {
@@ -849,6 +894,19 @@ async fn the_change_feed_resumes_from_a_checkpoint<S: RecordStore>(store: S) {
     assert!(idle.items.is_empty());
     assert_eq!(idle.checkpoint.as_deref(), Some(checkpoint.as_str()));
     execute(&engine, a.id, "close", 1, json!({})).await.unwrap();
+    // A checkpoint is its principal's.
+    assert_eq!(
+        code(
+            changes(
+                &engine,
+                &Caller::human(Actor::new("bob")),
+                Some(checkpoint.clone()),
+                None
+            )
+            .await
+        ),
+        ("INVALID_CURSOR", 400)
+    );
     let later = feed(Some(checkpoint)).await;
     let kinds: Vec<EventKind> = later.items.iter().map(|e| e.kind).collect();
     assert_eq!(
@@ -1300,6 +1358,30 @@ conformance!(
         None => return,
     }
 );
+
+/// Instances over one store that share a cursor key accept each other's cursors; an
+/// instance with its own key does not.
+#[tokio::test]
+async fn a_shared_cursor_key_serves_every_instance() {
+    let store = Arc::new(MemoryStore::new());
+    let key = [42; 32];
+    let first = engine(Arc::clone(&store)).with_cursor_key(key);
+    let second = engine(Arc::clone(&store)).with_cursor_key(key);
+    let alone = engine(Arc::clone(&store));
+    for question in ["A", "B", "C"] {
+        create_poll(&first, question, 1).await;
+    }
+    let page = changes(&first, &ada(), None, Some(2)).await.unwrap();
+    let cursor = page.next_cursor.unwrap();
+    let rest = changes(&second, &ada(), Some(cursor.clone()), None)
+        .await
+        .unwrap();
+    assert_eq!(rest.items.len(), 1);
+    assert_eq!(
+        code(changes(&alone, &ada(), Some(cursor), None).await),
+        ("INVALID_CURSOR", 400)
+    );
+}
 
 #[tokio::test]
 async fn sqlite_data_survives_a_reopen() {
