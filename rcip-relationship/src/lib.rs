@@ -125,7 +125,10 @@ pub use error::RecordError;
 #[cfg(feature = "engine")]
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
-pub use postgres::{CommitPause, DEFAULT_POOL_SIZE, PostgresStore};
+#[doc(hidden)]
+pub use postgres::CommitPause;
+#[cfg(feature = "postgres")]
+pub use postgres::{DEFAULT_POOL_SIZE, PostgresStore};
 #[cfg(feature = "engine")]
 pub use principal::{Caller, DelegatedScope, PrincipalKind, ScopeSet, UnknownScope};
 #[cfg(feature = "engine")]

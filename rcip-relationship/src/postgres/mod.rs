@@ -266,12 +266,25 @@ impl PostgresStore {
     }
 
     /// The secret called `name` (32 random bytes), created by the first instance that asks
-    /// and the same for every instance on this database schema.
+    /// and the same for every instance on this database schema: the cursor key of every
+    /// engine of a deployment, say, so that a cursor one instance gave out is accepted by the
+    /// others.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), rcip_relationship::StoreError> {
+    /// use rcip_relationship::{Engine, PostgresStore};
+    /// let store = PostgresStore::open("postgres://postgres@127.0.0.1:5432/test").await?;
+    /// let key = store.secret("cursor").await?;
+    /// let engine = Engine::new(store).with_cursor_key(key);
+    /// # let _ = engine;
+    /// # Ok(())
+    /// # }
+    /// ```
     ///
     /// # Errors
     ///
-    /// A store failure.
-    pub async fn secret(&self, name: &str) -> Result<Vec<u8>, StoreError> {
+    /// A store failure, or a stored value that is not 32 bytes.
+    pub async fn secret(&self, name: &str) -> Result<[u8; 32], StoreError> {
         let client = self.client().await?;
         let mut candidate = random_128().to_vec();
         candidate.extend_from_slice(&random_128());
@@ -288,7 +301,13 @@ impl PostgresStore {
             .query_one("SELECT value FROM secrets WHERE name = $1", &[&name])
             .await
             .map_err(pg)?;
-        row.try_get(0).map_err(pg)
+        let value: Vec<u8> = row.try_get(0).map_err(pg)?;
+        value.try_into().map_err(|value: Vec<u8>| {
+            StoreError(format!(
+                "postgres: secret {name:?} is {} bytes, not 32",
+                value.len()
+            ))
+        })
     }
 
     /// Applies `commit` atomically; returns the ids given to its events.
