@@ -1,7 +1,7 @@
 //! Compiles `relationship/v1` program packages into Rust, from a `build.rs`.
 //!
 //! Each `*.json` file of a folder is validated by `rcip-core`'s package validator; valid
-//! packages become one module each (named after the namespace) in
+//! packages become one module per namespace (named after it) in
 //! `$OUT_DIR/rcip_programs.rs`, which the application includes with
 //! `rcip_relationship::include_programs!()`. An invalid package fails the build with the
 //! validator's messages, one `file: pointer: message` line per problem.
@@ -38,6 +38,18 @@
 //! | `<type>::State` | the lifecycle states (types with a lifecycle): `ALL`, `INITIAL`, `as_str`, `FromStr` |
 //! | `<type>::<COMMAND>` | a command's descriptor: input schema, guard, `from`/`to`, `set_data`, `emit` |
 //! | `Capabilities` | the package's commands as an RCIP capability set for `catalog!` |
+//!
+//! ## Several versions of a namespace
+//!
+//! A folder may hold several versions of one namespace (content identity decides what
+//! clashes: one `namespace/version` with two different contents is `VERSION_CONFLICT`, and
+//! the same package given twice is compiled once). The namespace's module is then its
+//! highest version (the items above, re-exported), and each version is also a submodule
+//! `v1`, `v2`, ... with its own tables, so code that still handles records of an older
+//! version names them: `polls::PACKAGE` is the newest, `polls::v1::PACKAGE` the first.
+//! Every version's `Capabilities` declares the same capability ids (they are named after the
+//! namespace, not the version): list one of them in `catalog!`, usually the module's own.
+//! A type named like a version submodule (`v1`) is reachable only as `ns::vN::v1`.
 #![deny(missing_docs)]
 
 mod cargo;

@@ -79,6 +79,13 @@ fn valid_packages_compile_into_usable_tables_and_capability_sets() {
             ("polls.json", example("polls.json")),
             ("hiring.json", example("hiring.json")),
             ("keywords.json", KEYWORDS.to_owned()),
+            // A second version of one namespace: the module is v2, with `v1` and `v2` in it.
+            (
+                "keywords_v2.json",
+                KEYWORDS.replace("\"version\": 1", "\"version\": 2"),
+            ),
+            // The same package given twice is compiled once.
+            ("keywords_copy.json", KEYWORDS.to_owned()),
         ],
     );
     let output = cargo(&dir, &["run", "--quiet"]);

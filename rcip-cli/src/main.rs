@@ -2,7 +2,8 @@
 //!
 //! `rcip check FILE...` validates `relationship/v1` program packages and prints every problem
 //! as `file: pointer: message`; the files are also checked together, as `rcip-build` takes a
-//! folder of them (one package per namespace). Exit status: 0 when every package is valid, 1
+//! folder of them (several versions of a namespace may be given; one
+//! `namespace/version` with two contents is `VERSION_CONFLICT`). Exit status: 0 when every package is valid, 1
 //! when one has problems, 2 when a file cannot be read or the command line is wrong.
 //!
 //! `rcip digest FILE` prints the MCPL revision of a manifest (`-` reads standard input);

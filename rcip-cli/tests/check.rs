@@ -100,25 +100,40 @@ fn unreadable_files_and_bad_usage_exit_two() {
 }
 
 #[test]
-fn packages_checked_together_may_not_share_a_namespace() {
+fn packages_checked_together_agree_on_each_version() {
     let polls = fs::read_to_string(example("polls.json")).unwrap();
-    // A second `polls` package (another version), and one whose capability prefix is the
-    // same: `rcip-build` would refuse the folder, so `rcip check` refuses the files.
-    let again = write(
-        "polls-again.json",
+    // Another version of `polls`: fine together (content identity, not one per folder).
+    let v2 = write(
+        "polls-v2.json",
         &polls.replace("\"version\": 1", "\"version\": 2"),
     );
+    let together = rcip(
+        &[
+            "check",
+            "--quiet",
+            &example("polls.json"),
+            v2.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(together.status.code(), Some(0), "{}", stdout(&together));
+    // Version 1 again with other content: refused, with a stable code at `/version`.
+    let changed = write(
+        "polls-changed.json",
+        &polls.replacen("Polls people vote in", "Polls people answer", 1),
+    );
+    assert_ne!(fs::read_to_string(&changed).unwrap(), polls);
     let output = rcip(
-        &["check", &example("polls.json"), again.to_str().unwrap()],
+        &["check", &example("polls.json"), changed.to_str().unwrap()],
         None,
     );
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(
-        text.contains("polls-again.json: /namespace: namespace \"polls\" is already declared by"),
+        text.contains("polls-changed.json: /version: polls v1 is already declared by"),
         "{text}"
     );
     // Each alone is fine.
-    let alone = rcip(&["check", "--quiet", again.to_str().unwrap()], None);
+    let alone = rcip(&["check", "--quiet", changed.to_str().unwrap()], None);
     assert_eq!(alone.status.code(), Some(0));
 }

@@ -24,8 +24,8 @@ use rcip_runtime::{Binding, HandlerError, InvocationContext};
 use rcip_runtime::{BindingGuard, Host};
 
 impl<S: RecordStore + 'static> Engine<S> {
-    /// Binds every capability of the program `namespace` (version `version`, or the only one
-    /// registered) on `host`: its commands (running [`Engine::execute`]) and each type's and
+    /// Binds every capability of the program `namespace` (version `version`, or the highest
+    /// visible in `workspace_id`) on `host`: its commands (running [`Engine::execute`]) and each type's and
     /// view's record operations (`rcip_relationship::package_capabilities` declares
     /// them all), in `workspace_id`, as `caller` (every invocation acts as it: events record
     /// its actor, the authority judges it). The capabilities must be in the runtime's
@@ -49,7 +49,7 @@ impl<S: RecordStore + 'static> Engine<S> {
         caller: &Caller,
     ) -> Result<Vec<BindingGuard>, rcip_runtime::Error> {
         let package = self
-            .package(namespace, version)
+            .workspace_package(workspace_id, namespace, version)
             .ok_or_else(|| rcip_runtime::Error::NotRegistered(namespace.to_owned()))?;
         let version = package.version;
         let context = Arc::new(Context {
@@ -144,11 +144,7 @@ impl<S: RecordStore + 'static> Engine<S> {
                         self.search(caller, args::<SearchRecords>(input, &of_type)?)
                             .await,
                     ),
-                    Op::Commands => reply(
-                        self.list_commands(caller, args(input, &[ws])?)
-                            .await
-                            .map(|commands| serde_json::json!({"commands": commands})),
-                    ),
+                    Op::Commands => reply(self.list_commands(caller, args(input, &[ws])?).await),
                     Op::Create => reply(
                         self.create(caller, args::<CreateRecord>(input, &of_type)?)
                             .await,

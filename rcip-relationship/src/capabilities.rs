@@ -34,56 +34,88 @@ pub fn package_scope_id(package: &Package) -> String {
     lower_camel(&package.namespace).unwrap_or_else(|| package.namespace.to_string())
 }
 
-/// Packages that cannot be used side by side: for each package whose namespace an earlier
-/// one already takes, a `DUPLICATE` problem at `/namespace`. Namespaces are module names and,
-/// in lower camel case, capability-id prefixes, so `poll_2` and `poll2` clash too. What
-/// `rcip-build` refuses and `rcip check` reports for a set of files.
+/// Packages that cannot be used side by side, as content identity decides: several versions
+/// of one namespace are fine, and so is one package given twice, but one `namespace/version`
+/// with two different contents ([`Package::digest`]) is a `VERSION_CONFLICT` at `/version`.
+/// Different namespaces with one identifier form (`poll_2` and `poll2`: namespaces are
+/// module names and, in lower camel case, capability-id prefixes) are a `DUPLICATE` at
+/// `/namespace`. What `rcip-build` refuses and `rcip check` reports for a set of files.
 ///
 /// ```
 /// use std::path::PathBuf;
 /// use rcip_relationship::{duplicate_namespaces, parse_package};
-/// let package = |ns: &str| parse_package(&format!(r#"{{"protocol": "relationship/v1",
-///   "namespace": "{ns}", "version": 1, "types": {{"t": {{"kind": "entity", "schema":
+/// let package = |ns: &str, version: u64, description: &str| parse_package(&format!(r#"{{
+///   "protocol": "relationship/v1", "namespace": "{ns}", "version": {version},
+///   "description": "{description}", "types": {{"t": {{"kind": "entity", "schema":
 ///   {{"type": "object", "properties": {{}}, "required": [], "additionalProperties": false}}}}}}}}"#)).unwrap();
 /// let errors = duplicate_namespaces(&[
-///     (PathBuf::from("a.json"), package("poll2")),
-///     (PathBuf::from("b.json"), package("poll_2")),
-///     (PathBuf::from("c.json"), package("other")),
+///     (PathBuf::from("a.json"), package("poll2", 1, "")),
+///     (PathBuf::from("b.json"), package("poll_2", 1, "")),
+///     (PathBuf::from("c.json"), package("poll2", 2, "")),
+///     (PathBuf::from("d.json"), package("poll2", 2, "")),
+///     (PathBuf::from("e.json"), package("poll2", 1, "changed")),
 /// ]);
-/// assert_eq!(errors.len(), 1);
+/// let codes: Vec<_> = errors.iter().map(|e| e.problems[0].code.as_str()).collect();
+/// assert_eq!(codes, ["DUPLICATE", "VERSION_CONFLICT"]);
 /// assert_eq!(
 ///     errors[0].to_string(),
-///     "b.json: /namespace: namespace \"poll_2\" is already declared by a.json (as \"poll2\"); one package per namespace"
+///     "b.json: /namespace: namespace \"poll_2\" is already declared by a.json (as \"poll2\"); one form per namespace"
+/// );
+/// assert_eq!(
+///     errors[1].to_string(),
+///     "e.json: /version: poll2 v1 is already declared by a.json with other content; a version names one content"
 /// );
 /// ```
 #[must_use]
 pub fn duplicate_namespaces(packages: &[(PathBuf, Package)]) -> Vec<PackageError> {
     // At most one error per package given: bounded by the caller's own list of files, so
     // not cut (each error is one problem).
+    let digests: Vec<String> = packages.iter().map(|(_, p)| p.digest()).collect();
     let mut errors = Vec::new();
     for (i, (file, package)) in packages.iter().enumerate() {
         let form = package_scope_id(package);
-        if let Some((first, earlier)) = packages[..i]
-            .iter()
-            .find(|(_, p)| package_scope_id(p) == form)
+        let earlier = packages[..i].iter().zip(&digests);
+        // The first package of this form owns it: another namespace with it clashes.
+        let problem = if let Some(((first, other), _)) = earlier
+            .clone()
+            .find(|((_, p), _)| package_scope_id(p) == form)
+            .filter(|((_, p), _)| p.namespace != package.namespace)
         {
-            errors.push(
-                PackageError {
-                    file: None,
-                    problems: vec![Problem {
-                        pointer: "/namespace".to_owned(),
-                        code: ProblemCode::Duplicate,
-                        message: format!(
-                            "namespace {:?} is already declared by {} (as {:?}); one package per namespace",
-                            package.namespace,
-                            first.display(),
-                            earlier.namespace,
-                        ),
-                    }],
-                }
-                .in_file(file),
-            );
-        }
+            Problem {
+                pointer: "/namespace".to_owned(),
+                code: ProblemCode::Duplicate,
+                message: format!(
+                    "namespace {:?} is already declared by {} (as {:?}); one form per namespace",
+                    package.namespace,
+                    first.display(),
+                    other.namespace,
+                ),
+            }
+        } else if let Some(((first, _), _)) = earlier.clone().find(|((_, p), digest)| {
+            p.namespace == package.namespace
+                && p.version == package.version
+                && **digest != digests[i]
+        }) {
+            Problem {
+                pointer: "/version".to_owned(),
+                code: ProblemCode::VersionConflict,
+                message: format!(
+                    "{} v{} is already declared by {} with other content; a version names one content",
+                    package.namespace,
+                    package.version,
+                    first.display(),
+                ),
+            }
+        } else {
+            continue;
+        };
+        errors.push(
+            PackageError {
+                file: None,
+                problems: vec![problem],
+            }
+            .in_file(file),
+        );
     }
     errors
 }

@@ -2,8 +2,8 @@
 //! guarantees (revisions, idempotency, guards, lifecycle transitions, role constraints, work
 //! intents, change events).
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::{Command, Kind, Package, Role, Scope, TypeDef, View, command_capability_id};
 use rcip_core::ValidationIssue;
@@ -14,8 +14,9 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::args::{
-    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
-    GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords, UpdateRecord,
+    ArchiveRecord, ChangesFeed, CommandList, CommandResult, CommandStatus, CreateRecord,
+    ExecuteCommand, GetRecord, ListCommands, Page, RecordHistory, Requirement, SearchRecords,
+    UpdateRecord,
 };
 use super::authority::{AllowAll, Authority, NewRecord, Operation, Target};
 use super::cursor::{CursorKey, CursorScope, DEFAULT_LIMIT, MAX_LIMIT};
@@ -26,7 +27,8 @@ use super::record::{ParticipantRef, Record, RecordView, timestamp};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
-use rcip_runtime::__private::shared::{SchemaValidator, random_128};
+use super::versions::{Activation, ProgramSource, Programs, Registered, TypeEntry};
+use rcip_runtime::__private::shared::random_128;
 use rcip_runtime::{Clock, MAX_VALIDATION_ISSUES, SystemClock, TRUNCATED_KEYWORD};
 
 /// The longest idempotency key, in characters: the `maxLength` of the capabilities' key
@@ -37,54 +39,44 @@ pub const MAX_IDEMPOTENCY_KEY: usize = crate::MAX_KEY_LENGTH as usize;
 /// Candidates a search examines per call before it returns a (possibly sparse) page.
 const SCAN_BUDGET: usize = 1_000;
 
-/// A registered type: its program, definition and compiled schemas.
-#[derive(Debug)]
-struct TypeEntry {
-    package: Arc<Package>,
-    type_index: usize,
-    data: Arc<SchemaValidator>,
-    /// Per command (same order as the type's commands).
-    inputs: Vec<Arc<SchemaValidator>>,
-}
-
-impl TypeEntry {
-    fn def(&self) -> &TypeDef {
-        &self.package.types[self.type_index]
-    }
-}
-
-/// A registered program version and its types (in the package's order).
-#[derive(Debug)]
-struct Registered {
-    package: Arc<Package>,
-    types: Vec<TypeEntry>,
-}
-
-/// The relationship engine over a store (in memory by default).
+/// The relationship engine over a store (in memory by default). Its operations are `async`:
+/// run them on any Tokio runtime (the SQLite store needs one for its blocking pool).
 ///
 /// ```
-/// use rcip_relationship::{Actor, Caller, CreateRecord, Engine};
+/// use rcip_relationship::{Actor, Caller, CreateRecord, Engine, ExecuteCommand, GetRecord};
 /// use rcip_relationship::parse_package;
 /// use serde_json::json;
 ///
 /// let package = parse_package(r#"{"protocol": "relationship/v1", "namespace": "notes",
 ///   "version": 1, "types": {"note": {"kind": "entity", "schema": {"type": "object",
 ///   "properties": {"text": {"type": "string"}}, "required": ["text"],
-///   "additionalProperties": false}}}}"#).unwrap();
+///   "additionalProperties": false}, "lifecycle": {"initial": "draft", "states": ["draft", "final"]},
+///   "commands": {"finish": {"input": {"type": "object", "properties": {}, "required": [],
+///   "additionalProperties": false}, "from": ["draft"], "to": "final"}}}}}"#).unwrap();
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let engine = Engine::in_memory().with_program(package).unwrap();
-/// let note = engine.create(&Caller::human(Actor::new("ada")), serde_json::from_value(json!({
-///     "workspace_id": "w", "collection_id": "c", "namespace": "notes", "type": "note",
-///     "data": {"text": "hello"}, "idempotency_key": "k1"
-/// })).unwrap()).await.unwrap();
+/// let ada = Caller::human(Actor::new("ada"));
+/// let note = engine
+///     .create(&ada, CreateRecord::new("w", "c", "notes", "note", [("text", json!("hello"))], "k1"))
+///     .await
+///     .unwrap();
 /// assert_eq!(note.revision, 1);
+/// let finished = engine
+///     .execute(&ada, ExecuteCommand::new("w", note.id, "finish", 1, "k2"))
+///     .await
+///     .unwrap();
+/// assert_eq!(finished.state.as_deref(), Some("final"));
+/// let read = engine.get(&ada, GetRecord::new("w", note.id)).await.unwrap();
+/// assert_eq!((read.revision, read.state.as_deref()), (2, Some("final")));
 /// # });
 /// ```
 #[derive(Debug)]
 pub struct Engine<S: RecordStore = MemoryStore> {
     store: S,
-    /// namespace -> its registered versions.
-    packages: HashMap<String, Vec<Registered>>,
+    /// The installed programs and those activated per workspace.
+    programs: RwLock<Programs>,
+    /// Where other instances' activations are found.
+    program_source: Option<Arc<dyn ProgramSource>>,
     authority: Arc<dyn Authority>,
     clock: Arc<dyn Clock>,
     cursor_key: CursorKey,
@@ -103,60 +95,73 @@ impl<S: RecordStore> Engine<S> {
     pub fn new(store: S) -> Self {
         Self {
             store,
-            packages: HashMap::new(),
+            programs: RwLock::default(),
+            program_source: None,
             authority: Arc::new(AllowAll),
             clock: Arc::new(SystemClock),
             cursor_key: CursorKey::random(),
         }
     }
 
-    /// Registers a program package (e.g. `programs::polls::PACKAGE.clone()`).
+    /// Installs a program package (e.g. `programs::polls::PACKAGE.clone()`): every
+    /// workspace sees it. Several versions of one namespace may be installed; installing a
+    /// version again with the same content is a no-op.
     ///
     /// # Errors
     ///
-    /// [`RecordError::InvalidArguments`] when the same namespace and version is registered
-    /// twice or a schema does not compile.
+    /// [`RecordError::VersionConflict`] when the namespace and version are installed (or
+    /// activated in a workspace) with other content; [`RecordError::InvalidArguments`] when
+    /// a schema does not compile.
     pub fn with_program(mut self, package: Package) -> Result<Self, RecordError> {
-        let package = Arc::new(package);
-        let namespace = package.namespace.to_string();
-        let mut types = Vec::with_capacity(package.types.len());
-        for (type_index, type_def) in package.types.iter().enumerate() {
-            let compile = |json: &str| {
-                serde_json::from_str::<Value>(json)
-                    .map_err(|e| e.to_string())
-                    .and_then(|schema| SchemaValidator::compile(&schema))
-                    .map_err(|e| {
-                        RecordError::InvalidArguments(format!(
-                            "schema of {namespace}/{} does not compile: {e}",
-                            type_def.name
-                        ))
-                    })
-            };
-            let data = compile(&type_def.schema.json)?;
-            let inputs = type_def
-                .commands
-                .iter()
-                .map(|c| compile(&c.input.json))
-                .collect::<Result<_, _>>()?;
-            types.push(TypeEntry {
-                package: Arc::clone(&package),
-                type_index,
-                data,
-                inputs,
-            });
-        }
-        let versions = self.packages.entry(namespace.clone()).or_default();
-        if versions
-            .iter()
-            .any(|r| r.package.version == package.version)
-        {
-            return Err(RecordError::InvalidArguments(format!(
-                "program {namespace} v{} is already registered",
-                package.version
-            )));
-        }
-        versions.push(Registered { package, types });
+        let program = Registered::compile(package)?;
+        self.programs
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .add(None, program)?;
         Ok(self)
+    }
+
+    /// Consults `source` for programs this engine has not seen (activated by another
+    /// instance on the same database): see [`ProgramSource`].
+    #[must_use]
+    pub fn with_program_source(mut self, source: Arc<dyn ProgramSource>) -> Self {
+        self.program_source = Some(source);
+        self
+    }
+
+    /// Activates `package` in `workspace_id` at run time: its records can be created there
+    /// from now on, and a `record.create` without a version takes the highest version
+    /// visible. `namespace/version` pins content: the same content again is a no-op
+    /// (`activated: false`); records of older versions keep working.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::VersionConflict`] (409) when that version is already active in the
+    /// workspace, or installed, with other content; [`RecordError::InvalidArguments`] when
+    /// a schema does not compile.
+    pub fn activate(
+        &self,
+        workspace_id: &str,
+        package: Package,
+    ) -> Result<Activation, RecordError> {
+        let namespace = package.namespace.to_string();
+        let version = package.version;
+        let digest = package.digest();
+        let pinned = self
+            .read_programs()
+            .pinned(Some(workspace_id), &namespace, version)
+            .map(str::to_owned);
+        let activated = match pinned {
+            Some(pinned) if pinned == digest => false,
+            Some(_) => return Err(RecordError::VersionConflict { namespace, version }),
+            None => self.add_program(workspace_id, package)?.0,
+        };
+        Ok(Activation {
+            namespace,
+            version,
+            digest,
+            activated,
+        })
     }
 
     /// Replaces the authority (default: [`AllowAll`]).
@@ -189,12 +194,44 @@ impl<S: RecordStore> Engine<S> {
         &self.store
     }
 
-    /// The registered program `namespace` (version `version`, or the only one registered).
+    /// The installed program `namespace` at `version` (without one, the highest installed).
     #[must_use]
-    pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<&Package> {
-        self.registered(namespace, version)
-            .ok()
-            .map(|r| r.package.as_ref())
+    pub fn package(&self, namespace: &str, version: Option<u64>) -> Option<Arc<Package>> {
+        self.read_programs()
+            .find(None, namespace, version)
+            .map(|r| Arc::clone(&r.package))
+    }
+
+    /// The program `namespace` at `version` (without one, the highest) that `workspace_id`
+    /// sees here: activated in it, or installed. The [`ProgramSource`] is not asked.
+    #[must_use]
+    pub fn workspace_package(
+        &self,
+        workspace_id: &str,
+        namespace: &str,
+        version: Option<u64>,
+    ) -> Option<Arc<Package>> {
+        self.read_programs()
+            .find(Some(workspace_id), namespace, version)
+            .map(|r| Arc::clone(&r.package))
+    }
+
+    fn read_programs(&self) -> std::sync::RwLockReadGuard<'_, Programs> {
+        self.programs.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Compiles `package` and adds it to `workspace_id`'s programs.
+    fn add_program(
+        &self,
+        workspace_id: &str,
+        package: Package,
+    ) -> Result<(bool, Arc<Registered>), RecordError> {
+        // Compiled before the lock is taken: lookups go on meanwhile.
+        let program = Registered::compile(package)?;
+        self.programs
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .add(Some(workspace_id), program)
     }
 
     // ------------------------------------------------------------------ operations
@@ -214,8 +251,16 @@ impl<S: RecordStore> Engine<S> {
             Begun::Replay(stored) => return self.project(caller, stored).await,
             Begun::Fresh(mutation) => mutation,
         };
-        let version = self.version(&args.namespace, args.version)?;
-        let entry = self.type_entry(&args.namespace, version, &args.type_name)?;
+        let program = self
+            .registered(&args.workspace_id, &args.namespace, args.version)
+            .await?;
+        let version = program.package.version;
+        let entry = program.type_entry(&args.type_name).ok_or_else(|| {
+            RecordError::InvalidArguments(format!(
+                "unknown type {:?} in {} v{version}",
+                args.type_name, args.namespace
+            ))
+        })?;
         let type_def = entry.def();
         let new = NewRecord::new(
             &args.workspace_id,
@@ -242,8 +287,8 @@ impl<S: RecordStore> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        check_data(entry, &mut record.data)?;
-        self.check_roles(caller, entry, &record).await?;
+        check_data(&entry, &mut record.data)?;
+        self.check_roles(caller, &entry, &record).await?;
         let stored = self
             .commit_record(caller, record, None, EventKind::RecordCreated, mutation)
             .await?;
@@ -280,7 +325,14 @@ impl<S: RecordStore> Engine<S> {
             Changing::Replay(stored) => return self.project(caller, stored).await,
             Changing::Fresh(mutation, record) => (mutation, record),
         };
-        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let entry = self
+            .type_entry(
+                &record.workspace_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            )
+            .await?;
         for (field, value) in &args.patch.set {
             record.data.insert(field.clone(), value.clone());
         }
@@ -300,8 +352,8 @@ impl<S: RecordStore> Engine<S> {
                 list.retain(|id| !ids.contains(id));
             }
         }
-        check_data(entry, &mut record.data)?;
-        self.check_roles(caller, entry, &record).await?;
+        check_data(&entry, &mut record.data)?;
+        self.check_roles(caller, &entry, &record).await?;
         self.bump(&mut record);
         let stored = self
             .commit_record(
@@ -367,7 +419,14 @@ impl<S: RecordStore> Engine<S> {
             Changing::Replay(result) => return Ok(result),
             Changing::Fresh(mutation, record) => (mutation, record),
         };
-        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let entry = self
+            .type_entry(
+                &record.workspace_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            )
+            .await?;
         let (index, command) = find_command(entry.def(), &args.command)?;
         let input = Value::Object(args.input.clone());
         entry.inputs[index].check(&input).map_err(|issues| {
@@ -405,7 +464,7 @@ impl<S: RecordStore> Engine<S> {
         if let Some(to) = &command.to {
             record.state = Some(to.to_string());
         }
-        check_data(entry, &mut record.data)?;
+        check_data(&entry, &mut record.data)?;
         self.bump(&mut record);
         let mut events = vec![self.event(
             caller,
@@ -447,7 +506,7 @@ impl<S: RecordStore> Engine<S> {
         &self,
         caller: &Caller,
         mut args: ListCommands,
-    ) -> Result<Vec<CommandStatus>, RecordError> {
+    ) -> Result<CommandList, RecordError> {
         if let Some(input) = &mut args.input {
             refuse_deep("the input", input)?;
         }
@@ -455,14 +514,21 @@ impl<S: RecordStore> Engine<S> {
             .readable(caller, &args.workspace_id, args.record_id)
             .await?;
         self.permit(caller, Operation::CommandList, Target::Record(&record))?;
-        let entry = self.type_entry(&record.namespace, record.version, &record.type_name)?;
+        let entry = self
+            .type_entry(
+                &record.workspace_id,
+                &record.namespace,
+                record.version,
+                &record.type_name,
+            )
+            .await?;
         let data = Value::Object(record.data.clone());
         // `runnable` also asks the authority whether this caller may execute commands here.
         let may_execute =
             self.authority
                 .allows(caller, Operation::CommandExecute, Target::Record(&record));
         let input = args.input.clone().map(Value::Object);
-        Ok(entry
+        let commands = entry
             .def()
             .commands
             .iter()
@@ -516,7 +582,8 @@ impl<S: RecordStore> Engine<S> {
                     runnable,
                 }
             })
-            .collect())
+            .collect();
+        Ok(CommandList { commands })
     }
 
     /// `record.search`: by filters, or through a view; only records the caller may read.
@@ -538,7 +605,8 @@ impl<S: RecordStore> Engine<S> {
                     ));
                 }
                 let package = &self
-                    .registered(&view_ref.namespace, view_ref.version)?
+                    .registered(&args.workspace_id, &view_ref.namespace, view_ref.version)
+                    .await?
                     .package;
                 let version = package.version;
                 let view = package.view(&view_ref.view).ok_or_else(|| {
@@ -758,45 +826,52 @@ impl<S: RecordStore> Engine<S> {
         Ok(())
     }
 
-    /// The program `namespace` at `version`, or its only registered version.
-    fn registered(
+    /// The program `namespace` at `version` (without one, the highest) that `workspace_id`
+    /// sees: its own or installed, else (and for the highest version, also) what the
+    /// [`ProgramSource`] knows.
+    async fn registered(
         &self,
+        workspace_id: &str,
         namespace: &str,
         version: Option<u64>,
-    ) -> Result<&Registered, RecordError> {
-        let versions = self.packages.get(namespace).ok_or_else(|| {
-            RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
-        })?;
-        match (version, versions.as_slice()) {
-            (Some(v), _) => versions
-                .iter()
-                .find(|r| r.package.version == v)
-                .ok_or_else(|| {
-                    RecordError::InvalidArguments(format!(
-                        "program {namespace} v{v} is not registered"
-                    ))
-                }),
-            (None, [only]) => Ok(only),
-            (None, _) => Err(RecordError::InvalidArguments(format!(
-                "program {namespace} has several versions: give one"
-            ))),
+    ) -> Result<Arc<Registered>, RecordError> {
+        let local = self
+            .read_programs()
+            .find(Some(workspace_id), namespace, version);
+        if let Some(source) = &self.program_source
+            && (local.is_none() || version.is_none())
+            && let Some(package) = source.program(workspace_id, namespace, version).await?
+        {
+            let fits = package.namespace == namespace
+                && version.is_none_or(|v| v == package.version)
+                && local
+                    .as_ref()
+                    .is_none_or(|l| l.package.version < package.version);
+            if fits {
+                return Ok(self.add_program(workspace_id, package)?.1);
+            }
         }
+        local.ok_or_else(|| match version {
+            Some(v) => RecordError::InvalidArguments(format!(
+                "program {namespace} v{v} is not active in this workspace"
+            )),
+            None => {
+                RecordError::InvalidArguments(format!("unknown program namespace {namespace:?}"))
+            }
+        })
     }
 
-    fn version(&self, namespace: &str, version: Option<u64>) -> Result<u64, RecordError> {
-        self.registered(namespace, version)
-            .map(|r| r.package.version)
-    }
-
-    fn type_entry(
+    async fn type_entry(
         &self,
+        workspace_id: &str,
         namespace: &str,
         version: u64,
         type_name: &str,
-    ) -> Result<&TypeEntry, RecordError> {
-        self.registered(namespace, Some(version))
+    ) -> Result<Arc<TypeEntry>, RecordError> {
+        self.registered(workspace_id, namespace, Some(version))
+            .await
             .ok()
-            .and_then(|r| r.types.iter().find(|t| t.def().name.as_ref() == type_name))
+            .and_then(|r| r.type_entry(type_name))
             .ok_or_else(|| {
                 RecordError::InvalidArguments(format!(
                     "unknown type {type_name:?} in {namespace} v{version}"

@@ -66,6 +66,15 @@ pub enum RecordError {
         /// Each failure with its JSON Pointer.
         issues: Vec<ValidationIssue>,
     },
+    /// The program version is already pinned to other content (activated or installed):
+    /// `namespace/version` names one content forever.
+    #[error("program {namespace} v{version} already exists with other content")]
+    VersionConflict {
+        /// The namespace.
+        namespace: String,
+        /// The version.
+        version: u64,
+    },
     /// The store failed (I/O, corruption); the operation had no effect.
     #[error("store failure: {0}")]
     Store(String),
@@ -85,6 +94,7 @@ impl RecordError {
             Self::GuardFailed { .. } => "GUARD_FAILED",
             Self::Archived => "RECORD_ARCHIVED",
             Self::IdempotencyConflict { .. } => "IDEMPOTENCY_CONFLICT",
+            Self::VersionConflict { .. } => "VERSION_CONFLICT",
             Self::SchemaViolation { .. } => "SCHEMA_VIOLATION",
             Self::Store(_) => "STORE_FAILED",
         }
@@ -101,7 +111,8 @@ impl RecordError {
             | Self::StateNotAllowed { .. }
             | Self::GuardFailed { .. }
             | Self::Archived
-            | Self::IdempotencyConflict { .. } => 409,
+            | Self::IdempotencyConflict { .. }
+            | Self::VersionConflict { .. } => 409,
             Self::SchemaViolation { .. } => 422,
             Self::Store(_) => 500,
         }

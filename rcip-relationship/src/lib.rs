@@ -37,9 +37,23 @@
 //!
 //! [`Engine`] implements the seed's operations (`record.create`, `record.get`,
 //! `record.update`, `record.archive`, `record.search`, `command.list`, `command.execute`,
-//! `record.history`, `changes.feed`) over any [`RecordStore`]; [`MemoryStore`] is the default,
-//! `SqliteStore` (feature `sqlite`) keeps everything in one SQLite file.
+//! `record.history`, `changes.feed`) as `async fn`s over any [`RecordStore`] (whose calls
+//! return [`StoreFuture`]s); [`MemoryStore`] is the default, `SqliteStore` (feature `sqlite`)
+//! keeps everything in one SQLite file and runs each call on Tokio's blocking pool, so a
+//! slow store never holds an executor thread. Every operation takes the [`Caller`] (a human,
+//! or an agent with delegated scopes) and its arguments ([`CreateRecord::new`], ...).
 //! Every failure is a [`RecordError`] with a stable code and the seed's HTTP-style class.
+//!
+//! - An [`Authority`] decides every record access: [`Target::Record`] for a stored record,
+//!   [`Target::New`] for the one a `record.create` would make.
+//! - Idempotent replays are answered only after the caller's current access is checked, and
+//!   are projected like fresh reads (participants it may not read are restricted).
+//! - Paging cursors are tamper-evident: HMAC-SHA256 over position, workspace, query and
+//!   principal, under [`Engine::with_cursor_key`].
+//! - Programs are installed ([`Engine::with_program`]) or activated per workspace at run
+//!   time ([`Engine::activate`]); a `namespace/version` names one content
+//!   ([`Package::digest`]), and other content is `VERSION_CONFLICT`. A [`ProgramSource`]
+//!   shows activations made by other instances.
 //!
 //! ## Features
 //!
@@ -53,6 +67,7 @@
 #![deny(missing_docs)]
 
 mod capabilities;
+mod digest;
 mod model;
 mod naming;
 mod operations;
@@ -107,12 +122,14 @@ mod record;
 mod sqlite;
 #[cfg(feature = "engine")]
 mod store;
+#[cfg(feature = "engine")]
+mod versions;
 
 #[cfg(feature = "engine")]
 pub use args::{
-    ArchiveRecord, ChangesFeed, CommandResult, CommandStatus, CreateRecord, ExecuteCommand,
-    GetRecord, ListCommands, Page, Patch, RecordHistory, Requirement, RolePatch, SearchRecords,
-    UpdateRecord, ViewRef,
+    ArchiveRecord, ChangesFeed, CommandList, CommandResult, CommandStatus, CreateRecord,
+    ExecuteCommand, GetRecord, ListCommands, Page, Patch, RecordHistory, Requirement, RolePatch,
+    SearchRecords, UpdateRecord, ViewRef,
 };
 #[cfg(feature = "engine")]
 pub use authority::{AllowAll, Authority, NewRecord, Operation, Target};
@@ -142,11 +159,14 @@ pub use store::{
 };
 #[cfg(feature = "postgres")]
 pub use tokio_postgres;
+#[cfg(feature = "engine")]
+pub use versions::{Activation, ProgramSource};
 
 pub use rcip_core;
 
 /// Includes the Rust that `rcip-build` generated from relationship program packages
-/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace.
+/// (`$OUT_DIR/rcip_programs.rs`): one module per package namespace (its highest version, with
+/// a `v1`, `v2`, ... submodule per version when the folder holds several).
 ///
 /// ```ignore
 /// // build.rs: rcip_build::Programs::new("programs").compile_or_fail();

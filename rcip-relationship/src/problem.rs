@@ -119,8 +119,10 @@ codes! {
     InvalidVersion = "INVALID_VERSION",
     /// A list or map that must not be empty is.
     Empty = "EMPTY",
-    /// A list holds the same name twice.
+    /// A list holds the same name twice; or two packages of a set take one namespace form.
     Duplicate = "DUPLICATE",
+    /// Two packages of a set give one `namespace/version` different contents.
+    VersionConflict = "VERSION_CONFLICT",
     /// A list holds more entries than allowed.
     TooMany = "TOO_MANY",
     /// `kind` is neither `entity` nor `relationship`.

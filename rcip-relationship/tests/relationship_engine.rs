@@ -619,7 +619,14 @@ async fn command_list_reports_each_requirement<S: RecordStore>(store: S) {
         )
         .await
         .unwrap();
-    let close = list.iter().find(|c| c.command == "close").unwrap();
+    // An object, as every operation answers: `{"commands": [...]}`.
+    let wire = serde_json::to_value(&list).unwrap();
+    assert_eq!(wire.as_object().unwrap().len(), 1);
+    assert_eq!(
+        wire["commands"].as_array().unwrap().len(),
+        list.commands.len()
+    );
+    let close = list.commands.iter().find(|c| c.command == "close").unwrap();
     assert_eq!(close.capability_id, "polls.poll.close");
     let passed: Vec<(&str, Option<bool>)> = close
         .requirements
@@ -635,7 +642,11 @@ async fn command_list_reports_each_requirement<S: RecordStore>(store: S) {
         ]
     );
     assert!(!close.runnable);
-    let reopen = list.iter().find(|c| c.command == "reopen").unwrap();
+    let reopen = list
+        .commands
+        .iter()
+        .find(|c| c.command == "reopen")
+        .unwrap();
     assert_eq!(reopen.requirements[0].passed, Some(false));
     let with_input = engine
         .list_commands(
@@ -644,7 +655,11 @@ async fn command_list_reports_each_requirement<S: RecordStore>(store: S) {
         )
         .await
         .unwrap();
-    let close = with_input.iter().find(|c| c.command == "close").unwrap();
+    let close = with_input
+        .commands
+        .iter()
+        .find(|c| c.command == "close")
+        .unwrap();
     assert_eq!(close.requirements[1].passed, Some(false));
 }
 
@@ -1226,6 +1241,7 @@ async fn runnable_needs_the_right_to_execute<S: RecordStore>(store: S) {
             )
             .await
             .unwrap()
+            .commands
             .into_iter()
             .find(|c| c.command == "close")
             .unwrap()
