@@ -79,6 +79,8 @@
 //!   `rcip-build` and `rcip check` use.
 //! - `sqlite`: `SqliteStore` over the system's SQLite library; `sqlite-bundled` builds SQLite
 //!   from source instead.
+//! - `postgres`: `PostgresStore`, for several instances of a service on one PostgreSQL
+//!   database (tokio-postgres, re-exported as `tokio_postgres` for its `Config`).
 #![deny(missing_docs)]
 
 mod capabilities;
@@ -133,6 +135,8 @@ mod engine;
 mod error;
 #[cfg(feature = "engine")]
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "engine")]
 mod memory_directory;
 #[cfg(feature = "engine")]
@@ -176,6 +180,11 @@ pub use engine::{Engine, MAX_IDEMPOTENCY_KEY};
 pub use error::RecordError;
 #[cfg(feature = "engine")]
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+#[doc(hidden)]
+pub use postgres::CommitPause;
+#[cfg(feature = "postgres")]
+pub use postgres::{DEFAULT_POOL_SIZE, PostgresStore};
 #[cfg(feature = "engine")]
 pub use principal::{Caller, DelegatedScope, PrincipalKind, ScopeSet, UnknownScope};
 #[cfg(feature = "engine")]
@@ -226,6 +235,8 @@ pub use store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
     StoreError, StoreFuture,
 };
+#[cfg(feature = "postgres")]
+pub use tokio_postgres;
 #[cfg(feature = "engine")]
 // Named apart from the directory's activation rule (`programs::Activation`); the integrator may
 // prefer other names.

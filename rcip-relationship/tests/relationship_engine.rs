@@ -3,6 +3,9 @@
 //! with its feature).
 #![allow(clippy::unwrap_used)]
 
+#[cfg(feature = "postgres")]
+mod postgres_support;
+
 use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -1362,6 +1365,15 @@ macro_rules! conformance {
 
 conformance!(memory, rcip_relationship::MemoryStore::new());
 conformance!(sqlite, rcip_relationship::SqliteStore::in_memory().unwrap());
+// A schema per test, dropped with the store; skipped (one line) without RCIP_TEST_POSTGRES_URL.
+#[cfg(feature = "postgres")]
+conformance!(
+    postgres,
+    match crate::postgres_support::SchemaStore::create().await {
+        Some(store) => store,
+        None => return,
+    }
+);
 
 /// Instances over one store that share a cursor key accept each other's cursors; an
 /// instance with its own key does not.

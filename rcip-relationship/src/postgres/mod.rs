@@ -1,0 +1,936 @@
+//! The PostgreSQL store (feature `postgres`): several instances of a service on one database.
+//!
+//! The client is tokio-postgres with a deadpool pool. tokio-postgres is natively async (no
+//! blocking work to move off the executor, unlike SQLite), needs no database at compile time
+//! (sqlx's checked queries do, or an offline cache kept in the repository), and brings far
+//! fewer crates than sqlx (no query macros, no other databases' drivers); deadpool-postgres is
+//! a small pool made for it, with per-connection statement caches.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Mutex;
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Transaction};
+use tokio::sync::oneshot;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{GenericClient, NoTls, Row};
+use uuid::Uuid;
+
+use super::record::{Actor, Record};
+use super::store::{
+    ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
+    StoreError, StoreFuture,
+};
+use crate::Kind;
+use rcip_runtime::__private::shared::{lock, random_128};
+
+/// The schema's versions, in order: `(version, name, SQL)`. Each is applied once per schema,
+/// in its own place in one transaction, and recorded in `rcip_migrations`.
+const MIGRATIONS: &[(i32, &str, &str)] =
+    &[(1, "initial", include_str!("migrations/0001_initial.sql"))];
+
+/// The advisory lock class of migrations (the second key is the schema's hash), so two
+/// instances opening one schema at once apply its migrations once, and other schemas of the
+/// same database are not held up.
+const MIGRATION_LOCK: i32 = 0x7263_6970; // "rcip"
+
+/// The pool's size when the caller gives none.
+pub const DEFAULT_POOL_SIZE: usize = 16;
+
+const RECORD_COLUMNS: &str = "position, id, workspace_id, collection_id, namespace, version, \
+    type_name, kind, revision, data, participants, state, archived, created_at, updated_at";
+
+const EVENT_COLUMNS: &str =
+    "id, event_id, workspace_id, actor, record_id, revision, kind, at, payload";
+
+/// Records, events, idempotency entries and secrets in PostgreSQL, for several instances of a
+/// service on one database.
+///
+/// [`open`](Self::open) applies the schema's migrations (under an advisory lock, so instances
+/// starting together do not race). A commit is one transaction: the record, its events and its
+/// idempotency entry are written together or not at all; a stale revision or a taken key is
+/// refused whichever instance wrote first. Event ids (and record positions) are given out in
+/// commit order, so a consumer polling the feed from a checkpoint never misses an event that
+/// commits later with a lower id.
+///
+/// The tables go in the connection's current schema (the first of its `search_path`): a
+/// URL's `options=-csearch_path%3Dname` puts a deployment in its own schema.
+pub struct PostgresStore {
+    pool: Pool,
+    migrated: Vec<i32>,
+    pause: Mutex<Option<PausePoint>>,
+}
+
+impl fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let status = self.pool.status();
+        f.debug_struct("PostgresStore")
+            .field("pool_size", &status.max_size)
+            .field("connections", &status.size)
+            .field("migrated", &self.migrated)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (a `postgres://` URL or `key=value` pairs, as libpq
+    /// reads them) with a pool of [`DEFAULT_POOL_SIZE`] connections, and brings its schema up
+    /// to date.
+    ///
+    /// # Errors
+    ///
+    /// The URL does not parse, the server cannot be reached, or a migration failed (or the
+    /// schema is newer than this build).
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let config = url
+            .parse::<tokio_postgres::Config>()
+            .map_err(|e| StoreError(format!("postgres: bad connection string: {e}")))?;
+        Self::open_with(config, DEFAULT_POOL_SIZE).await
+    }
+
+    /// Like [`open`](Self::open), from a client configuration and a pool size (at least 1).
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open).
+    pub async fn open_with(
+        config: tokio_postgres::Config,
+        pool_size: usize,
+    ) -> Result<Self, StoreError> {
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                // Fast: a connection that broke is noticed by the next query's error; the
+                // verified method would add a round trip to every checkout.
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(pool_size.max(1))
+            .build()
+            .map_err(|e| StoreError(format!("postgres: pool: {e}")))?;
+        let migrated = {
+            let mut client = checkout(&pool).await?;
+            migrate(&mut client).await?
+        };
+        Ok(Self {
+            pool,
+            migrated,
+            pause: Mutex::new(None),
+        })
+    }
+
+    /// The migrations this `open` applied (none when the schema was already current): with
+    /// several instances starting at once, one of them applies each.
+    #[must_use]
+    pub fn migrated(&self) -> &[i32] {
+        &self.migrated
+    }
+
+    /// The latest schema version this build knows.
+    #[must_use]
+    pub fn schema_version() -> i32 {
+        MIGRATIONS.last().map_or(0, |(version, _, _)| *version)
+    }
+
+    async fn client(&self) -> Result<Object, StoreError> {
+        checkout(&self.pool).await
+    }
+
+    /// The record `id` of `workspace_id`.
+    ///
+    /// # Errors
+    ///
+    /// A store failure.
+    pub async fn get(&self, workspace_id: &str, id: Uuid) -> Result<Option<Record>, StoreError> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS} FROM records WHERE id = $1 AND workspace_id = $2"
+            ))
+            .await
+            .map_err(pg)?;
+        let row = client
+            .query_opt(&statement, &[&id, &workspace_id])
+            .await
+            .map_err(pg)?;
+        row.map(|row| record_row(&row).map(|(_, record)| record))
+            .transpose()
+    }
+
+    /// Records of `workspace_id` passing `filter`, in insertion order, after position `after`
+    /// (0: from the start), at most `limit`, each with its position.
+    ///
+    /// # Errors
+    ///
+    /// A store failure.
+    pub async fn scan(
+        &self,
+        workspace_id: &str,
+        filter: &ScanFilter,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Record)>, StoreError> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS} FROM records WHERE workspace_id = $1 AND position > $2 \
+                 AND ($3::text IS NULL OR namespace = $3) AND ($4::text IS NULL OR type_name = $4) \
+                 AND ($5::text IS NULL OR state = $5) AND ($6::text IS NULL OR collection_id = $6) \
+                 AND ($7 OR NOT archived) AND ($8::int8 IS NULL OR version = $8) \
+                 ORDER BY position LIMIT $9"
+            ))
+            .await
+            .map_err(pg)?;
+        let rows = client
+            .query(
+                &statement,
+                &[
+                    &workspace_id,
+                    &int(after)?,
+                    &filter.namespace,
+                    &filter.type_name,
+                    &filter.state,
+                    &filter.collection_id,
+                    &filter.include_archived,
+                    &filter.version.map(int).transpose()?,
+                    &limit_param(limit),
+                ],
+            )
+            .await
+            .map_err(pg)?;
+        rows.iter().map(record_row).collect()
+    }
+
+    /// Events of `workspace_id` (of one record when `record` is given) with an id above
+    /// `after`, in order, at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// A store failure.
+    pub async fn events(
+        &self,
+        workspace_id: &str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<ChangeEvent>, StoreError> {
+        let client = self.client().await?;
+        let after = int(after)?;
+        let limit = limit_param(limit);
+        // Two statements rather than `$3 IS NULL OR record_id = $3`: a prepared statement's
+        // generic plan could not use the per-record index for the one and not the other.
+        let rows = match record {
+            Some(record) => {
+                let statement = client
+                    .prepare_cached(&format!(
+                        "SELECT {EVENT_COLUMNS} FROM events WHERE workspace_id = $1 \
+                         AND record_id = $2 AND id > $3 ORDER BY id LIMIT $4"
+                    ))
+                    .await
+                    .map_err(pg)?;
+                client
+                    .query(&statement, &[&workspace_id, &record, &after, &limit])
+                    .await
+            }
+            None => {
+                let statement = client
+                    .prepare_cached(&format!(
+                        "SELECT {EVENT_COLUMNS} FROM events WHERE workspace_id = $1 AND id > $2 \
+                         ORDER BY id LIMIT $3"
+                    ))
+                    .await
+                    .map_err(pg)?;
+                client
+                    .query(&statement, &[&workspace_id, &after, &limit])
+                    .await
+            }
+        }
+        .map_err(pg)?;
+        rows.iter().map(event_row).collect()
+    }
+
+    /// The entry remembered for `key` in `workspace_id`.
+    ///
+    /// # Errors
+    ///
+    /// A store failure.
+    pub async fn idempotency(
+        &self,
+        workspace_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyEntry>, StoreError> {
+        let client = self.client().await?;
+        read_idempotency(&**client, workspace_id, key).await
+    }
+
+    /// The secret called `name` (32 random bytes), created by the first instance that asks
+    /// and the same for every instance on this database schema: the cursor key of every
+    /// engine of a deployment, say, so that a cursor one instance gave out is accepted by the
+    /// others.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), rcip_relationship::StoreError> {
+    /// use rcip_relationship::{Engine, PostgresStore};
+    /// let store = PostgresStore::open("postgres://postgres@127.0.0.1:5432/test").await?;
+    /// let key = store.secret("cursor").await?;
+    /// let engine = Engine::new(store).with_cursor_key(key);
+    /// # let _ = engine;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A store failure, or a stored value that is not 32 bytes.
+    pub async fn secret(&self, name: &str) -> Result<[u8; 32], StoreError> {
+        let client = self.client().await?;
+        let mut candidate = random_128().to_vec();
+        candidate.extend_from_slice(&random_128());
+        // Two statements, not one with a CTE: when another instance is inserting the same
+        // name, the INSERT waits for it, and only a new statement's snapshot sees its row.
+        client
+            .execute(
+                "INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+                &[&name, &candidate],
+            )
+            .await
+            .map_err(pg)?;
+        let row = client
+            .query_one("SELECT value FROM secrets WHERE name = $1", &[&name])
+            .await
+            .map_err(pg)?;
+        let value: Vec<u8> = row.try_get(0).map_err(pg)?;
+        value.try_into().map_err(|value: Vec<u8>| {
+            StoreError(format!(
+                "postgres: secret {name:?} is {} bytes, not 32",
+                value.len()
+            ))
+        })
+    }
+
+    /// Applies `commit` atomically; returns the ids given to its events.
+    ///
+    /// # Errors
+    ///
+    /// [`CommitError`]; nothing was applied.
+    pub async fn commit(&self, commit: Commit) -> Result<Vec<u64>, CommitError> {
+        let mut client = self.client().await?;
+        match self.try_commit(&mut client, &commit).await {
+            Err(Attempt::Failed(error)) => Err(error),
+            Err(Attempt::Database(error)) => {
+                let entry = &commit.idempotency;
+                match error.code() {
+                    // Another instance committed the same key between our read and our
+                    // insert (the insert waited for it): answer as if we had read it.
+                    Some(&SqlState::UNIQUE_VIOLATION)
+                        if constraint(&error) == Some("idempotency_pkey") =>
+                    {
+                        match read_idempotency(&**client, &entry.workspace_id, &entry.key).await? {
+                            Some(existing) => Err(CommitError::DuplicateKey(existing)),
+                            None => Err(pg(error).into()),
+                        }
+                    }
+                    // Another instance created the same record id first.
+                    Some(&SqlState::UNIQUE_VIOLATION)
+                        if constraint(&error) == Some("records_pkey") =>
+                    {
+                        let actual = self
+                            .current_revision(&client, commit.record.id)
+                            .await?
+                            .unwrap_or(0);
+                        Err(CommitError::Stale { actual })
+                    }
+                    _ => Err(pg(error).into()),
+                }
+            }
+            Ok(ids) => Ok(ids),
+        }
+    }
+
+    async fn current_revision(&self, client: &Object, id: Uuid) -> Result<Option<u64>, StoreError> {
+        let row = client
+            .query_opt("SELECT revision FROM records WHERE id = $1", &[&id])
+            .await
+            .map_err(pg)?;
+        row.map(|row| row.try_get::<_, i64>(0).map(i64::unsigned_abs))
+            .transpose()
+            .map_err(pg)
+    }
+
+    /// The commit's transaction: committed, or rolled back (awaited, so the connection goes
+    /// back to the pool out of any transaction and holding no lock).
+    async fn try_commit(&self, client: &mut Object, commit: &Commit) -> Result<Vec<u64>, Attempt> {
+        let transaction = client.transaction().await?;
+        match self.write(&transaction, commit).await {
+            Ok(ids) => {
+                self.pause_point().await;
+                transaction.commit().await?;
+                Ok(ids)
+            }
+            Err(error) => {
+                let _ = transaction.rollback().await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Everything a commit writes, checks first.
+    async fn write(
+        &self,
+        transaction: &Transaction<'_>,
+        commit: &Commit,
+    ) -> Result<Vec<u64>, Attempt> {
+        let entry = &commit.idempotency;
+        let record = &commit.record;
+        // FOR UPDATE: a concurrent commit of the same record waits here until this one ends,
+        // then reads the revision it left (READ COMMITTED re-reads the locked row), so of two
+        // commits at one revision exactly one passes the check.
+        let locked = transaction
+            .prepare_cached("SELECT revision FROM records WHERE id = $1 FOR UPDATE")
+            .await?;
+        let current: Option<i64> = transaction
+            .query_opt(&locked, &[&record.id])
+            .await?
+            .map(|row| row.try_get(0))
+            .transpose()?;
+        // The key is read after the lock: when the commit that held it used the same key (the
+        // same call, retried through another instance), this reads its entry and the call is
+        // answered as a replay rather than as stale. (A key taken by a commit of another
+        // record is caught by the key's primary key at the insert below.)
+        let existing = read_idempotency(&**transaction, &entry.workspace_id, &entry.key).await?;
+        commit
+            .check(existing, current.map(i64::unsigned_abs))
+            .map_err(Attempt::Failed)?;
+
+        // The counters last: their row locks are what orders the committers of a workspace,
+        // and each is held from here to COMMIT, so the part of a commit that waits on other
+        // commits is as short as it can be. Workspaces in sorted order, so two commits that
+        // touch the same two never wait for each other in a cycle.
+        let mut workspaces: BTreeSet<&str> = commit
+            .events
+            .iter()
+            .map(|e| e.workspace_id.as_str())
+            .collect();
+        if current.is_none() {
+            workspaces.insert(&record.workspace_id);
+        }
+        let counter = transaction
+            .prepare_cached(
+                "INSERT INTO feed_counters AS c (workspace_id, last_event, last_position) \
+                 VALUES ($1, $2, $3) ON CONFLICT (workspace_id) DO UPDATE \
+                 SET last_event = c.last_event + EXCLUDED.last_event, \
+                     last_position = c.last_position + EXCLUDED.last_position \
+                 RETURNING last_event, last_position",
+            )
+            .await?;
+        let mut next_event = std::collections::BTreeMap::new();
+        let mut position = None;
+        for workspace in workspaces {
+            let events = commit
+                .events
+                .iter()
+                .filter(|e| e.workspace_id == workspace)
+                .count();
+            let creates = i64::from(current.is_none() && record.workspace_id == workspace);
+            let events = int(events as u64)?;
+            let row = transaction
+                .query_one(&counter, &[&workspace, &events, &creates])
+                .await?;
+            let last_event: i64 = row.try_get(0)?;
+            let last_position: i64 = row.try_get(1)?;
+            next_event.insert(workspace, last_event - events + 1);
+            if creates == 1 {
+                position = Some(last_position);
+            }
+        }
+
+        let data = serde_json::to_string(&record.data).map_err(json_error)?;
+        let participants = serde_json::to_string(&record.participants).map_err(json_error)?;
+        match position {
+            Some(position) => {
+                let insert = transaction
+                    .prepare_cached(
+                        "INSERT INTO records (id, workspace_id, position, collection_id, namespace, \
+                         version, type_name, kind, revision, data, participants, state, archived, \
+                         created_at, updated_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                    )
+                    .await?;
+                transaction
+                    .execute(
+                        &insert,
+                        &[
+                            &record.id,
+                            &record.workspace_id,
+                            &position,
+                            &record.collection_id,
+                            &record.namespace,
+                            &int(record.version)?,
+                            &record.type_name,
+                            &record.kind.as_str(),
+                            &int(record.revision)?,
+                            &data,
+                            &participants,
+                            &record.state,
+                            &record.archived,
+                            &int(record.created_at)?,
+                            &int(record.updated_at)?,
+                        ],
+                    )
+                    .await?;
+            }
+            None => {
+                let update = transaction
+                    .prepare_cached(
+                        "UPDATE records SET revision = $2, data = $3, participants = $4, \
+                         state = $5, archived = $6, updated_at = $7 WHERE id = $1",
+                    )
+                    .await?;
+                transaction
+                    .execute(
+                        &update,
+                        &[
+                            &record.id,
+                            &int(record.revision)?,
+                            &data,
+                            &participants,
+                            &record.state,
+                            &record.archived,
+                            &int(record.updated_at)?,
+                        ],
+                    )
+                    .await?;
+            }
+        }
+
+        let mut ids = Vec::with_capacity(commit.events.len());
+        let mut columns = EventColumns::default();
+        for event in &commit.events {
+            let next = next_event
+                .get_mut(event.workspace_id.as_str())
+                .ok_or_else(|| StoreError("postgres: event without a counter".into()))?;
+            ids.push(next.unsigned_abs());
+            columns.push(*next, event)?;
+            *next += 1;
+        }
+        if !ids.is_empty() {
+            // One statement for all the events (arrays, unnested), not one round trip each.
+            let insert = transaction
+                .prepare_cached(
+                    "INSERT INTO events (workspace_id, id, event_id, actor, record_id, revision, \
+                     kind, at, payload) SELECT * FROM UNNEST($1::text[], $2::int8[], $3::uuid[], \
+                     $4::text[], $5::uuid[], $6::int8[], $7::text[], $8::text[], $9::text[])",
+                )
+                .await?;
+            let EventColumns {
+                workspace_id,
+                id,
+                event_id,
+                actor,
+                record_id,
+                revision,
+                kind,
+                at,
+                payload,
+            } = &columns;
+            transaction
+                .execute(
+                    &insert,
+                    &[
+                        workspace_id,
+                        id,
+                        event_id,
+                        actor,
+                        record_id,
+                        revision,
+                        kind,
+                        at,
+                        payload,
+                    ],
+                )
+                .await?;
+        }
+
+        let remember = transaction
+            .prepare_cached(
+                "INSERT INTO idempotency (workspace_id, key, fingerprint, result) \
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .await?;
+        transaction
+            .execute(
+                &remember,
+                &[
+                    &entry.workspace_id,
+                    &entry.key,
+                    &entry.fingerprint,
+                    &entry.result,
+                ],
+            )
+            .await?;
+        Ok(ids)
+    }
+
+    /// Test hook: the next commit of this store stops after writing everything, before its
+    /// `COMMIT`, until the returned pause is released (or dropped). Lets a test commit out of
+    /// order on purpose.
+    #[doc(hidden)]
+    pub fn pause_next_commit(&self) -> CommitPause {
+        let (reached_tx, reached) = oneshot::channel();
+        let (release, release_rx) = oneshot::channel();
+        *lock(&self.pause) = Some(PausePoint {
+            reached: reached_tx,
+            release: release_rx,
+        });
+        CommitPause { reached, release }
+    }
+
+    async fn pause_point(&self) {
+        let pause = lock(&self.pause).take();
+        if let Some(PausePoint { reached, release }) = pause {
+            let _ = reached.send(());
+            let _ = release.await;
+        }
+    }
+}
+
+// The trait is the inherent methods, boxed: they are natively async (no blocking work).
+impl RecordStore for PostgresStore {
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
+        Box::pin(PostgresStore::get(self, workspace_id, id))
+    }
+
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a ScanFilter,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
+        Box::pin(PostgresStore::scan(
+            self,
+            workspace_id,
+            filter,
+            after,
+            limit,
+        ))
+    }
+
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
+        Box::pin(PostgresStore::events(
+            self,
+            workspace_id,
+            record,
+            after,
+            limit,
+        ))
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        Box::pin(PostgresStore::idempotency(self, workspace_id, key))
+    }
+
+    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
+        Box::pin(PostgresStore::commit(self, commit))
+    }
+}
+
+struct PausePoint {
+    reached: oneshot::Sender<()>,
+    release: oneshot::Receiver<()>,
+}
+
+/// A commit held before its `COMMIT` (see `PostgresStore::pause_next_commit`).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct CommitPause {
+    reached: oneshot::Receiver<()>,
+    release: oneshot::Sender<()>,
+}
+
+impl CommitPause {
+    /// Waits until the paused commit has written everything and stopped.
+    pub async fn reached(&mut self) {
+        let _ = (&mut self.reached).await;
+    }
+
+    /// Lets the commit go on to its `COMMIT`.
+    pub fn release(self) {
+        let _ = self.release.send(());
+    }
+}
+
+/// The events of a commit as columns, for one multi-row insert.
+#[derive(Default)]
+struct EventColumns {
+    workspace_id: Vec<String>,
+    id: Vec<i64>,
+    event_id: Vec<Uuid>,
+    actor: Vec<String>,
+    record_id: Vec<Uuid>,
+    revision: Vec<i64>,
+    kind: Vec<&'static str>,
+    at: Vec<String>,
+    payload: Vec<String>,
+}
+
+impl EventColumns {
+    fn push(&mut self, id: i64, event: &ChangeEvent) -> Result<(), StoreError> {
+        self.workspace_id.push(event.workspace_id.clone());
+        self.id.push(id);
+        self.event_id.push(event.event_id);
+        self.actor
+            .push(serde_json::to_string(&event.actor).map_err(json_error)?);
+        self.record_id.push(event.record_id);
+        self.revision.push(int(event.revision)?);
+        self.kind.push(event.kind.as_str());
+        self.at.push(event.at.clone());
+        self.payload.push(event.payload.to_string());
+        Ok(())
+    }
+}
+
+/// How a commit's transaction ended without committing.
+enum Attempt {
+    /// Refused by the checks (or a value this store cannot hold).
+    Failed(CommitError),
+    /// The database refused a statement; some refusals are a concurrent commit's doing.
+    Database(tokio_postgres::Error),
+}
+
+impl From<tokio_postgres::Error> for Attempt {
+    fn from(error: tokio_postgres::Error) -> Self {
+        Attempt::Database(error)
+    }
+}
+
+impl From<StoreError> for Attempt {
+    fn from(error: StoreError) -> Self {
+        Attempt::Failed(error.into())
+    }
+}
+
+fn constraint(error: &tokio_postgres::Error) -> Option<&str> {
+    error.as_db_error().and_then(|e| e.constraint())
+}
+
+async fn checkout(pool: &Pool) -> Result<Object, StoreError> {
+    pool.get()
+        .await
+        .map_err(|e| StoreError(format!("postgres: {e}")))
+}
+
+/// Brings the connection's current schema up to date; returns the versions applied.
+///
+/// One transaction under a transaction-level advisory lock: a second instance opening the same
+/// schema waits on the lock, then finds every migration recorded. DDL is transactional in
+/// PostgreSQL, so a failed migration leaves nothing behind, and the lock is released by the
+/// commit (or by the connection dropping), never left held.
+async fn migrate(client: &mut Object) -> Result<Vec<i32>, StoreError> {
+    let transaction = client.transaction().await.map_err(pg)?;
+    match apply_migrations(&transaction).await {
+        Ok(applied) => {
+            transaction.commit().await.map_err(pg)?;
+            Ok(applied)
+        }
+        Err(error) => {
+            let _ = transaction.rollback().await;
+            Err(error)
+        }
+    }
+}
+
+async fn apply_migrations(transaction: &Transaction<'_>) -> Result<Vec<i32>, StoreError> {
+    let schema: Option<String> = transaction
+        .query_one("SELECT current_schema()", &[])
+        .await
+        .map_err(pg)?
+        .try_get(0)
+        .map_err(pg)?;
+    let Some(schema) = schema else {
+        return Err(StoreError(
+            "postgres: no schema to create the tables in (the search_path names none that exists)"
+                .into(),
+        ));
+    };
+    transaction
+        .execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&MIGRATION_LOCK, &schema],
+        )
+        .await
+        .map_err(pg)?;
+    transaction
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS rcip_migrations (\
+                 version INTEGER PRIMARY KEY, \
+                 name TEXT NOT NULL, \
+                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+        )
+        .await
+        .map_err(pg)?;
+    let rows = transaction
+        .query(
+            "SELECT version, name FROM rcip_migrations ORDER BY version",
+            &[],
+        )
+        .await
+        .map_err(pg)?;
+    let mut applied = Vec::with_capacity(rows.len());
+    for row in rows {
+        let version: i32 = row.try_get(0).map_err(pg)?;
+        let name: String = row.try_get(1).map_err(pg)?;
+        applied.push((version, name));
+    }
+    for (version, name) in &applied {
+        match MIGRATIONS.iter().find(|(v, _, _)| v == version) {
+            Some((_, known, _)) if known == name => {}
+            Some((_, known, _)) => {
+                return Err(StoreError(format!(
+                    "postgres: schema {schema:?} has migration {version} {name:?}, this build \
+                     calls it {known:?}"
+                )));
+            }
+            None => {
+                return Err(StoreError(format!(
+                    "postgres: schema {schema:?} is at migration {version} {name:?}, newer than \
+                     this build (at most {}): upgrade this instance",
+                    PostgresStore::schema_version()
+                )));
+            }
+        }
+    }
+    let mut done = Vec::new();
+    for (version, name, sql) in MIGRATIONS {
+        if applied.iter().any(|(v, _)| v == version) {
+            continue;
+        }
+        transaction.batch_execute(sql).await.map_err(|e| {
+            StoreError(format!(
+                "postgres: migration {version} {name:?} failed: {}",
+                pg(e)
+            ))
+        })?;
+        transaction
+            .execute(
+                "INSERT INTO rcip_migrations (version, name) VALUES ($1, $2)",
+                &[version, name],
+            )
+            .await
+            .map_err(pg)?;
+        done.push(*version);
+    }
+    Ok(done)
+}
+
+async fn read_idempotency(
+    client: &impl GenericClient,
+    workspace_id: &str,
+    key: &str,
+) -> Result<Option<IdempotencyEntry>, StoreError> {
+    let row = client
+        .query_opt(
+            "SELECT fingerprint, result FROM idempotency WHERE workspace_id = $1 AND key = $2",
+            &[&workspace_id, &key],
+        )
+        .await
+        .map_err(pg)?;
+    row.map(|row| {
+        Ok(IdempotencyEntry {
+            workspace_id: workspace_id.to_owned(),
+            key: key.to_owned(),
+            fingerprint: row.try_get(0).map_err(pg)?,
+            result: row.try_get(1).map_err(pg)?,
+        })
+    })
+    .transpose()
+}
+
+fn pg(error: tokio_postgres::Error) -> StoreError {
+    StoreError(format!("postgres: {error}"))
+}
+
+fn json_error(error: serde_json::Error) -> StoreError {
+    StoreError(format!("JSON: {error}"))
+}
+
+/// PostgreSQL integers are signed: values beyond `i64::MAX` are refused rather than wrapped.
+fn int(value: u64) -> Result<i64, StoreError> {
+    i64::try_from(value)
+        .map_err(|_| StoreError(format!("{value} does not fit PostgreSQL's bigint")))
+}
+
+fn limit_param(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// A row of `records` (columns in `RECORD_COLUMNS` order) as its position and record.
+fn record_row(row: &Row) -> Result<(u64, Record), StoreError> {
+    let position: i64 = row.try_get(0).map_err(pg)?;
+    let kind: &str = row.try_get(7).map_err(pg)?;
+    let data: &str = row.try_get(9).map_err(pg)?;
+    let participants: &str = row.try_get(10).map_err(pg)?;
+    let unsigned = |index: usize| {
+        row.try_get::<_, i64>(index)
+            .map(i64::unsigned_abs)
+            .map_err(pg)
+    };
+    let record = Record {
+        id: row.try_get(1).map_err(pg)?,
+        workspace_id: row.try_get(2).map_err(pg)?,
+        collection_id: row.try_get(3).map_err(pg)?,
+        namespace: row.try_get(4).map_err(pg)?,
+        version: unsigned(5)?,
+        type_name: row.try_get(6).map_err(pg)?,
+        kind: match kind {
+            "entity" => Kind::Entity,
+            "relationship" => Kind::Relationship,
+            other => return Err(StoreError(format!("bad record kind {other:?}"))),
+        },
+        revision: unsigned(8)?,
+        data: serde_json::from_str(data).map_err(json_error)?,
+        participants: serde_json::from_str(participants).map_err(json_error)?,
+        state: row.try_get(11).map_err(pg)?,
+        archived: row.try_get(12).map_err(pg)?,
+        created_at: unsigned(13)?,
+        updated_at: unsigned(14)?,
+    };
+    Ok((position.unsigned_abs(), record))
+}
+
+/// A row of `events` (columns in `EVENT_COLUMNS` order).
+fn event_row(row: &Row) -> Result<ChangeEvent, StoreError> {
+    let id: i64 = row.try_get(0).map_err(pg)?;
+    let actor: &str = row.try_get(3).map_err(pg)?;
+    let revision: i64 = row.try_get(5).map_err(pg)?;
+    let kind: &str = row.try_get(6).map_err(pg)?;
+    let payload: &str = row.try_get(8).map_err(pg)?;
+    Ok(ChangeEvent {
+        id: id.unsigned_abs(),
+        event_id: row.try_get(1).map_err(pg)?,
+        workspace_id: row.try_get(2).map_err(pg)?,
+        actor: serde_json::from_str::<Actor>(actor).map_err(json_error)?,
+        record_id: row.try_get(4).map_err(pg)?,
+        revision: revision.unsigned_abs(),
+        kind: EventKind::parse(kind)
+            .ok_or_else(|| StoreError(format!("bad event kind {kind:?}")))?,
+        at: row.try_get(7).map_err(pg)?,
+        payload: serde_json::from_str(payload).map_err(json_error)?,
+    })
+}
