@@ -135,8 +135,6 @@ mod engine;
 mod error;
 #[cfg(feature = "engine")]
 mod memory;
-#[cfg(feature = "postgres")]
-mod postgres;
 #[cfg(feature = "engine")]
 mod memory_directory;
 #[cfg(feature = "engine")]
@@ -149,6 +147,8 @@ mod platform_authority;
 mod platform_bind;
 #[cfg(feature = "engine")]
 mod platform_error;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "engine")]
 mod principal;
 #[cfg(feature = "engine")]

@@ -7,7 +7,7 @@
 //! installed packages). Several versions of one namespace are normal.
 
 use rcip_core::ValidationIssue;
-use rcip_core::jcs::{canonical_json, digest_of_canonical};
+use rcip_core::jcs::canonical_json;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -22,7 +22,8 @@ use super::validate::{MAX_PACKAGE_BYTES, validate_package};
 pub struct CheckedPackage {
     /// The package, parsed.
     pub package: Package,
-    /// `sha256:` + base64url of the SHA-256 of the RFC 8785 canonical package.
+    /// [`Package::digest`]: `sha256:` + base64url of the SHA-256 of the RFC 8785 canonical
+    /// normalized package.
     pub digest: String,
 }
 
@@ -40,26 +41,32 @@ impl CheckedPackage {
     }
 }
 
-/// The content identity of a package: `sha256:` + unpadded base64url of the SHA-256 of its
-/// RFC 8785 canonical form. Key order and whitespace do not change it; any other change
-/// does.
+/// The content identity of a package given as JSON: [`Package::digest`] of the package it
+/// validates to (`sha256:` + unpadded base64url of the SHA-256 of the RFC 8785 canonical
+/// form of the normalized package, every schema default written out). Key order, whitespace
+/// and defaults left implicit do not change it; any other change does. The engine and the
+/// directory pin versions by this one identity.
 ///
 /// ```
 /// use rcip_relationship::package_digest;
 /// use serde_json::json;
-/// let a = package_digest(&json!({"a": 1, "b": [true]})).unwrap();
-/// let b = package_digest(&json!({"b": [true], "a": 1.0})).unwrap();
-/// assert_eq!(a, b);
-/// assert!(a.starts_with("sha256:"));
-/// assert_ne!(a, package_digest(&json!({"a": 2, "b": [true]})).unwrap());
+/// let note = |max: Option<u64>| {
+///     let mut text = json!({"type": "string"});
+///     if let Some(max) = max { text["maxLength"] = json!(max); }
+///     json!({"protocol": "relationship/v1", "namespace": "notes", "version": 1,
+///         "types": {"note": {"kind": "entity", "schema": {"type": "object",
+///         "properties": {"text": text}, "required": ["text"], "additionalProperties": false}}}})
+/// };
+/// // The default bound written out is the same program.
+/// assert_eq!(package_digest(&note(None)).unwrap(), package_digest(&note(Some(4000))).unwrap());
+/// assert_ne!(package_digest(&note(None)).unwrap(), package_digest(&note(Some(10))).unwrap());
 /// ```
 ///
 /// # Errors
 ///
-/// 422 `PROGRAM_INVALID` (`PACKAGE_TOO_DEEP`) for a value nested past the canonical form's
-/// bound.
+/// 422 `PROGRAM_INVALID`, as [`check_package`].
 pub fn package_digest(package: &Value) -> Result<String, PlatformError> {
-    canonical(package).map(|text| digest_of_canonical(&text))
+    check_package(package).map(|checked| checked.digest)
 }
 
 fn canonical(package: &Value) -> Result<String, PlatformError> {
@@ -107,10 +114,9 @@ pub fn check_package(package: &Value) -> Result<CheckedPackage, PlatformError> {
         )]));
     }
     let package = validate_package(package).map_err(|error| program_invalid(issues(&error)))?;
-    Ok(CheckedPackage {
-        package,
-        digest: digest_of_canonical(&text),
-    })
+    // One identity with the engine's: the normalized package's, not the text as given.
+    let digest = package.digest();
+    Ok(CheckedPackage { package, digest })
 }
 
 fn issues(error: &PackageError) -> Vec<ValidationIssue> {

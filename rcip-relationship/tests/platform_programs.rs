@@ -3,7 +3,6 @@
 #![allow(clippy::unwrap_used)]
 
 use rcip_relationship::rcip_core::ValidationIssue;
-use rcip_relationship::rcip_core::jcs::{canonical_json, digest_of_canonical};
 use rcip_relationship::{
     Activation, Applied, DirectoryChange, DirectoryError, DirectoryStore, EXAMPLE_PACKAGES,
     MAX_PACKAGE_BYTES, MAX_PACKAGE_DEPTH, MemoryDirectory, PlatformError, ProgramVersion,
@@ -28,8 +27,8 @@ fn a_valid_package_is_checked_with_its_digest() {
     let package = polls();
     let checked = check_package(&package).unwrap();
     assert_eq!((checked.namespace(), checked.version()), ("polls", 1));
-    let canonical = canonical_json(&package).unwrap();
-    assert_eq!(checked.digest, digest_of_canonical(&canonical));
+    // The engine's identity: the normalized package's.
+    assert_eq!(checked.digest, checked.package.digest());
     assert_eq!(package_digest(&package).unwrap(), checked.digest);
     // Key order and whitespace are not content.
     let reordered: Value =
