@@ -939,7 +939,7 @@ impl<S: RecordStore> Engine<S> {
             Begun::Fresh(mutation) => mutation,
         };
         let (record_id, expected) = args.target();
-        let record = self
+        let record = match self
             .writable(
                 caller,
                 &mutation.workspace_id,
@@ -947,7 +947,21 @@ impl<S: RecordStore> Engine<S> {
                 operation,
                 expected,
             )
-            .await?;
+            .await
+        {
+            Ok(record) => record,
+            // The same call, under the same key, may have changed the record between the key's
+            // lookup and this read (another instance, or a concurrent retry): its idempotency
+            // entry commits with the change, so a second look finds it and the call is its
+            // replay, not a conflict.
+            Err(error @ (RecordError::StaleRevision { .. } | RecordError::Archived)) => {
+                return match self.begin(caller, operation, args).await? {
+                    Begun::Replay(result) => Ok(Changing::Replay(result)),
+                    Begun::Fresh(_) => Err(error),
+                };
+            }
+            Err(error) => return Err(error),
+        };
         Ok(Changing::Fresh(mutation, record))
     }
 
