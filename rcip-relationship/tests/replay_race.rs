@@ -109,16 +109,15 @@ fn engines() -> (Engine<Interleave>, Arc<Engine<Arc<MemoryStore>>>, Caller) {
     (here, there, Caller::human(Actor::new("ada")))
 }
 
+async fn a_note(there: &Engine<Arc<MemoryStore>>, ada: &Caller) -> rcip_relationship::RecordView {
+    let note = CreateRecord::new("w", "c", "notes", "note", [("text", json!("a"))], "n1");
+    there.create(ada, note).await.unwrap()
+}
+
 #[tokio::test]
 async fn an_update_finished_elsewhere_meanwhile_is_replayed() {
     let (here, there, ada) = engines();
-    let note = there
-        .create(
-            &ada,
-            CreateRecord::new("w", "c", "notes", "note", [("text", json!("a"))], "n1"),
-        )
-        .await
-        .unwrap();
+    let note = a_note(&there, &ada).await;
     let update = UpdateRecord::new("w", note.id, 1, "u1").with_set("text", json!("b"));
     let (elsewhere, args, caller) = (Arc::clone(&there), update.clone(), ada.clone());
     *here.store().hook.lock().unwrap() = Some(HookCell(Box::pin(async move {
@@ -135,13 +134,7 @@ async fn an_update_finished_elsewhere_meanwhile_is_replayed() {
 #[tokio::test]
 async fn a_command_executed_elsewhere_meanwhile_is_replayed() {
     let (here, there, ada) = engines();
-    let note = there
-        .create(
-            &ada,
-            CreateRecord::new("w", "c", "notes", "note", [("text", json!("a"))], "n1"),
-        )
-        .await
-        .unwrap();
+    let note = a_note(&there, &ada).await;
     let finish = rcip_relationship::ExecuteCommand::new("w", note.id, "finish", 1, "f1");
     let (elsewhere, args, caller) = (Arc::clone(&there), finish.clone(), ada.clone());
     *here.store().hook.lock().unwrap() = Some(HookCell(Box::pin(async move {
