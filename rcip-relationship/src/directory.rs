@@ -440,6 +440,56 @@ impl DirectoryError {
     }
 }
 
+impl DirectoryChange {
+    /// The check every store makes before anything else: an idempotency entry belongs to
+    /// the change's workspace (an installed activation takes none).
+    pub(crate) fn check_entry(
+        &self,
+        entry: Option<&IdempotencyEntry>,
+    ) -> Result<(), DirectoryError> {
+        match entry {
+            Some(entry) if self.workspace_id() != Some(entry.workspace_id.as_str()) => {
+                Err(DirectoryError::Invalid(
+                    "the idempotency entry belongs to another workspace".to_owned(),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The refusals every store words the same way.
+pub(crate) mod refusal {
+    use super::{DirectoryError, Member};
+
+    /// An inconsistent member ([`Member::is_consistent`]).
+    pub(crate) fn check_member(member: &Member) -> Result<(), DirectoryError> {
+        if member.is_consistent() {
+            return Ok(());
+        }
+        Err(DirectoryError::Invalid(format!(
+            "a {} member cannot have role {}{}",
+            member.kind.as_str(),
+            member.role.as_str(),
+            if member.scopes.is_empty() {
+                ""
+            } else {
+                " and scopes"
+            }
+        )))
+    }
+
+    /// A new collection's grant to a principal who is not a member.
+    pub(crate) fn grant_to_stranger(principal_id: &str) -> DirectoryError {
+        DirectoryError::Invalid(format!("grant to {principal_id:?}, who is not a member"))
+    }
+
+    /// A draft id used twice.
+    pub(crate) fn draft_exists(draft_id: uuid::Uuid) -> DirectoryError {
+        DirectoryError::Invalid(format!("draft {draft_id} already exists"))
+    }
+}
+
 /// Where the directory lives. Every rule that needs atomicity (a key used once, an id taken
 /// once, the last owner kept, a version pinned to one content) is the store's, inside
 /// [`apply`](Self::apply); every other rule is the platform's, so every store behaves the

@@ -129,6 +129,8 @@ mod cursor;
 mod directory;
 #[cfg(feature = "engine")]
 mod directory_programs;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod directory_rows;
 #[cfg(feature = "engine")]
 mod engine;
 #[cfg(feature = "engine")]

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::directory::{
     Applied, Collection, DirectoryChange, DirectoryError, DirectoryFuture, DirectoryStore, Grant,
-    Member, MemberRole, ProgramDraft, ProgramVersion, Workspace, WorkspaceAccess,
+    Member, MemberRole, ProgramDraft, ProgramVersion, Workspace, WorkspaceAccess, refusal,
 };
 use super::programs::{Activation, activation};
 use super::store::{IdempotencyEntry, StoreError};
@@ -90,18 +90,7 @@ impl Inner {
                 workspace_id,
                 member,
             } => {
-                if !member.is_consistent() {
-                    return Err(DirectoryError::Invalid(format!(
-                        "a {} member cannot have role {}{}",
-                        member.kind.as_str(),
-                        member.role.as_str(),
-                        if member.scopes.is_empty() {
-                            ""
-                        } else {
-                            " and scopes"
-                        }
-                    )));
-                }
+                refusal::check_member(&member)?;
                 let space = self.space(&workspace_id)?;
                 if let Some(existing) = space.members.get(&member.principal_id) {
                     if existing.kind != member.kind {
@@ -144,10 +133,7 @@ impl Inner {
                     .iter()
                     .find(|g| !space.members.contains_key(&g.principal_id))
                 {
-                    return Err(DirectoryError::Invalid(format!(
-                        "grant to {:?}, who is not a member",
-                        grant.principal_id
-                    )));
+                    return Err(refusal::grant_to_stranger(&grant.principal_id));
                 }
                 let mut collection = collection;
                 collection
@@ -190,10 +176,7 @@ impl Inner {
             DirectoryChange::SaveDraft { draft } => {
                 let space = self.space(&draft.workspace_id)?;
                 if space.drafts.iter().any(|d| d.draft_id == draft.draft_id) {
-                    return Err(DirectoryError::Invalid(format!(
-                        "draft {} already exists",
-                        draft.draft_id
-                    )));
+                    return Err(refusal::draft_exists(draft.draft_id));
                 }
                 space.drafts.push(draft);
             }
@@ -218,15 +201,18 @@ impl Inner {
                     digest,
                 )?
             }
-            // An installed version is seen by every workspace: it may conflict with any.
-            None => activation(
-                self.installed
-                    .iter()
-                    .chain(self.workspaces.values().flat_map(|s| &s.versions)),
-                namespace,
-                number,
-                digest,
-            )?,
+            // An installed version is seen by every workspace: it may conflict with any. The
+            // same content active in a workspace is no conflict, and still to be installed
+            // (the other workspaces do not see it yet).
+            None => {
+                activation(
+                    self.workspaces.values().flat_map(|s| &s.versions),
+                    namespace,
+                    number,
+                    digest,
+                )?;
+                activation(&self.installed, namespace, number, digest)?
+            }
         };
         if outcome == Activation::AlreadyActive {
             return Ok(Applied::Unchanged);
@@ -269,9 +255,20 @@ fn put_grant(grants: &mut Vec<Grant>, grant: Grant) {
     }
 }
 
-fn by_version(versions: &mut [ProgramVersion]) {
-    versions
-        .sort_by(|a, b| (a.namespace.as_str(), a.version).cmp(&(b.namespace.as_str(), b.version)));
+/// In (namespace, version) order, installed before a workspace's own; a version both
+/// installed and active in the workspace (one content: activation sees to it) listed once,
+/// as installed.
+pub(crate) fn by_version(versions: &mut Vec<ProgramVersion>) {
+    versions.sort_by(|a, b| {
+        (a.namespace.as_str(), a.version, a.workspace_id.is_some()).cmp(&(
+            b.namespace.as_str(),
+            b.version,
+            b.workspace_id.is_some(),
+        ))
+    });
+    versions.dedup_by(|later, first| {
+        later.namespace == first.namespace && later.version == first.version
+    });
 }
 
 impl DirectoryStore for MemoryDirectory {
@@ -308,11 +305,7 @@ impl DirectoryStore for MemoryDirectory {
             let Some(entry) = idempotency else {
                 return inner.change(change);
             };
-            if change.workspace_id() != Some(entry.workspace_id.as_str()) {
-                return Err(DirectoryError::Invalid(
-                    "the idempotency entry belongs to another workspace".to_owned(),
-                ));
-            }
+            change.check_entry(Some(&entry))?;
             let slot = (entry.workspace_id.clone(), entry.key.clone());
             if let Some(stored) = inner.idempotency.get(&slot) {
                 return if stored.fingerprint == entry.fingerprint {

@@ -401,8 +401,8 @@ async fn migrations_are_recorded_and_a_newer_schema_is_refused() {
         return;
     };
     let first = schema.open().await;
-    assert_eq!(first.migrated(), [1]);
-    assert_eq!(PostgresStore::schema_version(), 1);
+    assert_eq!(first.migrated(), [1, 2]);
+    assert_eq!(PostgresStore::schema_version(), 2);
     let again = schema.open().await;
     assert!(again.migrated().is_empty(), "already current");
     let client = schema.client().await;
@@ -414,7 +414,10 @@ async fn migrations_are_recorded_and_a_newer_schema_is_refused() {
         .await
         .unwrap();
     let recorded: Vec<(i32, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-    assert_eq!(recorded, [(1, "initial".to_owned())]);
+    assert_eq!(
+        recorded,
+        [(1, "initial".to_owned()), (2, "directory".to_owned())]
+    );
 
     // A schema some newer build migrated further: this one refuses to run on it.
     client

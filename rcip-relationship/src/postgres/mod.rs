@@ -16,6 +16,8 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{GenericClient, NoTls, Row};
 use uuid::Uuid;
 
+mod directory;
+
 use super::record::{Actor, Record};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
@@ -26,8 +28,14 @@ use rcip_runtime::__private::shared::{lock, random_128};
 
 /// The schema's versions, in order: `(version, name, SQL)`. Each is applied once per schema,
 /// in its own place in one transaction, and recorded in `rcip_migrations`.
-const MIGRATIONS: &[(i32, &str, &str)] =
-    &[(1, "initial", include_str!("migrations/0001_initial.sql"))];
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (1, "initial", include_str!("migrations/0001_initial.sql")),
+    (
+        2,
+        "directory",
+        include_str!("migrations/0002_directory.sql"),
+    ),
+];
 
 /// The advisory lock class of migrations (the second key is the schema's hash), so two
 /// instances opening one schema at once apply its migrations once, and other schemas of the
@@ -44,7 +52,9 @@ const EVENT_COLUMNS: &str =
     "id, event_id, workspace_id, actor, record_id, revision, kind, at, payload";
 
 /// Records, events, idempotency entries and secrets in PostgreSQL, for several instances of a
-/// service on one database.
+/// service on one database; also the platform's directory ([`DirectoryStore`](crate::DirectoryStore):
+/// workspaces, members, collections, drafts and program versions, with idempotency keys of
+/// their own), so one database holds a whole deployment.
 ///
 /// [`open`](Self::open) applies the schema's migrations (under an advisory lock, so instances
 /// starting together do not race). A commit is one transaction: the record, its events and its
@@ -844,9 +854,21 @@ async fn read_idempotency(
     workspace_id: &str,
     key: &str,
 ) -> Result<Option<IdempotencyEntry>, StoreError> {
+    read_idempotency_in(client, "idempotency", workspace_id, key).await
+}
+
+/// The entry for `key` in `table` (the records' `idempotency` or `directory_idempotency`).
+async fn read_idempotency_in(
+    client: &impl GenericClient,
+    table: &'static str,
+    workspace_id: &str,
+    key: &str,
+) -> Result<Option<IdempotencyEntry>, StoreError> {
     let row = client
         .query_opt(
-            "SELECT fingerprint, result FROM idempotency WHERE workspace_id = $1 AND key = $2",
+            &format!(
+                "SELECT fingerprint, result FROM {table} WHERE workspace_id = $1 AND key = $2"
+            ),
             &[&workspace_id, &key],
         )
         .await

@@ -672,11 +672,40 @@ pub async fn installed_versions_are_seen_by_every_workspace<S: DirectoryStore>(s
             version: 1
         }
     );
-    // The same content as the workspace's is fine.
-    store
-        .apply(activate(version(None, "polls", 2, "sha256:p2")), None)
-        .await
-        .unwrap();
+    // The same content as the workspace's is fine, and installs it: every workspace sees
+    // it, and the one that had it lists it once, as installed.
+    assert_eq!(
+        store
+            .apply(activate(version(None, "polls", 2, "sha256:p2")), None)
+            .await
+            .unwrap(),
+        Applied::Applied
+    );
+    assert_eq!(
+        listed(store.program_versions("other", None).await.unwrap()),
+        [("hiring".to_owned(), 1), ("polls".to_owned(), 2)]
+    );
+    let acme = store.program_versions("acme", Some("polls")).await.unwrap();
+    assert_eq!(
+        acme.iter()
+            .map(|v| (v.version, v.workspace_id.as_deref()))
+            .collect::<Vec<_>>(),
+        [(1, Some("acme")), (2, None)]
+    );
+    assert_eq!(
+        store
+            .program("acme", "polls", 2)
+            .await
+            .unwrap()
+            .unwrap()
+            .workspace_id,
+        None
+    );
+    // Installed versions are what a workspace that cannot exist (the empty id) sees.
+    assert_eq!(
+        listed(store.program_versions("", None).await.unwrap()),
+        [("hiring".to_owned(), 1), ("polls".to_owned(), 2)]
+    );
 }
 
 pub async fn secrets_are_created_once<S: DirectoryStore>(store: S) {
