@@ -4,9 +4,57 @@
 
 use serde_json::Value;
 
-use super::directory::{Access, MemberRole, Visibility};
+use super::directory::{
+    Access, Applied, DirectoryError, Member, MemberRole, ProgramVersion, Visibility,
+};
 use super::principal::{PrincipalKind, ScopeSet};
+use super::programs::{Activation, activation};
 use super::store::StoreError;
+
+/// Whether `member` may replace `existing` (a kind never changes; the last of `owners`
+/// owners stays one).
+pub(crate) fn check_replace(
+    existing: &Member,
+    member: &Member,
+    owners: u64,
+) -> Result<(), DirectoryError> {
+    if existing.kind != member.kind {
+        return Err(DirectoryError::MemberKindConflict(
+            member.principal_id.clone(),
+        ));
+    }
+    if existing.role == MemberRole::Owner && member.role != MemberRole::Owner && owners == 1 {
+        return Err(DirectoryError::LastOwner);
+    }
+    Ok(())
+}
+
+/// Whether `existing` may go, with `owners` owners in its workspace.
+pub(crate) fn check_removal(existing: &Member, owners: u64) -> Result<(), DirectoryError> {
+    if existing.role == MemberRole::Owner && owners == 1 {
+        return Err(DirectoryError::LastOwner);
+    }
+    Ok(())
+}
+
+/// The activation rule over what a store read: `existing`, every stored activation of the
+/// version's `namespace/version` that it may conflict with (a workspace's: its own and the
+/// installed; an installed one's: all). `Unchanged` when it is already active where it would
+/// go (installed: among the installed); otherwise it is to be stored.
+pub(crate) fn check_activation(
+    existing: &[ProgramVersion],
+    version: &ProgramVersion,
+) -> Result<Option<Applied>, DirectoryError> {
+    let (namespace, number, digest) = (&version.namespace, version.version, &version.digest);
+    activation(existing, namespace, number, digest)?;
+    let here = existing
+        .iter()
+        .filter(|v| version.workspace_id.is_some() || v.workspace_id.is_none());
+    Ok(
+        (activation(here, namespace, number, digest)? == Activation::AlreadyActive)
+            .then_some(Applied::Unchanged),
+    )
+}
 
 pub(crate) fn parse_kind(text: &str) -> Result<PrincipalKind, StoreError> {
     match text {

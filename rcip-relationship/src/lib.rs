@@ -161,6 +161,8 @@ mod record;
 mod registry;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_directory;
 #[cfg(feature = "engine")]
 mod store;
 #[cfg(feature = "engine")]

@@ -15,7 +15,9 @@ use super::store::{
 use crate::Kind;
 use rcip_runtime::__private::shared::lock;
 
-/// Records, events and idempotency entries in SQLite (bundled with the crate).
+/// Records, events and idempotency entries in SQLite (bundled with the crate); also the
+/// platform's directory ([`DirectoryStore`](crate::DirectoryStore), in tables of the same
+/// file, with idempotency keys of its own).
 ///
 /// A commit is one `IMMEDIATE` transaction: the record, its events and its idempotency entry
 /// are written together or not at all, and a process that reopens the file sees every commit
@@ -100,13 +102,16 @@ impl SqliteStore {
             .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
             .map_err(sql)?;
         connection.execute_batch(SCHEMA).map_err(sql)?;
+        connection
+            .execute_batch(super::sqlite_directory::DIRECTORY_SCHEMA)
+            .map_err(sql)?;
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
         })
     }
 }
 
-fn sql(error: rusqlite::Error) -> StoreError {
+pub(crate) fn sql(error: rusqlite::Error) -> StoreError {
     StoreError(format!("sqlite: {error}"))
 }
 
@@ -200,7 +205,7 @@ fn read_idempotency(
 }
 
 /// SQLite integers are signed: values beyond `i64::MAX` are refused rather than wrapped.
-fn int(value: u64) -> Result<i64, StoreError> {
+pub(crate) fn int(value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| StoreError(format!("{value} does not fit SQLite's integers")))
 }
 
@@ -208,7 +213,7 @@ impl SqliteStore {
     /// Runs `work` on the connection on Tokio's blocking pool, so that SQLite's I/O and
     /// locking never hold an executor thread. Outside a Tokio runtime it runs at once on the
     /// caller's thread (the future is then already resolved).
-    fn run<T, E>(
+    pub(crate) fn run<T, E>(
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, E> + Send + 'static,
     ) -> StoreFuture<'static, Result<T, E>>

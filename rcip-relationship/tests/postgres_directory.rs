@@ -17,13 +17,16 @@ use rcip_relationship::{
 };
 use serde_json::json;
 
-directory_conformance!(
-    postgres,
-    match crate::postgres_support::SchemaStore::create().await {
-        Some(store) => store,
-        None => return,
+// A schema per test, dropped after the store; skipped (one line) without the variable.
+directory_conformance!(postgres, {
+    let Some(schema) = crate::postgres_support::TestSchema::create().await else {
+        return;
+    };
+    crate::directory_conformance::Kept {
+        store: schema.open().await,
+        guard: schema,
     }
-);
+});
 
 fn demote(principal: &str) -> DirectoryChange {
     DirectoryChange::PutMember {

@@ -19,11 +19,10 @@ use crate::directory::{
     Member, MemberRole, ProgramDraft, ProgramVersion, Workspace, WorkspaceAccess, refusal,
 };
 use crate::directory_rows::{
-    access_str, parse_access, parse_kind, parse_package, parse_role, parse_scopes,
-    parse_visibility, scopes_text, visibility_str,
+    access_str, check_activation, check_removal, check_replace, parse_access, parse_kind,
+    parse_package, parse_role, parse_scopes, parse_visibility, scopes_text, visibility_str,
 };
 use crate::memory_directory::by_version;
-use crate::programs::{Activation, activation};
 use crate::store::{IdempotencyEntry, StoreError};
 
 /// The advisory lock class of activations (the second key hashes schema, namespace and
@@ -295,15 +294,11 @@ async fn change_in(
             if let Some(existing) =
                 member_of(transaction, &workspace_id, &member.principal_id).await?
             {
-                if existing.kind != member.kind {
-                    return Err(DirectoryError::MemberKindConflict(member.principal_id));
-                }
-                if existing.role == MemberRole::Owner
-                    && member.role != MemberRole::Owner
-                    && owners(transaction, &workspace_id).await? == 1
-                {
-                    return Err(DirectoryError::LastOwner);
-                }
+                check_replace(
+                    &existing,
+                    &member,
+                    owners(transaction, &workspace_id).await?,
+                )?;
             }
             put_member(transaction, &workspace_id, &member).await?;
         }
@@ -315,9 +310,7 @@ async fn change_in(
             let member = member_of(transaction, &workspace_id, &principal_id)
                 .await?
                 .ok_or(DirectoryError::MemberNotFound)?;
-            if member.role == MemberRole::Owner && owners(transaction, &workspace_id).await? == 1 {
-                return Err(DirectoryError::LastOwner);
-            }
+            check_removal(&member, owners(transaction, &workspace_id).await?)?;
             // Its grants go with it (the foreign key cascades).
             execute(
                 transaction,
@@ -472,14 +465,8 @@ async fn activate(
         .iter()
         .map(version_row)
         .collect::<Result<Vec<_>, _>>()?;
-    let (namespace, digest) = (&version.namespace, &version.digest);
-    activation(&existing, namespace, version.version, digest)?;
-    // Already active where this activation would put it (installed: among the installed).
-    let here = existing
-        .iter()
-        .filter(|v| version.workspace_id.is_some() || v.workspace_id.is_none());
-    if activation(here, namespace, version.version, digest)? == Activation::AlreadyActive {
-        return Ok(Applied::Unchanged);
+    if let Some(unchanged) = check_activation(&existing, &version)? {
+        return Ok(unchanged);
     }
     execute(
         transaction,
@@ -488,9 +475,9 @@ async fn activate(
         ),
         &[
             &version.workspace_id,
-            namespace,
+            &version.namespace,
             &number,
-            digest,
+            &version.digest,
             &version.package.to_string(),
             &int(version.activated_at)?,
             &version.activated_by,
@@ -541,15 +528,16 @@ async fn member_of(
         .transpose()
 }
 
-async fn owners(transaction: &Transaction<'_>, workspace_id: &str) -> Result<i64, StoreError> {
-    transaction
+async fn owners(transaction: &Transaction<'_>, workspace_id: &str) -> Result<u64, StoreError> {
+    let count: i64 = transaction
         .query_one(
             "SELECT count(*) FROM members WHERE workspace_id = $1 AND role = 'owner'",
             &[&workspace_id],
         )
         .await
         .and_then(|row| row.try_get(0))
-        .map_err(pg)
+        .map_err(pg)?;
+    Ok(count.unsigned_abs())
 }
 
 async fn put_member(

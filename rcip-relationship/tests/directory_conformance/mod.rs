@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use rcip_relationship::{
-    Access, Applied, Collection, DelegatedScope, DirectoryChange, DirectoryError, DirectoryStore,
-    Grant, IdempotencyEntry, Member, MemberRole, ProgramDraft, ProgramVersion, Visibility,
-    Workspace,
+    Access, Applied, Collection, DelegatedScope, DirectoryChange, DirectoryError, DirectoryFuture,
+    DirectoryStore, Grant, IdempotencyEntry, Member, MemberRole, ProgramDraft, ProgramVersion,
+    StoreError, Visibility, Workspace, WorkspaceAccess,
 };
 use serde_json::json;
 use uuid::Uuid;
@@ -827,4 +827,81 @@ macro_rules! directory_conformance {
             }
         )*
     };
+}
+
+/// A store kept with what must outlive it (a test schema, a temporary file), dropped after
+/// it: what a durable store's suite runs on.
+#[derive(Debug)]
+pub struct Kept<S, G> {
+    // Fields drop in order: the store (its connections) before its guard.
+    pub store: S,
+    pub guard: G,
+}
+
+impl<S: DirectoryStore, G: std::fmt::Debug + Send + Sync + 'static> DirectoryStore for Kept<S, G> {
+    fn access<'a>(
+        &'a self,
+        workspace_id: &'a str,
+    ) -> DirectoryFuture<'a, Result<Option<WorkspaceAccess>, StoreError>> {
+        self.store.access(workspace_id)
+    }
+
+    fn workspaces_of<'a>(
+        &'a self,
+        principal_id: &'a str,
+    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
+        self.store.workspaces_of(principal_id)
+    }
+
+    fn apply(
+        &self,
+        change: DirectoryChange,
+        idempotency: Option<IdempotencyEntry>,
+    ) -> DirectoryFuture<'_, Result<Applied, DirectoryError>> {
+        self.store.apply(change, idempotency)
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> DirectoryFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        DirectoryStore::idempotency(&self.store, workspace_id, key)
+    }
+
+    fn drafts<'a>(
+        &'a self,
+        workspace_id: &'a str,
+    ) -> DirectoryFuture<'a, Result<Vec<ProgramDraft>, StoreError>> {
+        self.store.drafts(workspace_id)
+    }
+
+    fn draft<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        draft_id: Uuid,
+    ) -> DirectoryFuture<'a, Result<Option<ProgramDraft>, StoreError>> {
+        self.store.draft(workspace_id, draft_id)
+    }
+
+    fn program_versions<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        namespace: Option<&'a str>,
+    ) -> DirectoryFuture<'a, Result<Vec<ProgramVersion>, StoreError>> {
+        self.store.program_versions(workspace_id, namespace)
+    }
+
+    fn program<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        namespace: &'a str,
+        version: u64,
+    ) -> DirectoryFuture<'a, Result<Option<ProgramVersion>, StoreError>> {
+        self.store.program(workspace_id, namespace, version)
+    }
+
+    fn secret<'a>(&'a self, name: &'a str) -> DirectoryFuture<'a, Result<[u8; 32], StoreError>> {
+        DirectoryStore::secret(&self.store, name)
+    }
 }

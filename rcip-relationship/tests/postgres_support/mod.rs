@@ -10,9 +10,8 @@ use std::sync::Once;
 
 use rcip_relationship::tokio_postgres::{self, Client, NoTls};
 use rcip_relationship::{
-    Applied, ChangeEvent, Commit, CommitError, DirectoryChange, DirectoryError, DirectoryFuture,
-    DirectoryStore, IdempotencyEntry, PostgresStore, ProgramDraft, ProgramVersion, Record,
-    RecordStore, ScanFilter, StoreError, StoreFuture, Workspace, WorkspaceAccess,
+    ChangeEvent, Commit, CommitError, IdempotencyEntry, PostgresStore, Record, RecordStore,
+    ScanFilter, StoreError, StoreFuture,
 };
 use uuid::Uuid;
 
@@ -412,74 +411,5 @@ impl RecordStore for SchemaStore {
 
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
         RecordStore::commit(&self.store, commit)
-    }
-}
-
-// The directory's half, for the directory conformance suite.
-impl DirectoryStore for SchemaStore {
-    fn access<'a>(
-        &'a self,
-        workspace_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Option<WorkspaceAccess>, StoreError>> {
-        DirectoryStore::access(&self.store, workspace_id)
-    }
-
-    fn workspaces_of<'a>(
-        &'a self,
-        principal_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
-        DirectoryStore::workspaces_of(&self.store, principal_id)
-    }
-
-    fn apply(
-        &self,
-        change: DirectoryChange,
-        idempotency: Option<IdempotencyEntry>,
-    ) -> DirectoryFuture<'_, Result<Applied, DirectoryError>> {
-        DirectoryStore::apply(&self.store, change, idempotency)
-    }
-
-    fn idempotency<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        key: &'a str,
-    ) -> DirectoryFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
-        DirectoryStore::idempotency(&self.store, workspace_id, key)
-    }
-
-    fn drafts<'a>(
-        &'a self,
-        workspace_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<ProgramDraft>, StoreError>> {
-        DirectoryStore::drafts(&self.store, workspace_id)
-    }
-
-    fn draft<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        draft_id: Uuid,
-    ) -> DirectoryFuture<'a, Result<Option<ProgramDraft>, StoreError>> {
-        DirectoryStore::draft(&self.store, workspace_id, draft_id)
-    }
-
-    fn program_versions<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        namespace: Option<&'a str>,
-    ) -> DirectoryFuture<'a, Result<Vec<ProgramVersion>, StoreError>> {
-        DirectoryStore::program_versions(&self.store, workspace_id, namespace)
-    }
-
-    fn program<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        namespace: &'a str,
-        version: u64,
-    ) -> DirectoryFuture<'a, Result<Option<ProgramVersion>, StoreError>> {
-        DirectoryStore::program(&self.store, workspace_id, namespace, version)
-    }
-
-    fn secret<'a>(&'a self, name: &'a str) -> DirectoryFuture<'a, Result<[u8; 32], StoreError>> {
-        DirectoryStore::secret(&self.store, name)
     }
 }

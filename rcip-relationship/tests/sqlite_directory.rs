@@ -1,0 +1,94 @@
+//! The directory in SQLite: the directory conformance suite on a file-backed database (a
+//! fresh file per test), and what the file keeps: a second store opened on it sees the
+//! directory, and both follow its rules.
+#![cfg(feature = "sqlite")]
+#![allow(clippy::unwrap_used)]
+
+mod directory_conformance;
+
+use std::path::PathBuf;
+
+use directory_conformance::{Kept, created, entry};
+use rcip_relationship::{
+    Applied, DirectoryChange, DirectoryError, DirectoryStore, Member, MemberRole, SqliteStore,
+};
+
+/// A directory of its own under the target's temporary directory, removed when dropped.
+#[derive(Debug)]
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        let id = u128::from_le_bytes(rcip_runtime::__private::shared::random_128());
+        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("directory-{id:032x}"));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    fn file(&self) -> PathBuf {
+        self.0.join("rcip.db")
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+directory_conformance!(sqlite_file, {
+    let dir = TempDir::new();
+    Kept {
+        store: SqliteStore::open(dir.file()).unwrap(),
+        guard: dir,
+    }
+});
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_file_keeps_the_directory_for_every_store_opened_on_it() {
+    let dir = TempDir::new();
+    let one = SqliteStore::open(dir.file()).unwrap();
+    created(&one, "acme").await;
+    let bot = DirectoryChange::PutMember {
+        workspace_id: "acme".into(),
+        member: Member::agent("bot", []),
+    };
+    assert_eq!(
+        one.apply(bot.clone(), Some(entry("acme", "k1", "fp")))
+            .await
+            .unwrap(),
+        Applied::Applied
+    );
+    let secret = one.secret("cursor").await.unwrap();
+    drop(one);
+    let two = SqliteStore::open(dir.file()).unwrap();
+    let access = two.access("acme").await.unwrap().unwrap();
+    assert_eq!(
+        access
+            .members
+            .iter()
+            .map(|m| m.principal_id.as_str())
+            .collect::<Vec<_>>(),
+        ["ada", "bot"]
+    );
+    assert_eq!(two.secret("cursor").await.unwrap(), secret);
+    // The key and the rules hold on the reopened file.
+    assert!(matches!(
+        two.apply(bot, Some(entry("acme", "k1", "fp")))
+            .await
+            .unwrap(),
+        Applied::Replayed(_)
+    ));
+    let demote = DirectoryChange::PutMember {
+        workspace_id: "acme".into(),
+        member: Member::human("ada", MemberRole::Member),
+    };
+    assert_eq!(
+        two.apply(demote, None).await.unwrap_err(),
+        DirectoryError::LastOwner
+    );
+    // Two stores on one file at once: a change through one is seen by the other.
+    let three = SqliteStore::open(dir.file()).unwrap();
+    created(&three, "other").await;
+    assert!(two.access("other").await.unwrap().is_some());
+}
