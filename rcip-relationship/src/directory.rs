@@ -574,6 +574,23 @@ pub trait DirectoryStore: Send + Sync + fmt::Debug + 'static {
         namespace: Option<&'a str>,
     ) -> DirectoryFuture<'a, Result<Vec<ProgramVersion>, StoreError>>;
 
+    /// The installed versions (every workspace sees them), in (namespace, version) order.
+    ///
+    /// The default asks [`program_versions`](Self::program_versions) of the empty workspace
+    /// id and keeps the installed ones: right in every store, since a version both installed
+    /// and active in a workspace is listed as installed.
+    ///
+    /// # Errors
+    ///
+    /// A store failure.
+    fn installed_versions(&self) -> DirectoryFuture<'_, Result<Vec<ProgramVersion>, StoreError>> {
+        Box::pin(async move {
+            let mut versions = self.program_versions("", None).await?;
+            versions.retain(|v| v.workspace_id.is_none());
+            Ok(versions)
+        })
+    }
+
     /// The version `namespace/version` as `workspace_id` sees it (its own or installed).
     ///
     /// # Errors

@@ -92,3 +92,44 @@ async fn the_file_keeps_the_directory_for_every_store_opened_on_it() {
     created(&three, "other").await;
     assert!(two.access("other").await.unwrap().is_some());
 }
+
+/// A platform whose directory and records are both in one SQLite file: a restart (a new
+/// platform on the file) keeps its workspaces, and a directory key replays after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_platform_on_one_file_keeps_its_directory_across_a_restart() {
+    use rcip_relationship::{Actor, Caller, Engine, Platform};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    let dir = TempDir::new();
+    let open = || async {
+        Platform::open(
+            Engine::new(SqliteStore::open(dir.file()).unwrap()),
+            Arc::new(SqliteStore::open(dir.file()).unwrap()),
+        )
+        .await
+        .unwrap()
+    };
+    let ada = Caller::human(Actor::new("ada"));
+    let create = json!({"workspace_id": "acme", "name": "Acme", "idempotency_key": "w1"});
+    let first = open().await;
+    let answer = first
+        .call(&ada, "workspace.create", create.clone())
+        .await
+        .unwrap();
+    drop(first);
+    let again = open().await;
+    let listed = again.call(&ada, "workspace.list", json!({})).await.unwrap();
+    assert_eq!(listed["items"][0]["workspace_id"], "acme");
+    assert_eq!(
+        again.call(&ada, "workspace.create", create).await.unwrap(),
+        answer,
+        "the key replays its first answer"
+    );
+    let eve = Caller::human(Actor::new("eve"));
+    let refused = again
+        .call(&eve, "workspace.get", json!({"workspace_id": "acme"}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, "WORKSPACE_NOT_FOUND");
+}

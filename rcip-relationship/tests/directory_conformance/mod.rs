@@ -706,6 +706,12 @@ pub async fn installed_versions_are_seen_by_every_workspace<S: DirectoryStore>(s
         listed(store.program_versions("", None).await.unwrap()),
         [("hiring".to_owned(), 1), ("polls".to_owned(), 2)]
     );
+    let installed = store.installed_versions().await.unwrap();
+    assert_eq!(
+        listed(installed.clone()),
+        [("hiring".to_owned(), 1), ("polls".to_owned(), 2)]
+    );
+    assert!(installed.iter().all(|v| v.workspace_id.is_none()));
 }
 
 pub async fn secrets_are_created_once<S: DirectoryStore>(store: S) {
