@@ -59,7 +59,8 @@
 //!
 //! What `docs/platform-design.md` puts in front of the engine: the directory ([`Workspace`],
 //! [`Member`], [`Collection`], program drafts and versions, kept by a [`DirectoryStore`];
-//! [`MemoryDirectory`] in memory), the operation registry ([`operations`], [`parse_call`]:
+//! [`MemoryDirectory`] in memory, `SqliteStore` and `PostgresStore` durably), the operation
+//! registry ([`operations`], [`parse_call`]:
 //! every operation with its strict input schema, its scope and whether agents may call it,
 //! and the RCIP capabilities generated from it), the one authorization decision
 //! ([`authorize_call`]: `CONSOLE_ONLY`, `WORKSPACE_NOT_FOUND`, `INSUFFICIENT_SCOPE`,
