@@ -143,10 +143,7 @@ async fn mapped_outputs_become_content_blocks_and_keep_structured_content() {
     for modern in [false, true] {
         let client = connect(&app.bridge, Watcher::default(), modern).await;
         let result = client.call_tool(call("media.picture")).await.unwrap();
-        assert_eq!(
-            result.is_error,
-            Some(false).filter(|_| false).or(result.is_error)
-        );
+        assert_eq!(result.is_error, Some(false), "{result:?}");
         assert_eq!(result.content.len(), 3, "{result:?}");
         assert_eq!(result.content[0].as_text().unwrap().text, "A picture:");
         let ContentBlock::Image(image) = &result.content[1] else {
