@@ -8,7 +8,7 @@
 mod postgres_support;
 mod store_support;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use postgres_support::TestSchema;
@@ -446,10 +446,7 @@ async fn a_search_path_without_a_schema_is_a_clear_error() {
 
 #[tokio::test]
 async fn an_unreachable_server_is_an_error_not_a_panic() {
-    if postgres_support::server_url().is_none() {
-        return;
-    }
-    // Port 1 on loopback: nothing listens there.
+    // Needs no server: port 1 on loopback: nothing listens there.
     let error = PostgresStore::open("postgres://postgres@127.0.0.1:1/test?connect_timeout=5")
         .await
         .unwrap_err();
@@ -459,26 +456,23 @@ async fn an_unreachable_server_is_an_error_not_a_panic() {
 }
 
 #[tokio::test]
-async fn concurrent_workspaces_do_not_share_a_counter() {
+async fn each_workspace_counts_its_own_event_ids() {
     let Some(schema) = TestSchema::create().await else {
         return;
     };
     let store = schema.open().await;
     let workspaces = ["w1", "w2", "w3"];
-    let mut ids = BTreeSet::new();
     for round in 0..2 {
         for workspace in workspaces {
             let r = record(workspace, json!({}));
-            let given = store
+            store
                 .commit(commit(&r, None, &format!("{round}")))
                 .await
                 .unwrap();
-            ids.insert((workspace, given));
         }
     }
     for workspace in workspaces {
         let feed = store.events(workspace, None, 0, 10).await.unwrap();
         assert_eq!(feed.iter().map(|e| e.id).collect::<Vec<_>>(), [1, 2]);
     }
-    assert_eq!(ids.len(), 6);
 }
