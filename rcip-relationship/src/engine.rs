@@ -1385,6 +1385,12 @@ fn check_key(key: &str) -> Result<(), RecordError> {
             "idempotency_key must be 1 to {MAX_IDEMPOTENCY_KEY} characters"
         )));
     }
+    // PostgreSQL's text cannot hold U+0000: refused here, the same on every store.
+    if key.contains('\0') {
+        return Err(RecordError::InvalidArguments(
+            "idempotency_key must not contain U+0000".to_owned(),
+        ));
+    }
     Ok(())
 }
 

@@ -86,10 +86,16 @@ impl PlatformError {
         Self::new("INVALID_ARGUMENTS", 400, message).with_issues(issues)
     }
 
-    /// 500 `STORE_FAILED`: the operation had no effect.
+    /// 500 `STORE_FAILED`: the operation had no effect. The store's own text (a database's
+    /// error, which may name tables or values) goes to the log, never to the caller.
     #[must_use]
     pub fn store(message: impl fmt::Display) -> Self {
-        Self::new("STORE_FAILED", 500, format!("store failure: {message}"))
+        tracing::warn!(target: "rcip::platform", error = %message, "store failed");
+        Self::new(
+            "STORE_FAILED",
+            500,
+            "the store failed; the operation had no effect",
+        )
     }
 }
 
@@ -106,6 +112,7 @@ impl From<RecordError> for PlatformError {
             RecordError::SchemaViolation { message, issues } => {
                 Self::new(code, status, message).with_issues(issues)
             }
+            RecordError::Store(detail) => Self::store(detail),
             other => Self::new(code, status, other.to_string()),
         }
     }
@@ -113,6 +120,9 @@ impl From<RecordError> for PlatformError {
 
 impl From<DirectoryError> for PlatformError {
     fn from(error: DirectoryError) -> Self {
+        if let DirectoryError::Store(detail) = &error {
+            return Self::store(&detail.0);
+        }
         Self::new(error.code(), error.status(), error.to_string())
     }
 }

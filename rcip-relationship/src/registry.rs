@@ -325,8 +325,11 @@ fn free(description: &str) -> Value {
     json!({"type": "object", "additionalProperties": true, "description": description})
 }
 
+/// A key or name: 1 to `MAX_KEY_LENGTH` characters, never U+0000 (which PostgreSQL's text
+/// cannot hold: refused here so that every store answers the same 400).
 fn text(description: &str) -> Value {
-    json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH, "description": description})
+    json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
+           "pattern": "^[^\\x00]*$", "description": description})
 }
 
 fn new_id(description: &str) -> Value {

@@ -872,3 +872,98 @@ async fn another_instance_sees_activations_installations_and_cursors() {
         .unwrap();
     assert_ne!(rest["items"][0]["id"], page["items"][0]["id"]);
 }
+
+#[tokio::test]
+async fn more_refusals_of_outside_input() {
+    let w = World::new().await;
+    // U+0000 in a key or an id: 400 on every store (PostgreSQL's text cannot hold it).
+    assert_eq!(
+        w.refused(
+            &ada(),
+            "collection.create",
+            json!({"workspace_id": "acme",
+            "collection_id": "nul", "name": "N", "idempotency_key": "k\u{0}"})
+        )
+        .await,
+        (400, "INVALID_ARGUMENTS")
+    );
+    assert_eq!(
+        w.refused(
+            &ada(),
+            "record.create",
+            json!({"workspace_id": "acme", "collection_id": "open",
+            "namespace": "notes", "version": 1, "type": "note", "data": {"text": "x"},
+            "idempotency_key": "k\u{0}"})
+        )
+        .await,
+        (400, "INVALID_ARGUMENTS")
+    );
+    // A draft that does not exist, or is another workspace's: not found.
+    let unknown = "00000000-0000-4000-8000-000000000000";
+    assert_eq!(
+        w.refused(
+            &ada(),
+            "program.activate",
+            json!({"workspace_id": "acme",
+            "draft_id": unknown, "idempotency_key": "a1"})
+        )
+        .await,
+        (404, "DRAFT_NOT_FOUND")
+    );
+    let draft = w
+        .ok(
+            &eve(),
+            "program.draft",
+            json!({"workspace_id": "other", "package": notes(2),
+            "idempotency_key": "d1"}),
+        )
+        .await;
+    assert_eq!(
+        w.refused(
+            &ada(),
+            "program.activate",
+            json!({"workspace_id": "acme",
+            "draft_id": draft["draft_id"], "idempotency_key": "a2"})
+        )
+        .await,
+        (404, "DRAFT_NOT_FOUND")
+    );
+    // A list cursor of one workspace is no cursor of another, for the same principal.
+    w.ok(
+        &eve(),
+        "member.add",
+        json!({"workspace_id": "other", "principal_id": "ada",
+        "kind": "human", "idempotency_key": "m1"}),
+    )
+    .await;
+    let page = w
+        .ok(
+            &ada(),
+            "member.list",
+            json!({"workspace_id": "acme", "limit": 1}),
+        )
+        .await;
+    let cursor = page["next_cursor"].as_str().unwrap();
+    assert_eq!(
+        w.refused(
+            &ada(),
+            "member.list",
+            json!({"workspace_id": "other", "cursor": cursor})
+        )
+        .await,
+        (400, "INVALID_CURSOR")
+    );
+}
+
+/// A store's own error text (a database's) never reaches the caller.
+#[test]
+fn a_store_failure_says_nothing_of_the_store() {
+    let leaked = "relation \"records\" does not exist at 10.0.0.7";
+    for error in [
+        PlatformError::from(rcip_relationship::RecordError::Store(leaked.to_owned())),
+        PlatformError::store(leaked),
+    ] {
+        assert_eq!((error.status, error.code), (500, "STORE_FAILED"));
+        assert!(!error.message.contains("records"), "{}", error.message);
+    }
+}
