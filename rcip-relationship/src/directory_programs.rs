@@ -1,7 +1,8 @@
 //! The engine's [`ProgramSource`] over the directory: the programs activated in a workspace
 //! (and the installed ones) as every instance on one database sees them.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::directory::{DirectoryStore, ProgramVersion};
 use super::model::Package;
@@ -12,16 +13,24 @@ use super::versions::ProgramSource;
 /// Finds the programs the engine has not seen in the [`DirectoryStore`]: a version
 /// activated through another instance, or installed, is runnable here at the next call
 /// that names it. [`Platform::open`](crate::Platform::open) gives it to the engine.
+///
+/// A stored version is validated once per content: the parsed package is kept by its digest
+/// (versions are immutable), so a record call without a version, which asks for the
+/// highest one every time, costs the directory lookup only.
 #[derive(Debug, Clone)]
 pub struct DirectoryPrograms {
     directory: Arc<dyn DirectoryStore>,
+    parsed: Arc<Mutex<HashMap<String, Package>>>,
 }
 
 impl DirectoryPrograms {
     /// Over `directory`.
     #[must_use]
     pub fn new(directory: Arc<dyn DirectoryStore>) -> Self {
-        Self { directory }
+        Self {
+            directory,
+            parsed: Arc::default(),
+        }
     }
 }
 
@@ -46,8 +55,20 @@ impl ProgramSource for DirectoryPrograms {
                     .await?
                     .pop(),
             };
-            found.map(|v| compile(&v)).transpose()
+            found.map(|v| self.parse(&v)).transpose()
         })
+    }
+}
+
+impl DirectoryPrograms {
+    fn parse(&self, version: &ProgramVersion) -> Result<Package, StoreError> {
+        let cached = || self.parsed.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(package) = cached().get(&version.digest) {
+            return Ok(package.clone());
+        }
+        let package = compile(version)?;
+        cached().insert(version.digest.clone(), package.clone());
+        Ok(package)
     }
 }
 

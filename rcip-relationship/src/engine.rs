@@ -868,9 +868,16 @@ impl<S: RecordStore> Engine<S> {
         version: u64,
         type_name: &str,
     ) -> Result<Arc<TypeEntry>, RecordError> {
-        self.registered(workspace_id, namespace, Some(version))
+        let program = match self
+            .registered(workspace_id, namespace, Some(version))
             .await
-            .ok()
+        {
+            Ok(program) => Some(program),
+            // Not active here: the type is unknown. A store failure stays one (500).
+            Err(RecordError::InvalidArguments(_)) => None,
+            Err(error) => return Err(error),
+        };
+        program
             .and_then(|r| r.type_entry(type_name))
             .ok_or_else(|| {
                 RecordError::InvalidArguments(format!(

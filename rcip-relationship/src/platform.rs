@@ -568,23 +568,9 @@ impl<S: RecordStore> Platform<S> {
                 answer,
             )
             .await?;
-        self.engine_activate(&a.workspace_id, checked.package)?;
+        // The engine finds it through its program source (`DirectoryPrograms`) at the
+        // first call that names it, here as on every other instance.
         Ok(answer)
-    }
-
-    /// Makes an activated package runnable in this instance's engine at once (other
-    /// instances find it in the directory at their next call).
-    #[allow(
-        clippy::unused_self,
-        clippy::needless_pass_by_value,
-        clippy::unnecessary_wraps
-    )]
-    fn engine_activate(
-        &self,
-        _workspace_id: &str,
-        _package: crate::Package,
-    ) -> Result<(), PlatformError> {
-        Ok(())
     }
 
     /// A mutation of the directory: the replay of its key, or the change applied with its

@@ -227,19 +227,22 @@ pub const EXAMPLE_PACKAGES: [(&str, &str); 2] = [
 /// assert!(examples.iter().all(|e| e.digest.starts_with("sha256:")));
 /// ```
 #[must_use]
-pub fn example_packages() -> Vec<ExamplePackage> {
-    EXAMPLE_PACKAGES
-        .iter()
-        .filter_map(|(name, text)| {
-            let package: Value = serde_json::from_str(text).ok()?;
-            let checked = check_package(&package).ok()?;
-            Some(ExamplePackage {
-                name,
-                namespace: checked.namespace().to_owned(),
-                version: checked.version(),
-                digest: checked.digest,
-                package,
+pub fn example_packages() -> &'static [ExamplePackage] {
+    static PARSED: std::sync::OnceLock<Vec<ExamplePackage>> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| {
+        EXAMPLE_PACKAGES
+            .iter()
+            .filter_map(|(name, text)| {
+                let package: Value = serde_json::from_str(text).ok()?;
+                let checked = check_package(&package).ok()?;
+                Some(ExamplePackage {
+                    name,
+                    namespace: checked.namespace().to_owned(),
+                    version: checked.version(),
+                    digest: checked.digest,
+                    package,
+                })
             })
-        })
-        .collect()
+            .collect()
+    })
 }

@@ -1211,7 +1211,12 @@ pub fn rcip_scope_id(spec: &OperationSpec) -> String {
 /// strict input, object output, its effect, idempotent (reads, and mutations through their
 /// key), in its [`rcip_scope_id`], tagged `console-only` when agents may not call it.
 #[must_use]
-pub fn capability_definitions() -> Vec<CapabilityDefinition> {
+pub fn capability_definitions() -> &'static [CapabilityDefinition] {
+    static DEFINITIONS: OnceLock<Vec<CapabilityDefinition>> = OnceLock::new();
+    DEFINITIONS.get_or_init(definitions)
+}
+
+fn definitions() -> Vec<CapabilityDefinition> {
     operations()
         .iter()
         .map(|spec| {
@@ -1257,7 +1262,7 @@ pub fn platform_definition() -> ApplicationDefinition {
             format!("What the delegated scope {scope} lets an agent do."),
         ));
     }
-    for capability in capability_definitions() {
+    for capability in capability_definitions().iter().cloned() {
         definition = definition.capability(capability);
     }
     definition

@@ -218,7 +218,7 @@ fn the_bundled_examples_are_valid_and_listed() {
         .map(|e| (e.name, e.namespace.as_str(), e.version))
         .collect();
     assert_eq!(listed, [("polls", "polls", 1), ("hiring", "hiring", 2)]);
-    for example in &examples {
+    for example in examples {
         assert_eq!(example.digest, package_digest(&example.package).unwrap());
     }
 }
