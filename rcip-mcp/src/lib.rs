@@ -88,9 +88,14 @@
 //!
 //! Unlike a confirmation's, a data state is not single-use, by design: it carries only
 //! answers the client itself gave (the protocol lets a client send them as `inputResponses`
-//! with no state at all), so replaying one grants nothing; approval is never data. A
-//! capability that asks for data and also needs approval still goes through its
-//! confirmation, which is single-use.
+//! with no state at all), so replaying one grants nothing; approval is never data.
+//!
+//! **Known limit:** a capability that needs approval *and* asks for data works on
+//! 2025-11-25 only. On 2026-07-28 the handler first runs when the approved retry resolves
+//! the confirmation, with the extensions of the request that asked for approval (its
+//! elicitor holds no answers, its log and progress reach a finished request), so its first
+//! question ends the call `MCP_INPUT_REQUIRED`. Ask for the data in a capability of its
+//! own, or approve inside the data round (an elicited `confirm` field).
 //!
 //! # Discovery changes
 //!
