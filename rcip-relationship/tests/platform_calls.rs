@@ -589,7 +589,20 @@ async fn capabilities_list_what_the_caller_may_call() {
             json!({"workspace_id": "acme", "limit": 100}),
         )
         .await;
-    assert_eq!(names(&everything).len(), operations().len());
+    // An owner may call every operation, and the list is those operations, nothing of the
+    // active `notes` program besides: what the operation's summary says it lists.
+    let all: BTreeSet<String> = operations().iter().map(|s| s.name.to_owned()).collect();
+    assert_eq!(names(&everything), all);
+    let listed = &everything["items"][0];
+    assert_eq!(listed["id"], "capabilities.list");
+    let summary = rcip_relationship::operation("capabilities.list")
+        .unwrap()
+        .summary;
+    assert_eq!(listed["description"], summary, "{listed}");
+    assert!(
+        summary.contains("platform's operations") && !summary.contains("capabilities of"),
+        "the summary claims more than the list holds: {summary}"
+    );
     let agent = w
         .ok(
             &bot(),
