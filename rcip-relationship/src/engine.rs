@@ -829,7 +829,7 @@ impl<S: RecordStore> Engine<S> {
     /// The program `namespace` at `version` (without one, the highest) that `workspace_id`
     /// sees: its own or installed, else (and for the highest version, also) what the
     /// [`ProgramSource`] knows.
-    async fn registered(
+    pub(crate) async fn registered(
         &self,
         workspace_id: &str,
         namespace: &str,
