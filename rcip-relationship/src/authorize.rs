@@ -126,7 +126,14 @@ impl std::error::Error for Denial {}
 pub fn membership<'a>(caller: &Caller, access: &'a WorkspaceAccess) -> Option<&'a Member> {
     access
         .member(caller.id())
-        .filter(|member| member.kind == caller.kind)
+        .filter(|member| is_membership_of(caller, member))
+}
+
+/// Whether `member` (a membership of the caller's principal id) makes the caller a member:
+/// the same kind of principal.
+#[must_use]
+pub fn is_membership_of(caller: &Caller, member: &Member) -> bool {
+    member.principal_id == caller.id() && member.kind == caller.kind
 }
 
 /// What the caller may do in the workspace: every scope for a human member; for an agent

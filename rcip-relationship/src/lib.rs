@@ -201,7 +201,8 @@ pub use sqlite::SqliteStore;
 #[cfg(feature = "engine")]
 pub use authorize::{
     Denial, MemberChange, authorize_call, authorize_collection, authorize_member_change,
-    authorize_operation, collection_access, effective_scopes, membership, readable_collections,
+    authorize_operation, collection_access, effective_scopes, is_membership_of, membership,
+    readable_collections,
 };
 #[cfg(feature = "engine")]
 pub use directory::{

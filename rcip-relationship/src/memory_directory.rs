@@ -284,13 +284,15 @@ impl DirectoryStore for MemoryDirectory {
     fn workspaces_of<'a>(
         &'a self,
         principal_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
+    ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>> {
         let inner = lock(&self.inner);
         let workspaces = inner
             .workspaces
             .values()
-            .filter(|s| s.members.contains_key(principal_id))
-            .map(|s| s.workspace.clone())
+            .filter_map(|s| {
+                let member = s.members.get(principal_id)?;
+                Some((s.workspace.clone(), member.clone()))
+            })
             .collect();
         Box::pin(std::future::ready(Ok(workspaces)))
     }

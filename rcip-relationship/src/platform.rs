@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::authorize::{
-    Denial, authorize_call, authorize_operation, membership, readable_collections,
+    Denial, authorize_call, authorize_operation, is_membership_of, readable_collections,
 };
 use super::cursor::{CursorKey, CursorScope, DEFAULT_LIMIT};
 use super::directory::{
@@ -235,24 +235,17 @@ impl<S: RecordStore> Platform<S> {
                 self.page(caller, &query, items, a.limit, a.cursor.as_deref())
             }
             C::WorkspaceList(a) => {
-                let mut items = Vec::new();
-                for workspace in self
+                // One read of the caller's memberships; one of another kind than the
+                // credential is no membership.
+                let items: Vec<Workspace> = self
                     .directory
                     .workspaces_of(caller.id())
                     .await
                     .map_err(PlatformError::store)?
-                {
-                    // A credential of another kind than the membership is no member.
-                    let member = self
-                        .directory
-                        .access(&workspace.workspace_id)
-                        .await
-                        .map_err(PlatformError::store)?
-                        .is_some_and(|access| membership(caller, &access).is_some());
-                    if member {
-                        items.push(workspace);
-                    }
-                }
+                    .into_iter()
+                    .filter(|(_, member)| is_membership_of(caller, member))
+                    .map(|(workspace, _)| workspace)
+                    .collect();
                 let query = Query::new(spec, "", "");
                 self.page(caller, &query, items, a.limit, a.cursor.as_deref())
             }
