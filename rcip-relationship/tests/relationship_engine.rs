@@ -1589,3 +1589,161 @@ async fn sqlite_data_survives_a_reopen() {
     assert!(last.items[0].id > events.last().unwrap().id);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A memory store that counts its record reads, per record.
+#[derive(Debug, Default)]
+struct CountingReads {
+    inner: MemoryStore,
+    reads: Mutex<std::collections::HashMap<Uuid, usize>>,
+}
+
+impl CountingReads {
+    fn take(&self) -> std::collections::HashMap<Uuid, usize> {
+        std::mem::take(&mut *self.reads.lock().unwrap())
+    }
+}
+
+impl RecordStore for CountingReads {
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> rcip_relationship::StoreFuture<
+        'a,
+        Result<Option<rcip_relationship::Record>, rcip_relationship::StoreError>,
+    > {
+        *self.reads.lock().unwrap().entry(id).or_default() += 1;
+        self.inner.get(workspace_id, id)
+    }
+
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a rcip_relationship::ScanFilter,
+        after: u64,
+        limit: usize,
+    ) -> rcip_relationship::StoreFuture<
+        'a,
+        Result<Vec<(u64, rcip_relationship::Record)>, rcip_relationship::StoreError>,
+    > {
+        self.inner.scan(workspace_id, filter, after, limit)
+    }
+
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> rcip_relationship::StoreFuture<'a, Result<Vec<ChangeEvent>, rcip_relationship::StoreError>>
+    {
+        self.inner.events(workspace_id, record, after, limit)
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> rcip_relationship::StoreFuture<
+        'a,
+        Result<Option<rcip_relationship::IdempotencyEntry>, rcip_relationship::StoreError>,
+    > {
+        self.inner.idempotency(workspace_id, key)
+    }
+
+    fn commit(
+        &self,
+        commit: rcip_relationship::Commit,
+    ) -> rcip_relationship::StoreFuture<'_, Result<Vec<u64>, rcip_relationship::CommitError>> {
+        self.inner.commit(commit)
+    }
+}
+
+/// Redaction reads each participant once per call, however many references to it a page
+/// holds (events of one record, records sharing a participant).
+#[tokio::test]
+async fn a_page_reads_each_participant_once() {
+    let store = Arc::new(CountingReads::default());
+    let engine = engine(Arc::clone(&store));
+    let poll = create_poll(&engine, "Lunch?", 1).await;
+    let voter = create_person(&engine, "Grace").await;
+    let mut ballots = Vec::new();
+    for choice in 0..3 {
+        let ballot = engine
+            .create(
+                &ada(),
+                args(
+                    json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls",
+                    "type": "ballot", "data": {"choice": choice},
+                    "roles": {"poll": [poll.id], "voter": [voter.id]}, "idempotency_key": key()}),
+                ),
+            )
+            .await
+            .unwrap();
+        ballots.push(ballot.id);
+    }
+    for revision in 1..4 {
+        engine
+            .update(
+                &ada(),
+                args(json!({"workspace_id": W, "record_id": ballots[0],
+                    "expected_revision": revision, "idempotency_key": key(),
+                    "patch": {"set": {"choice": revision}}})),
+            )
+            .await
+            .unwrap();
+    }
+    store.take();
+    let history = engine
+        .history(
+            &ada(),
+            RecordHistory {
+                workspace_id: W.into(),
+                record_id: ballots[0],
+                limit: None,
+                cursor: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(history.items.len(), 4);
+    let reads = store.take();
+    assert_eq!(
+        (reads.get(&poll.id), reads.get(&voter.id)),
+        (Some(&1), Some(&1)),
+        "{reads:?}"
+    );
+    let feed = changes(&engine, &ada(), None, None).await.unwrap();
+    assert_eq!(feed.items.len(), 2 + 3 + 3);
+    let reads = store.take();
+    assert_eq!(
+        (reads.get(&poll.id), reads.get(&voter.id)),
+        (Some(&1), Some(&1)),
+        "{reads:?}"
+    );
+    let found = engine
+        .search(
+            &ada(),
+            SearchRecords {
+                workspace_id: W.into(),
+                namespace: Some("polls".into()),
+                type_name: Some("ballot".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(found.items.len(), 3);
+    assert!(
+        found
+            .items
+            .iter()
+            .all(|b| b.participants["poll"] == [ParticipantRef::Visible { id: poll.id }])
+    );
+    let reads = store.take();
+    assert_eq!(
+        (reads.get(&poll.id), reads.get(&voter.id)),
+        (Some(&1), Some(&1)),
+        "{reads:?}"
+    );
+}
