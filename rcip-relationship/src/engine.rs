@@ -23,11 +23,12 @@ use super::cursor::{CursorKey, CursorScope, DEFAULT_LIMIT, MAX_LIMIT};
 use super::error::RecordError;
 use super::memory::MemoryStore;
 use super::principal::Caller;
+use super::programs::Activation;
 use super::record::{ParticipantRef, Record, RecordView, timestamp};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
-use super::versions::{Activation, ProgramSource, Programs, Registered, TypeEntry};
+use super::versions::{ProgramSource, Programs, Registered, TypeEntry};
 use rcip_runtime::__private::shared::random_128;
 use rcip_runtime::{Clock, MAX_VALIDATION_ISSUES, SystemClock, TRUNCATED_KEYWORD};
 
@@ -132,7 +133,7 @@ impl<S: RecordStore> Engine<S> {
     /// Activates `package` in `workspace_id` at run time: its records can be created there
     /// from now on, and a `record.create` without a version takes the highest version
     /// visible. `namespace/version` pins content: the same content again is a no-op
-    /// (`activated: false`); records of older versions keep working.
+    /// ([`Activation::AlreadyActive`]); records of older versions keep working.
     ///
     /// # Errors
     ///
@@ -144,23 +145,11 @@ impl<S: RecordStore> Engine<S> {
         workspace_id: &str,
         package: Package,
     ) -> Result<Activation, RecordError> {
-        let namespace = package.namespace.to_string();
-        let version = package.version;
-        let digest = package.digest();
-        let pinned = self
-            .read_programs()
-            .pinned(Some(workspace_id), &namespace, version)
-            .map(str::to_owned);
-        let activated = match pinned {
-            Some(pinned) if pinned == digest => false,
-            Some(_) => return Err(RecordError::VersionConflict { namespace, version }),
-            None => self.add_program(workspace_id, package)?.0,
-        };
-        Ok(Activation {
-            namespace,
-            version,
-            digest,
-            activated,
+        let (added, _) = self.add_program(workspace_id, package)?;
+        Ok(if added {
+            Activation::New
+        } else {
+            Activation::AlreadyActive
         })
     }
 

@@ -244,9 +244,7 @@ pub use store::{
 #[cfg(feature = "postgres")]
 pub use tokio_postgres;
 #[cfg(feature = "engine")]
-// Named apart from the directory's activation rule (`programs::Activation`); the integrator may
-// prefer other names.
-pub use versions::{Activation as EngineActivation, ProgramSource};
+pub use versions::ProgramSource;
 
 pub use rcip_core;
 
