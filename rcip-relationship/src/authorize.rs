@@ -11,7 +11,9 @@
 //!    ([`collection_access`] is its rule).
 //!
 //! Steps 2–4 are [`authorize_operation`]; [`authorize_call`] runs 2–5 for a parsed call,
-//! with the membership rules of `member.add` / `member.remove` ([`authorize_member_change`]).
+//! with the membership rules of `member.add` / `member.remove` ([`authorize_member_change`])
+//! and every collection a call names: the platform runs nothing of an operation before it
+//! passed, and checks nothing else itself.
 //!
 //! ```
 //! use rcip_relationship::{
@@ -124,7 +126,14 @@ impl std::error::Error for Denial {}
 pub fn membership<'a>(caller: &Caller, access: &'a WorkspaceAccess) -> Option<&'a Member> {
     access
         .member(caller.id())
-        .filter(|member| member.kind == caller.kind)
+        .filter(|member| is_membership_of(caller, member))
+}
+
+/// Whether `member` (a membership of the caller's principal id) makes the caller a member:
+/// the same kind of principal.
+#[must_use]
+pub fn is_membership_of(caller: &Caller, member: &Member) -> bool {
+    member.principal_id == caller.id() && member.kind == caller.kind
 }
 
 /// What the caller may do in the workspace: every scope for a human member; for an agent
@@ -323,10 +332,12 @@ pub fn authorize_member_change(
 
 /// Steps 2–5 for a parsed call, in order: [`authorize_operation`] (for `member.add` of a
 /// human by an agent, `CONSOLE_ONLY` comes first, as for every console-only operation),
-/// then the membership rules of `member.*`, then the collection a directory operation
-/// changes (`collection.grant` / `collection.revoke` need write access to it).
+/// then the membership rules of `member.*`, then the collection the call names:
+/// `collection.grant` / `collection.revoke` and `record.create` need write access to it, a
+/// `record.search` restricted to one collection read access.
 ///
-/// Record operations' collections and records are step 6, the engine's authority.
+/// Records themselves (and the collection of an existing record) are step 6, the engine's
+/// authority, which asks the same [`collection_access`] again (for a replay too).
 ///
 /// # Errors
 ///
@@ -362,6 +373,15 @@ pub fn authorize_call(
         PlatformCall::CollectionRevoke(revoke) => {
             authorize_collection(caller, access, &revoke.collection_id, Access::Write).map(drop)
         }
+        PlatformCall::RecordCreate(create) => {
+            authorize_collection(caller, access, &create.collection_id, Access::Write).map(drop)
+        }
+        PlatformCall::RecordSearch(search) => match &search.collection_id {
+            Some(collection_id) => {
+                authorize_collection(caller, access, collection_id, Access::Read).map(drop)
+            }
+            None => Ok(()),
+        },
         _ => Ok(()),
     }
 }

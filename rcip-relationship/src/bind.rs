@@ -4,21 +4,19 @@
 use std::sync::Arc;
 
 use crate::{
-    FEED_OPERATION, TypeOperation, command_capability_id, operation_capability_id,
+    FEED_OPERATION, Package, TypeOperation, command_capability_id, operation_capability_id,
     view_capability_id,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::args::{
-    ArchiveRecord, ChangesFeed, CreateRecord, ExecuteCommand, SearchRecords, UpdateRecord,
-};
+use super::args::ChangesFeed;
 use super::engine::Engine;
 use super::error::RecordError;
+use super::operations::EVENT_SUMMARY_FIELDS;
 use super::principal::Caller;
-use super::store::ChangeEvent;
 use super::store::RecordStore;
 use rcip_runtime::{Binding, HandlerError, InvocationContext};
 use rcip_runtime::{BindingGuard, Host};
@@ -31,6 +29,13 @@ impl<S: RecordStore + 'static> Engine<S> {
     /// its actor, the authority judges it). The capabilities must be in the runtime's
     /// catalog (list the package's generated `Capabilities` set in `catalog!`). Dropping the
     /// guards unbinds them.
+    ///
+    /// The program is one this engine knows: installed, or activated through
+    /// [`Engine::activate`]. Under a [`Platform`](crate::Platform), programs are activated in
+    /// the directory (`program.activate`, on any instance) and every record check needs the
+    /// access of a platform call, so there [`Platform::bind_package`](crate::Platform::bind_package)
+    /// binds them: an engine binding would be refused everything (the platform's authority
+    /// fails closed outside a call).
     ///
     /// A failed operation is a `failed` outcome whose message starts with the operation's
     /// stable code (`STALE_REVISION: ...`, `GUARD_FAILED: ...`), with the validation issues of
@@ -51,175 +56,231 @@ impl<S: RecordStore + 'static> Engine<S> {
         let package = self
             .workspace_package(workspace_id, namespace, version)
             .ok_or_else(|| rcip_runtime::Error::NotRegistered(namespace.to_owned()))?;
-        let version = package.version;
-        let context = Arc::new(Context {
-            workspace_id: workspace_id.to_owned(),
-            namespace: namespace.to_owned(),
-            version,
-            caller: caller.clone(),
-        });
-        let mut guards = Vec::new();
-        for type_def in package.types.iter() {
-            for command in type_def.commands.iter() {
-                let Some(id) = command_capability_id(namespace, &type_def.name, &command.name)
-                else {
-                    continue; // the validator refuses names without an id
-                };
-                let target = Target::Command(type_def.name.to_string(), command.name.to_string());
-                guards.push(host.bind(&id, self.binding(&context, target))?);
-            }
-            for operation in TypeOperation::ALL {
-                let Some(id) = operation_capability_id(namespace, &type_def.name, operation) else {
-                    continue;
-                };
-                let target = Target::Operation(operation, type_def.name.to_string());
-                guards.push(host.bind(&id, self.binding(&context, target))?);
-            }
-        }
-        for view in package.views.iter() {
-            let Some(id) = view_capability_id(namespace, &view.name) else {
-                continue;
-            };
-            let target = Target::View(view.name.to_string());
-            guards.push(host.bind(&id, self.binding(&context, target))?);
-        }
-        if let Some(id) = view_capability_id(namespace, FEED_OPERATION) {
-            guards.push(host.bind(&id, self.binding(&context, Target::Feed))?);
-        }
-        Ok(guards)
+        let context = Context::new(&package, workspace_id, caller);
+        bind_capabilities(host, &package, &context, self)
     }
 
-    fn binding(self: &Arc<Self>, context: &Arc<Context>, target: Target) -> Binding {
-        let engine = Arc::clone(self);
-        let context = Arc::clone(context);
-        let target = Arc::new(target);
-        Binding::new(move |input: Value, _: InvocationContext| {
-            let (engine, context, target) = (
-                Arc::clone(&engine),
-                Arc::clone(&context),
-                Arc::clone(&target),
-            );
-            async move { engine.run(&context, &target, input).await }
-        })
-    }
-
-    async fn run(
+    async fn run_capability(
         &self,
         context: &Context,
         target: &Target,
         input: Value,
     ) -> Result<Value, HandlerError> {
+        let request = context.request(target, input)?;
         let caller = &context.caller;
-        let ws = ("workspace_id", Value::from(context.workspace_id.clone()));
-        match target {
-            Target::Command(type_name, command) => {
-                // The command capabilities' input is `ExecuteCommand` without the workspace
-                // and the command, which the binding fixes.
-                let fixed = [ws, ("command", Value::from(command.clone()))];
-                let args: ExecuteCommand = args(input, &fixed)?;
-                self.of_type(context, type_name, args.record_id).await?;
-                reply(self.execute(caller, args).await)
-            }
-            Target::Operation(operation, type_name) => {
-                let of_type = [
-                    ws.clone(),
-                    ("namespace", Value::from(context.namespace.clone())),
-                    ("type", Value::from(type_name.clone())),
-                    ("version", Value::from(context.version)),
-                ];
-                use TypeOperation as Op;
-                if matches!(operation, Op::Get | Op::Commands | Op::Update | Op::Archive) {
-                    let record_id = input
-                        .get("record_id")
-                        .and_then(Value::as_str)
-                        .and_then(|id| Uuid::parse_str(id).ok());
-                    if let Some(record_id) = record_id {
-                        self.of_type(context, type_name, record_id).await?;
-                    }
-                    // Without a valid id, the operation's own argument check answers.
-                }
-                match operation {
-                    Op::Get => reply(self.get(caller, args(input, &[ws])?).await),
-                    Op::Search => reply(
-                        self.search(caller, args::<SearchRecords>(input, &of_type)?)
-                            .await,
-                    ),
-                    Op::Commands => reply(self.list_commands(caller, args(input, &[ws])?).await),
-                    Op::Create => reply(
-                        self.create(caller, args::<CreateRecord>(input, &of_type)?)
-                            .await,
-                    ),
-                    Op::Update => reply(
-                        self.update(caller, args::<UpdateRecord>(input, &[ws])?)
-                            .await,
-                    ),
-                    Op::Archive => reply(
-                        self.archive(caller, args::<ArchiveRecord>(input, &[ws])?)
-                            .await,
-                    ),
-                }
-            }
-            Target::Feed => {
-                let fixed = [ws, ("namespace", Value::from(context.namespace.clone()))];
-                let page = self
-                    .feed(caller, args::<ChangesFeed>(input, &fixed)?)
-                    .await
-                    .map_err(|e| public(&e))?;
-                let items: Vec<Value> = page.items.iter().map(event_summary).collect();
-                let mut reply = serde_json::json!({"items": items});
-                if let Some(next) = page.next_cursor {
-                    reply["next_cursor"] = Value::from(next);
-                }
-                if let Some(checkpoint) = page.checkpoint {
-                    reply["checkpoint"] = Value::from(checkpoint);
-                }
-                Ok(reply)
-            }
-            Target::View(view) => {
-                let view = serde_json::json!({
-                    "namespace": context.namespace, "version": context.version, "view": view,
-                });
-                reply(
-                    self.search(caller, args::<SearchRecords>(input, &[ws, ("view", view)])?)
-                        .await,
-                )
+        if let Some((record_id, type_name)) = request.of_type {
+            self.check_type(
+                caller,
+                &context.workspace_id,
+                record_id,
+                (&context.namespace, context.version, type_name),
+            )
+            .await
+            .map_err(|e| public(&e))?;
+        }
+        let arguments = request.arguments;
+        match request.call {
+            Call::Execute => reply(self.execute(caller, args(arguments)?).await),
+            Call::Get => reply(self.get(caller, args(arguments)?).await),
+            Call::Search => reply(self.search(caller, args(arguments)?).await),
+            Call::Commands => reply(self.list_commands(caller, args(arguments)?).await),
+            Call::Create => reply(self.create(caller, args(arguments)?).await),
+            Call::Update => reply(self.update(caller, args(arguments)?).await),
+            Call::Archive => reply(self.archive(caller, args(arguments)?).await),
+            Call::Feed => {
+                reply(self.feed(caller, args::<ChangesFeed>(arguments)?).await).map(feed_summary)
             }
         }
     }
 }
 
-impl<S: RecordStore + 'static> Engine<S> {
-    /// A capability of one type acts only on records of that type (and program version):
-    /// any other record is reported as not found, before anything runs.
-    async fn of_type(
-        &self,
-        context: &Context,
-        type_name: &str,
-        record_id: Uuid,
-    ) -> Result<(), HandlerError> {
-        self.check_type(
-            &context.caller,
-            &context.workspace_id,
-            record_id,
-            (&context.namespace, context.version, type_name),
-        )
-        .await
-        .map_err(|e| public(&e))
+impl<S: RecordStore + 'static> RunCapability for Engine<S> {
+    fn run<'a>(
+        &'a self,
+        context: &'a Context,
+        target: &'a Target,
+        input: Value,
+    ) -> CapabilityFuture<'a> {
+        Box::pin(self.run_capability(context, target, input))
     }
+}
+
+/// What a capability call's future is.
+pub(crate) type CapabilityFuture<'a> =
+    std::pin::Pin<Box<dyn Future<Output = Result<Value, HandlerError>> + Send + 'a>>;
+
+/// What runs a program's capabilities: the engine itself, or the platform (through its
+/// one decision).
+pub(crate) trait RunCapability: Send + Sync + 'static {
+    /// Runs `target`'s operation for `input`.
+    fn run<'a>(
+        &'a self,
+        context: &'a Context,
+        target: &'a Target,
+        input: Value,
+    ) -> CapabilityFuture<'a>;
+}
+
+/// Binds every capability of `package` on `host`, each run by `runner`.
+pub(crate) fn bind_capabilities<R: RunCapability>(
+    host: &Host,
+    package: &Package,
+    context: &Arc<Context>,
+    runner: &Arc<R>,
+) -> Result<Vec<BindingGuard>, rcip_runtime::Error> {
+    let namespace = &context.namespace;
+    let mut bound = Vec::new();
+    let mut bind = |id: String, target: Target| -> Result<(), rcip_runtime::Error> {
+        let (runner, context, target) = (Arc::clone(runner), Arc::clone(context), Arc::new(target));
+        let binding = Binding::new(move |input: Value, _: InvocationContext| {
+            let (runner, context, target) = (
+                Arc::clone(&runner),
+                Arc::clone(&context),
+                Arc::clone(&target),
+            );
+            async move { runner.run(&context, &target, input).await }
+        });
+        bound.push(host.bind(&id, binding)?);
+        Ok(())
+    };
+    for type_def in package.types.iter() {
+        for command in type_def.commands.iter() {
+            // The validator refuses names without an id.
+            if let Some(id) = command_capability_id(namespace, &type_def.name, &command.name) {
+                let target = Target::Command(type_def.name.to_string(), command.name.to_string());
+                bind(id, target)?;
+            }
+        }
+        for operation in TypeOperation::ALL {
+            if let Some(id) = operation_capability_id(namespace, &type_def.name, operation) {
+                bind(id, Target::Operation(operation, type_def.name.to_string()))?;
+            }
+        }
+    }
+    for view in package.views.iter() {
+        if let Some(id) = view_capability_id(namespace, &view.name) {
+            bind(id, Target::View(view.name.to_string()))?;
+        }
+    }
+    if let Some(id) = view_capability_id(namespace, FEED_OPERATION) {
+        bind(id, Target::Feed)?;
+    }
+    Ok(bound)
 }
 
 /// What a binding serves: one workspace, one program, one caller.
 #[derive(Debug)]
-struct Context {
-    workspace_id: String,
+pub(crate) struct Context {
+    pub(crate) workspace_id: String,
     namespace: String,
     version: u64,
-    caller: Caller,
+    pub(crate) caller: Caller,
+}
+
+impl Context {
+    pub(crate) fn new(package: &Package, workspace_id: &str, caller: &Caller) -> Arc<Self> {
+        Arc::new(Self {
+            workspace_id: workspace_id.to_owned(),
+            namespace: package.namespace.to_string(),
+            version: package.version,
+            caller: caller.clone(),
+        })
+    }
+
+    /// The operation a capability runs for `input`: the capability's input plus what the
+    /// binding fixes (workspace, command, namespace, type, version, view), and the record
+    /// whose type must be the capability's.
+    pub(crate) fn request<'t>(
+        &self,
+        target: &'t Target,
+        input: Value,
+    ) -> Result<Request<'t>, HandlerError> {
+        let mut arguments = match input {
+            Value::Object(map) => map,
+            other => {
+                return Err(public(&RecordError::InvalidArguments(format!(
+                    "expected an object, found {other}"
+                ))));
+            }
+        };
+        let fix = |arguments: &mut Map<String, Value>, fixed: &[(&str, Value)]| {
+            for (key, value) in fixed {
+                arguments.insert((*key).to_owned(), value.clone());
+            }
+        };
+        fix(
+            &mut arguments,
+            &[("workspace_id", Value::from(self.workspace_id.clone()))],
+        );
+        let namespace = ("namespace", Value::from(self.namespace.clone()));
+        // A capability of one type acts only on records of that type (and program version):
+        // any other record is reported as not found, before anything runs. Without a valid
+        // id, the operation's own argument check answers.
+        let record_id = arguments
+            .get("record_id")
+            .and_then(Value::as_str)
+            .and_then(|id| Uuid::parse_str(id).ok());
+        let (call, of_type) = match target {
+            Target::Command(type_name, command) => {
+                // The command capabilities' input is `ExecuteCommand` without the workspace
+                // and the command, which the binding fixes.
+                fix(&mut arguments, &[("command", Value::from(command.clone()))]);
+                (Call::Execute, Some(type_name))
+            }
+            Target::Operation(operation, type_name) => {
+                use TypeOperation as Op;
+                let call = match operation {
+                    Op::Get => Call::Get,
+                    Op::Search => Call::Search,
+                    Op::Commands => Call::Commands,
+                    Op::Create => Call::Create,
+                    Op::Update => Call::Update,
+                    Op::Archive => Call::Archive,
+                };
+                if matches!(operation, Op::Search | Op::Create) {
+                    let of_type = [
+                        namespace,
+                        ("type", Value::from(type_name.clone())),
+                        ("version", Value::from(self.version)),
+                    ];
+                    fix(&mut arguments, &of_type);
+                    (call, None)
+                } else {
+                    (call, Some(type_name))
+                }
+            }
+            Target::View(view) => {
+                let view = serde_json::json!({
+                    "namespace": self.namespace, "version": self.version, "view": view,
+                });
+                fix(&mut arguments, &[("view", view)]);
+                (Call::Search, None)
+            }
+            Target::Feed => {
+                fix(&mut arguments, &[namespace]);
+                (Call::Feed, None)
+            }
+        };
+        Ok(Request {
+            call,
+            arguments: Value::Object(arguments),
+            of_type: of_type
+                .zip(record_id)
+                .map(|(type_name, id)| (id, type_name.as_str())),
+        })
+    }
+
+    /// Whether `record` (a record view) is of the binding's program version and `type_name`.
+    pub(crate) fn is_of_type(&self, record: &Value, type_name: &str) -> bool {
+        record["namespace"] == self.namespace.as_str()
+            && record["version"] == self.version
+            && record["type"] == type_name
+    }
 }
 
 /// What one capability runs.
 #[derive(Debug)]
-enum Target {
+pub(crate) enum Target {
     /// A command of a type.
     Command(String, String),
     /// A record operation of a type.
@@ -228,40 +289,67 @@ enum Target {
     Feed,
 }
 
-/// An event as the feed capability shows it: no payload, but the task and command of work
-/// intents and command executions.
-fn event_summary(event: &ChangeEvent) -> Value {
-    let mut summary = serde_json::json!({
-        "id": event.id,
-        "event_id": event.event_id,
-        "kind": event.kind,
-        "record_id": event.record_id,
-        "revision": event.revision,
-        "at": event.at,
-        "actor": event.actor,
-    });
-    for key in ["task", "command"] {
-        if let Some(value) = event.payload.get(key).filter(|v| v.is_string()) {
-            summary[key] = value.clone();
-        }
-    }
-    summary
+/// The operation a capability call runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Call {
+    Execute,
+    Get,
+    Search,
+    Commands,
+    Create,
+    Update,
+    Archive,
+    Feed,
 }
 
-/// The capability's input plus what the binding fixes, as the operation's arguments.
-fn args<A: DeserializeOwned>(input: Value, fixed: &[(&str, Value)]) -> Result<A, HandlerError> {
-    let mut input = match input {
-        Value::Object(map) => map,
-        other => {
-            return Err(public(&RecordError::InvalidArguments(format!(
-                "expected an object, found {other}"
-            ))));
+impl Call {
+    /// Its name in the platform's registry.
+    pub(crate) const fn operation(self) -> &'static str {
+        match self {
+            Call::Execute => "command.execute",
+            Call::Get => "record.get",
+            Call::Search => "record.search",
+            Call::Commands => "command.list",
+            Call::Create => "record.create",
+            Call::Update => "record.update",
+            Call::Archive => "record.archive",
+            Call::Feed => "changes.feed",
         }
-    };
-    for (key, value) in fixed {
-        input.insert((*key).to_owned(), value.clone());
     }
-    serde_json::from_value(Value::Object(input))
+}
+
+/// One capability call, as an operation with its arguments.
+#[derive(Debug)]
+pub(crate) struct Request<'t> {
+    pub(crate) call: Call,
+    pub(crate) arguments: Value,
+    /// The record (when the input names one) and the type it must be of.
+    pub(crate) of_type: Option<(Uuid, &'t str)>,
+}
+
+/// A page of the feed as the feed capability shows it: events without their payload, but
+/// with the task and command of work intents and command executions.
+pub(crate) fn feed_summary(mut page: Value) -> Value {
+    if let Some(items) = page.get_mut("items").and_then(Value::as_array_mut) {
+        for event in items {
+            let mut summary = Map::new();
+            for key in EVENT_SUMMARY_FIELDS {
+                summary.insert(key.to_owned(), event[key].take());
+            }
+            for key in ["task", "command"] {
+                if let Some(value) = event["payload"].get(key).filter(|v| v.is_string()) {
+                    summary.insert(key.to_owned(), value.clone());
+                }
+            }
+            *event = Value::Object(summary);
+        }
+    }
+    page
+}
+
+/// A call's arguments as the operation's.
+fn args<A: DeserializeOwned>(arguments: Value) -> Result<A, HandlerError> {
+    serde_json::from_value(arguments)
         .map_err(|e| public(&RecordError::InvalidArguments(e.to_string())))
 }
 

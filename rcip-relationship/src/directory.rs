@@ -505,7 +505,9 @@ pub trait DirectoryStore: Send + Sync + fmt::Debug + 'static {
         workspace_id: &'a str,
     ) -> DirectoryFuture<'a, Result<Option<WorkspaceAccess>, StoreError>>;
 
-    /// The workspaces `principal_id` is a member of, in workspace id order.
+    /// The workspaces `principal_id` is a member of, each with that membership, in
+    /// workspace id order: one read, whatever the number of workspaces (`workspace.list`
+    /// decides on the memberships, [`membership`](crate::membership)'s rule).
     ///
     /// # Errors
     ///
@@ -513,7 +515,7 @@ pub trait DirectoryStore: Send + Sync + fmt::Debug + 'static {
     fn workspaces_of<'a>(
         &'a self,
         principal_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>>;
+    ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>>;
 
     /// Applies `change` atomically with `idempotency` (installed activations have none).
     ///

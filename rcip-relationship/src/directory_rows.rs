@@ -4,11 +4,8 @@
 
 use serde_json::Value;
 
-use super::directory::{
-    Access, Applied, DirectoryError, Member, MemberRole, ProgramVersion, Visibility,
-};
+use super::directory::{Access, DirectoryError, Member, MemberRole, Visibility};
 use super::principal::{PrincipalKind, ScopeSet};
-use super::programs::{Activation, activation};
 use super::store::StoreError;
 
 /// Whether `member` may replace `existing` (a kind never changes; the last of `owners`
@@ -37,24 +34,7 @@ pub(crate) fn check_removal(existing: &Member, owners: u64) -> Result<(), Direct
     Ok(())
 }
 
-/// The activation rule over what a store read: `existing`, every stored activation of the
-/// version's `namespace/version` that it may conflict with (a workspace's: its own and the
-/// installed; an installed one's: all). `Unchanged` when it is already active where it would
-/// go (installed: among the installed); otherwise it is to be stored.
-pub(crate) fn check_activation(
-    existing: &[ProgramVersion],
-    version: &ProgramVersion,
-) -> Result<Option<Applied>, DirectoryError> {
-    let (namespace, number, digest) = (&version.namespace, version.version, &version.digest);
-    activation(existing, namespace, number, digest)?;
-    let here = existing
-        .iter()
-        .filter(|v| version.workspace_id.is_some() || v.workspace_id.is_none());
-    Ok(
-        (activation(here, namespace, number, digest)? == Activation::AlreadyActive)
-            .then_some(Applied::Unchanged),
-    )
-}
+pub(crate) use super::programs::check_activation;
 
 pub(crate) fn parse_kind(text: &str) -> Result<PrincipalKind, StoreError> {
     match text {

@@ -2,7 +2,7 @@
 //! guarantees (revisions, idempotency, guards, lifecycle transitions, role constraints, work
 //! intents, change events).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::{Command, Kind, Package, Role, Scope, TypeDef, View, command_capability_id};
@@ -23,11 +23,12 @@ use super::cursor::{CursorKey, CursorScope, DEFAULT_LIMIT, MAX_LIMIT};
 use super::error::RecordError;
 use super::memory::MemoryStore;
 use super::principal::Caller;
+use super::programs::Activation;
 use super::record::{ParticipantRef, Record, RecordView, timestamp};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
 };
-use super::versions::{Activation, ProgramSource, Programs, Registered, TypeEntry};
+use super::versions::{ProgramSource, Programs, Registered, TypeEntry};
 use rcip_runtime::__private::shared::random_128;
 use rcip_runtime::{Clock, MAX_VALIDATION_ISSUES, SystemClock, TRUNCATED_KEYWORD};
 
@@ -132,7 +133,7 @@ impl<S: RecordStore> Engine<S> {
     /// Activates `package` in `workspace_id` at run time: its records can be created there
     /// from now on, and a `record.create` without a version takes the highest version
     /// visible. `namespace/version` pins content: the same content again is a no-op
-    /// (`activated: false`); records of older versions keep working.
+    /// ([`Activation::AlreadyActive`]); records of older versions keep working.
     ///
     /// # Errors
     ///
@@ -144,23 +145,11 @@ impl<S: RecordStore> Engine<S> {
         workspace_id: &str,
         package: Package,
     ) -> Result<Activation, RecordError> {
-        let namespace = package.namespace.to_string();
-        let version = package.version;
-        let digest = package.digest();
-        let pinned = self
-            .read_programs()
-            .pinned(Some(workspace_id), &namespace, version)
-            .map(str::to_owned);
-        let activated = match pinned {
-            Some(pinned) if pinned == digest => false,
-            Some(_) => return Err(RecordError::VersionConflict { namespace, version }),
-            None => self.add_program(workspace_id, package)?.0,
-        };
-        Ok(Activation {
-            namespace,
-            version,
-            digest,
-            activated,
+        let (added, _) = self.add_program(workspace_id, package)?;
+        Ok(if added {
+            Activation::New
+        } else {
+            Activation::AlreadyActive
         })
     }
 
@@ -304,7 +293,7 @@ impl<S: RecordStore> Engine<S> {
         let record = self
             .readable(caller, &args.workspace_id, args.record_id)
             .await?;
-        self.view(caller, &record, None).await
+        self.view(caller, &record, None, &mut Readable::new()).await
     }
 
     /// `record.update`: data (`patch.set`, `patch.remove`) and roles; never the state.
@@ -654,6 +643,7 @@ impl<S: RecordStore> Engine<S> {
         let mut after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
         let query = args.query.as_ref().map(|q| q.to_lowercase());
         let mut items = Vec::new();
+        let mut seen = Readable::new();
         let mut scanned = 0;
         let mut exhausted = false;
         while items.len() < limit && scanned < SCAN_BUDGET {
@@ -668,7 +658,7 @@ impl<S: RecordStore> Engine<S> {
                 scanned += 1;
                 consumed += 1;
                 if self.shown(caller, &record, query.as_deref(), view.as_ref()) {
-                    items.push(self.view(caller, &record, view.as_ref()).await?);
+                    items.push(self.view(caller, &record, view.as_ref(), &mut seen).await?);
                     if items.len() == limit {
                         break;
                     }
@@ -713,8 +703,9 @@ impl<S: RecordStore> Engine<S> {
             .store
             .events(&args.workspace_id, Some(args.record_id), after, limit)
             .await?;
+        let mut seen = Readable::new();
         for event in &mut items {
-            self.redact(caller, &args.workspace_id, &mut event.payload)
+            self.redact(caller, &args.workspace_id, &mut event.payload, &mut seen)
                 .await?;
         }
         let next_cursor = (items.len() == limit).then(|| {
@@ -759,24 +750,27 @@ impl<S: RecordStore> Engine<S> {
         let full = events.len() == limit;
         let last = events.last().map_or(after, |e| e.id);
         let mut visible: BTreeMap<Uuid, bool> = BTreeMap::new();
+        let mut seen = Readable::new();
         let mut items = Vec::with_capacity(events.len());
         for event in events {
             let readable = match visible.get(&event.record_id) {
                 Some(readable) => *readable,
                 None => {
-                    let readable = self
+                    let record = self
                         .visible(caller, &args.workspace_id, event.record_id)
-                        .await?
-                        .is_some_and(|r| {
-                            args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
-                        });
+                        .await?;
+                    // Read once: as an event's record here, as a participant below.
+                    seen.insert(event.record_id, record.is_some());
+                    let readable = record.is_some_and(|r| {
+                        args.namespace.as_deref().is_none_or(|ns| r.namespace == ns)
+                    });
                     visible.insert(event.record_id, readable);
                     readable
                 }
             };
             if readable {
                 let mut event = event;
-                self.redact(caller, &args.workspace_id, &mut event.payload)
+                self.redact(caller, &args.workspace_id, &mut event.payload, &mut seen)
                     .await?;
                 items.push(event);
             }
@@ -792,12 +786,14 @@ impl<S: RecordStore> Engine<S> {
     // ------------------------------------------------------------------ helpers
 
     /// Current access applies to old snapshots: in an event's record snapshot, participants
-    /// the reader may not read (now) become `{"restricted": true}`.
+    /// the reader may not read (now) become `{"restricted": true}`, by [`Self::restrict`]'s
+    /// rule (a reference that names no record is restricted too).
     async fn redact(
         &self,
         caller: &Caller,
         workspace_id: &str,
         payload: &mut Value,
+        seen: &mut Readable,
     ) -> Result<(), RecordError> {
         let snapshot = if payload.get("participants").is_some() {
             Some(payload)
@@ -808,19 +804,50 @@ impl<S: RecordStore> Engine<S> {
             return Ok(());
         };
         for refs in roles.values_mut() {
-            let Value::Array(refs) = refs else { continue };
-            for reference in refs.iter_mut() {
-                let id = reference
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .and_then(|id| Uuid::parse_str(id).ok());
-                let visible = match id {
-                    Some(id) => self.visible(caller, workspace_id, id).await?.is_some(),
-                    None => false,
-                };
-                if !visible {
-                    *reference = serde_json::json!({"restricted": true});
+            let Value::Array(values) = refs else { continue };
+            let mut parsed: Vec<ParticipantRef> = values
+                .iter()
+                .map(|value| {
+                    serde_json::from_value(value.clone())
+                        .unwrap_or(ParticipantRef::Restricted { restricted: true })
+                })
+                .collect();
+            self.restrict(caller, workspace_id, parsed.iter_mut(), seen)
+                .await?;
+            for (value, reference) in values.iter_mut().zip(parsed) {
+                if let ParticipantRef::Restricted { .. } = reference {
+                    *value = serde_json::json!({"restricted": true});
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The one redaction rule, for records read now and snapshots alike: each participant
+    /// the caller may not read now becomes `{"restricted": true}`. Each distinct
+    /// participant is read once per call (`seen` is shared by a page's items), not once per
+    /// reference.
+    async fn restrict<'r>(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        refs: impl Iterator<Item = &'r mut ParticipantRef> + Send,
+        seen: &mut Readable,
+    ) -> Result<(), RecordError> {
+        for reference in refs {
+            let ParticipantRef::Visible { id } = *reference else {
+                continue;
+            };
+            let readable = match seen.get(&id) {
+                Some(&known) => known,
+                None => {
+                    let known = self.visible(caller, workspace_id, id).await?.is_some();
+                    seen.insert(id, known);
+                    known
+                }
+            };
+            if !readable {
+                *reference = ParticipantRef::Restricted { restricted: true };
             }
         }
         Ok(())
@@ -829,7 +856,7 @@ impl<S: RecordStore> Engine<S> {
     /// The program `namespace` at `version` (without one, the highest) that `workspace_id`
     /// sees: its own or installed, else (and for the highest version, also) what the
     /// [`ProgramSource`] knows.
-    async fn registered(
+    pub(crate) async fn registered(
         &self,
         workspace_id: &str,
         namespace: &str,
@@ -1322,6 +1349,7 @@ impl<S: RecordStore> Engine<S> {
         caller: &Caller,
         record: &Record,
         view: Option<&View>,
+        seen: &mut Readable,
     ) -> Result<RecordView, RecordError> {
         let data = record
             .data
@@ -1329,32 +1357,32 @@ impl<S: RecordStore> Engine<S> {
             .filter(|(field, _)| shows(view, field))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        self.project(caller, record_view(record, visible_ids(record), data))
+        self.project_with(caller, record_view(record, visible_ids(record), data), seen)
             .await
     }
 
     /// `view` as `caller` may see it now: each participant it may not read becomes
     /// `{"restricted": true}` (a stored answer is projected like a fresh read).
-    async fn project(
+    async fn project(&self, caller: &Caller, view: RecordView) -> Result<RecordView, RecordError> {
+        self.project_with(caller, view, &mut Readable::new()).await
+    }
+
+    /// [`Self::project`], with what the call has already read.
+    async fn project_with(
         &self,
         caller: &Caller,
         mut view: RecordView,
+        seen: &mut Readable,
     ) -> Result<RecordView, RecordError> {
-        for refs in view.participants.values_mut() {
-            for reference in refs.iter_mut() {
-                if let ParticipantRef::Visible { id } = *reference
-                    && self
-                        .visible(caller, &view.workspace_id, id)
-                        .await?
-                        .is_none()
-                {
-                    *reference = ParticipantRef::Restricted { restricted: true };
-                }
-            }
-        }
+        let refs = view.participants.values_mut().flatten();
+        self.restrict(caller, &view.workspace_id, refs, seen)
+            .await?;
         Ok(view)
     }
 }
+
+/// What a call has learnt of participants: whether the caller may read each.
+type Readable = HashMap<Uuid, bool>;
 
 /// Whether `field` is shown through `view` (every field without one).
 fn shows(view: Option<&View>, field: &str) -> bool {

@@ -201,7 +201,8 @@ pub use sqlite::SqliteStore;
 #[cfg(feature = "engine")]
 pub use authorize::{
     Denial, MemberChange, authorize_call, authorize_collection, authorize_member_change,
-    authorize_operation, collection_access, effective_scopes, membership, readable_collections,
+    authorize_operation, collection_access, effective_scopes, is_membership_of, membership,
+    readable_collections,
 };
 #[cfg(feature = "engine")]
 pub use directory::{
@@ -243,9 +244,7 @@ pub use store::{
 #[cfg(feature = "postgres")]
 pub use tokio_postgres;
 #[cfg(feature = "engine")]
-// Named apart from the directory's activation rule (`programs::Activation`); the integrator may
-// prefer other names.
-pub use versions::{Activation as EngineActivation, ProgramSource};
+pub use versions::ProgramSource;
 
 pub use rcip_core;
 

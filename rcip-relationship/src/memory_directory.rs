@@ -9,7 +9,7 @@ use super::directory::{
     Applied, Collection, DirectoryChange, DirectoryError, DirectoryFuture, DirectoryStore, Grant,
     Member, MemberRole, ProgramDraft, ProgramVersion, Workspace, WorkspaceAccess, refusal,
 };
-use super::programs::{Activation, activation};
+use super::programs::check_activation;
 use super::store::{IdempotencyEntry, StoreError};
 use rcip_runtime::__private::shared::{lock, random_128};
 
@@ -186,36 +186,22 @@ impl Inner {
     }
 
     fn activate(&mut self, version: ProgramVersion) -> Result<Applied, DirectoryError> {
-        let (namespace, number, digest) = (&version.namespace, version.version, &version.digest);
-        let outcome = match &version.workspace_id {
-            Some(workspace_id) => {
-                let installed = &self.installed;
-                let space = self
-                    .workspaces
+        // What the version may conflict with: the installed and the workspace's own; an
+        // installed version is seen by every workspace, so it may conflict with any.
+        let workspaces: Vec<&Space> = match &version.workspace_id {
+            Some(workspace_id) => vec![
+                self.workspaces
                     .get(workspace_id)
-                    .ok_or(DirectoryError::WorkspaceNotFound)?;
-                activation(
-                    installed.iter().chain(&space.versions),
-                    namespace,
-                    number,
-                    digest,
-                )?
-            }
-            // An installed version is seen by every workspace: it may conflict with any. The
-            // same content active in a workspace is no conflict, and still to be installed
-            // (the other workspaces do not see it yet).
-            None => {
-                activation(
-                    self.workspaces.values().flat_map(|s| &s.versions),
-                    namespace,
-                    number,
-                    digest,
-                )?;
-                activation(&self.installed, namespace, number, digest)?
-            }
+                    .ok_or(DirectoryError::WorkspaceNotFound)?,
+            ],
+            None => self.workspaces.values().collect(),
         };
-        if outcome == Activation::AlreadyActive {
-            return Ok(Applied::Unchanged);
+        let existing = self
+            .installed
+            .iter()
+            .chain(workspaces.into_iter().flat_map(|s| &s.versions));
+        if let Some(unchanged) = check_activation(existing, &version)? {
+            return Ok(unchanged);
         }
         match &version.workspace_id {
             Some(workspace_id) => self.space(&workspace_id.clone())?.versions.push(version),
@@ -284,13 +270,15 @@ impl DirectoryStore for MemoryDirectory {
     fn workspaces_of<'a>(
         &'a self,
         principal_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
+    ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>> {
         let inner = lock(&self.inner);
         let workspaces = inner
             .workspaces
             .values()
-            .filter(|s| s.members.contains_key(principal_id))
-            .map(|s| s.workspace.clone())
+            .filter_map(|s| {
+                let member = s.members.get(principal_id)?;
+                Some((s.workspace.clone(), member.clone()))
+            })
             .collect();
         Box::pin(std::future::ready(Ok(workspaces)))
     }

@@ -81,6 +81,18 @@ pub const TYPE_OPERATIONS: [&str; 6] = {
 /// take this name (`RESERVED_NAME`).
 pub const FEED_OPERATION: &str = "changes";
 
+/// The fields of an event that the feed capability always shows (its output schema
+/// requires them; the binding copies them).
+pub(crate) const EVENT_SUMMARY_FIELDS: [&str; 7] = [
+    "id",
+    "event_id",
+    "kind",
+    "record_id",
+    "revision",
+    "at",
+    "actor",
+];
+
 /// Items per page of a search or the change feed when no limit is given.
 pub const DEFAULT_PAGE_LIMIT: u64 = 20;
 /// The largest page of a search or the change feed.
@@ -179,15 +191,7 @@ fn feed(package: &Package, scope: &str) -> Option<CapabilityDefinition> {
                 json!({"type": "string", "description": "The command of a command.executed or work.requested event."}),
             ),
         ],
-        &[
-            "id",
-            "event_id",
-            "kind",
-            "record_id",
-            "revision",
-            "at",
-            "actor",
-        ],
+        &EVENT_SUMMARY_FIELDS,
     );
     Some(
         CapabilityDefinition::new(id, Effect::Read, format!("Changes in {}", package.namespace.replace('_', " ")), format!(

@@ -11,7 +11,7 @@ use rcip_core::jcs::canonical_json;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::directory::{DirectoryError, ProgramVersion};
+use super::directory::{Applied, DirectoryError, ProgramVersion};
 use super::model::Package;
 use super::platform_error::PlatformError;
 use super::problem::{PackageError, ProblemCode};
@@ -179,20 +179,79 @@ pub fn activation<'a>(
     version: u64,
     digest: &str,
 ) -> Result<Activation, DirectoryError> {
+    let pins = existing
+        .into_iter()
+        .filter(|active| active.namespace == namespace && active.version == version)
+        .map(|active| Pin {
+            installed: true,
+            digest: &active.digest,
+        });
+    pin_rule(pins, false, digest).map_err(|PinConflict| DirectoryError::VersionConflict {
+        namespace: namespace.to_owned(),
+        version,
+    })
+}
+
+/// A content pinned at the namespace/version being activated, as [`pin_rule`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pin<'a> {
+    /// Installed (seen by every workspace), rather than a workspace's own.
+    pub(crate) installed: bool,
+    /// Its content's digest.
+    pub(crate) digest: &'a str,
+}
+
+/// [`pin_rule`]'s refusal: other content is pinned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PinConflict;
+
+/// The one-version-one-content rule, for the directory's stores and the engine alike.
+/// `pins` are the contents pinned at the same namespace/version that the activation may
+/// conflict with: for a workspace's activation, the installed ones and the workspace's own;
+/// for an installation (`installing`), every workspace's too, since every workspace would
+/// see it. Other content anywhere there: a conflict. The same content where the activation
+/// goes (for an installation: among the installed): already active. Otherwise new (the
+/// same content in a workspace only is still to be installed).
+pub(crate) fn pin_rule<'a>(
+    pins: impl IntoIterator<Item = Pin<'a>>,
+    installing: bool,
+    digest: &str,
+) -> Result<Activation, PinConflict> {
     let mut outcome = Activation::New;
-    for active in existing {
-        if active.namespace != namespace || active.version != version {
-            continue;
+    for pin in pins {
+        if pin.digest != digest {
+            return Err(PinConflict);
         }
-        if active.digest != digest {
-            return Err(DirectoryError::VersionConflict {
-                namespace: namespace.to_owned(),
-                version,
-            });
+        if pin.installed || !installing {
+            outcome = Activation::AlreadyActive;
         }
-        outcome = Activation::AlreadyActive;
     }
     Ok(outcome)
+}
+
+/// The activation rule over what a store read: `existing`, every stored activation of the
+/// version's `namespace/version` that it may conflict with (a workspace's: its own and the
+/// installed; an installed one's: all). `Unchanged` when it is already active where it would
+/// go (installed: among the installed); otherwise it is to be stored.
+pub(crate) fn check_activation<'a>(
+    existing: impl IntoIterator<Item = &'a ProgramVersion>,
+    version: &ProgramVersion,
+) -> Result<Option<Applied>, DirectoryError> {
+    let pins = existing
+        .into_iter()
+        .filter(|v| v.namespace == version.namespace && v.version == version.version)
+        .map(|v| Pin {
+            installed: v.workspace_id.is_none(),
+            digest: &v.digest,
+        });
+    let outcome =
+        pin_rule(pins, version.workspace_id.is_none(), &version.digest).map_err(|PinConflict| {
+            DirectoryError::VersionConflict {
+                namespace: version.namespace.clone(),
+                version: version.version,
+            }
+        })?;
+    Ok((outcome == Activation::AlreadyActive).then_some(Applied::Unchanged))
 }
 
 /// A package bundled with the crate, listed by `examples.list`.

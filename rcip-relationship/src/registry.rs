@@ -745,7 +745,7 @@ fn rows() -> Vec<Row> {
     vec![
         row(
             "capabilities.list",
-            "Lists the capabilities of the platform and of the workspace's active programs.",
+            "Lists the platform's operations the caller may call in the workspace (a program's records and commands are reached through the record and command operations).",
             None,
             Allowed,
             Read,

@@ -549,11 +549,16 @@ fn workspace_row(row: &Row<'_>) -> Result<Workspace, StoreError> {
 }
 
 fn member_row(row: &Row<'_>) -> Result<Member, StoreError> {
+    member_at(row, 0)
+}
+
+/// The member in the row's four columns from `at` on.
+fn member_at(row: &Row<'_>, at: usize) -> Result<Member, StoreError> {
     Ok(Member {
-        principal_id: text(row, 0)?,
-        kind: parse_kind(&text(row, 1)?)?,
-        role: parse_role(&text(row, 2)?)?,
-        scopes: parse_scopes(&text(row, 3)?)?,
+        principal_id: text(row, at)?,
+        kind: parse_kind(&text(row, at + 1)?)?,
+        role: parse_role(&text(row, at + 2)?)?,
+        scopes: parse_scopes(&text(row, at + 3)?)?,
     })
 }
 
@@ -649,16 +654,17 @@ impl DirectoryStore for SqliteStore {
     fn workspaces_of<'a>(
         &'a self,
         principal_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
+    ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>> {
         let principal_id = principal_id.to_owned();
         self.run(move |connection| {
             all(
                 connection,
-                "SELECT w.workspace_id, w.name, w.created_at FROM workspaces w \
+                "SELECT w.workspace_id, w.name, w.created_at, \
+                 m.principal_id, m.kind, m.role, m.scopes FROM workspaces w \
                  JOIN members m ON m.workspace_id = w.workspace_id WHERE m.principal_id = ?1 \
                  ORDER BY w.workspace_id",
                 &[&principal_id],
-                workspace_row,
+                |row| Ok((workspace_row(row)?, member_at(row, 3)?)),
             )
         })
     }

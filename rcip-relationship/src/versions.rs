@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::RecordError;
+use super::programs::{Activation, Pin, PinConflict, pin_rule};
 use super::store::{StoreError, StoreFuture};
 use crate::{Package, TypeDef};
 use rcip_runtime::__private::shared::SchemaValidator;
@@ -30,19 +30,6 @@ pub trait ProgramSource: Send + Sync + fmt::Debug {
         namespace: &'a str,
         version: Option<u64>,
     ) -> StoreFuture<'a, Result<Option<Package>, StoreError>>;
-}
-
-/// What [`Engine::activate`](crate::Engine::activate) did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Activation {
-    /// The program namespace.
-    pub namespace: String,
-    /// The version.
-    pub version: u64,
-    /// The content's digest ([`Package::digest`]).
-    pub digest: String,
-    /// `false` when this very content was already active (or installed): a no-op.
-    pub activated: bool,
 }
 
 /// A registered type: its program, definition and compiled schemas.
@@ -155,25 +142,10 @@ impl Programs {
         }
     }
 
-    /// What is pinned at `namespace/version` for `workspace_id` (installed first), if
-    /// anything: its digest.
-    pub(crate) fn pinned(
-        &self,
-        workspace_id: Option<&str>,
-        namespace: &str,
-        version: u64,
-    ) -> Option<&str> {
-        pinned_in(Some(&self.installed), namespace, version).or_else(|| {
-            pinned_in(
-                workspace_id.and_then(|w| self.workspaces.get(w)),
-                namespace,
-                version,
-            )
-        })
-    }
-
-    /// Adds `program` (installed with no workspace): the same content again is a no-op
-    /// (`Ok(false)`), other content at a pinned version is refused.
+    /// Adds `program` (installed with no workspace), by the one-version-one-content rule
+    /// ([`pin_rule`]): the same content again is a no-op (`Ok(false)`), other content at a
+    /// pinned version is refused (installing a version some workspace activated with other
+    /// content would change what that workspace's records mean).
     pub(crate) fn add(
         &mut self,
         workspace_id: Option<&str>,
@@ -181,27 +153,36 @@ impl Programs {
     ) -> Result<(bool, Arc<Registered>), RecordError> {
         let namespace = program.package.namespace.to_string();
         let version = program.version();
-        if let Some(digest) = self.pinned(workspace_id, &namespace, version) {
-            if digest != program.digest {
-                return Err(RecordError::VersionConflict { namespace, version });
+        let pinned = |versions: &Versions| {
+            versions
+                .get(&namespace)
+                .and_then(|v| v.get(&version))
+                .map(|r| r.digest.clone())
+        };
+        let workspaces: Vec<&Versions> = match workspace_id {
+            Some(w) => self.workspaces.get(w).into_iter().collect(),
+            None => self.workspaces.values().collect(),
+        };
+        let installed = pinned(&self.installed);
+        let own: Vec<String> = workspaces.into_iter().filter_map(pinned).collect();
+        let pins = installed
+            .iter()
+            .map(|digest| Pin {
+                installed: true,
+                digest,
+            })
+            .chain(own.iter().map(|digest| Pin {
+                installed: false,
+                digest,
+            }));
+        match pin_rule(pins, workspace_id.is_none(), &program.digest) {
+            Err(PinConflict) => return Err(RecordError::VersionConflict { namespace, version }),
+            Ok(Activation::AlreadyActive) => {
+                if let Some(existing) = self.find(workspace_id, &namespace, Some(version)) {
+                    return Ok((false, existing));
+                }
             }
-            let existing = self.find(workspace_id, &namespace, Some(version));
-            if let Some(existing) = existing {
-                return Ok((false, existing));
-            }
-        }
-        // Installing a version some workspace activated with other content would change
-        // what that workspace's records mean.
-        if workspace_id.is_none() {
-            let clash = self.workspaces.values().any(|versions| {
-                versions
-                    .get(&namespace)
-                    .and_then(|v| v.get(&version))
-                    .is_some_and(|r| r.digest != program.digest)
-            });
-            if clash {
-                return Err(RecordError::VersionConflict { namespace, version });
-            }
+            Ok(Activation::New) => {}
         }
         let versions = match workspace_id {
             Some(w) => self.workspaces.entry(w.to_owned()).or_default(),
@@ -214,12 +195,4 @@ impl Programs {
             .insert(version, Arc::clone(&program));
         Ok((true, program))
     }
-}
-
-/// The digest pinned at `namespace/version` in `versions`.
-fn pinned_in<'a>(versions: Option<&'a Versions>, namespace: &str, version: u64) -> Option<&'a str> {
-    versions
-        .and_then(|v| v.get(namespace))
-        .and_then(|v| v.get(&version))
-        .map(|r| r.digest.as_str())
 }

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rcip_relationship::{
-    Actor, Caller, CreateRecord, Engine, ExecuteCommand, GetRecord, MemoryStore, Package,
-    ProgramSource, RecordError, RecordView, StoreError, StoreFuture, parse_package,
+    Activation, Actor, Caller, CreateRecord, Engine, ExecuteCommand, GetRecord, MemoryStore,
+    Package, ProgramSource, RecordError, RecordView, StoreError, StoreFuture, parse_package,
 };
 use serde_json::{Value, json};
 
@@ -57,12 +57,14 @@ fn code<T: std::fmt::Debug>(result: Result<T, RecordError>) -> (&'static str, u1
 async fn an_activated_program_serves_its_workspace_only() {
     let engine = Engine::in_memory();
     let activation = engine.activate("w1", notes(1, "first")).unwrap();
-    assert!(activation.activated);
+    assert_eq!(activation, Activation::New);
     assert_eq!(
-        (activation.namespace.as_str(), activation.version),
-        ("notes", 1)
+        engine
+            .workspace_package("w1", "notes", Some(1))
+            .unwrap()
+            .digest(),
+        notes(1, "first").digest()
     );
-    assert_eq!(activation.digest, notes(1, "first").digest());
     let note = engine
         .create(&ada(), create("w1", None, json!({"text": "hi"}), "k1"))
         .await
@@ -98,20 +100,29 @@ async fn a_version_pins_its_content() {
         .unwrap();
     // Activating an installed version: the same content is a no-op, other content refused.
     let again = engine.activate("w", notes(1, "installed")).unwrap();
-    assert!(!again.activated);
+    assert_eq!(again, Activation::AlreadyActive);
     assert_eq!(
         code(engine.activate("w", notes(1, "other"))),
         ("VERSION_CONFLICT", 409)
     );
     // In a workspace: the same, per workspace.
-    assert!(engine.activate("w", notes(2, "second")).unwrap().activated);
-    assert!(!engine.activate("w", notes(2, "second")).unwrap().activated);
+    assert_eq!(
+        engine.activate("w", notes(2, "second")).unwrap(),
+        Activation::New
+    );
+    assert_eq!(
+        engine.activate("w", notes(2, "second")).unwrap(),
+        Activation::AlreadyActive
+    );
     assert_eq!(
         code(engine.activate("w", notes(2, "changed"))),
         ("VERSION_CONFLICT", 409)
     );
     // Another workspace pins its own v2.
-    assert!(engine.activate("v", notes(2, "changed")).unwrap().activated);
+    assert_eq!(
+        engine.activate("v", notes(2, "changed")).unwrap(),
+        Activation::New
+    );
     assert_eq!(
         engine
             .workspace_package("v", "notes", Some(2))

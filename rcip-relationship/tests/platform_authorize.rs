@@ -329,6 +329,65 @@ fn an_unreadable_collection_is_404_and_a_read_only_one_403_for_writes() {
     );
 }
 
+/// Step 5 for record operations is the decision's too: the collection a `record.create`
+/// writes to, and the one a `record.search` is restricted to, before the engine runs.
+#[test]
+fn the_collection_a_record_call_names_is_decided_with_the_call() {
+    let access = acme();
+    let create = |collection: &str| {
+        json!({"workspace_id": "acme", "collection_id": collection, "namespace": "polls",
+               "type": "poll", "data": {}, "idempotency_key": "k"})
+    };
+    let search = |collection: &str| json!({"workspace_id": "acme", "collection_id": collection});
+    let bea = human("bea");
+    assert!(call(&bea, "record.create", create("inbox"), Some(&access)).is_ok());
+    assert_eq!(
+        refused(call(&bea, "record.create", create("vault"), Some(&access))),
+        (403, "FORBIDDEN")
+    );
+    for unreadable in ["secret", "no-such"] {
+        assert_eq!(
+            refused(call(
+                &bea,
+                "record.create",
+                create(unreadable),
+                Some(&access)
+            )),
+            (404, "COLLECTION_NOT_FOUND")
+        );
+        assert_eq!(
+            refused(call(
+                &bea,
+                "record.search",
+                search(unreadable),
+                Some(&access)
+            )),
+            (404, "COLLECTION_NOT_FOUND")
+        );
+    }
+    assert!(call(&bea, "record.search", search("vault"), Some(&access)).is_ok());
+    // Without a collection, a search is judged record by record (step 6).
+    assert!(
+        call(
+            &bea,
+            "record.search",
+            json!({"workspace_id": "acme"}),
+            Some(&access)
+        )
+        .is_ok()
+    );
+    // The scope comes first: an agent without records:write learns nothing of collections.
+    assert_eq!(
+        refused(call(
+            &agent("weak", S::ALL),
+            "record.create",
+            create("secret"),
+            Some(&access)
+        )),
+        (403, "INSUFFICIENT_SCOPE")
+    );
+}
+
 #[test]
 fn collection_grants_need_write_access_to_the_collection() {
     let access = acme();

@@ -589,7 +589,20 @@ async fn capabilities_list_what_the_caller_may_call() {
             json!({"workspace_id": "acme", "limit": 100}),
         )
         .await;
-    assert_eq!(names(&everything).len(), operations().len());
+    // An owner may call every operation, and the list is those operations, nothing of the
+    // active `notes` program besides: what the operation's summary says it lists.
+    let all: BTreeSet<String> = operations().iter().map(|s| s.name.to_owned()).collect();
+    assert_eq!(names(&everything), all);
+    let listed = &everything["items"][0];
+    assert_eq!(listed["id"], "capabilities.list");
+    let summary = rcip_relationship::operation("capabilities.list")
+        .unwrap()
+        .summary;
+    assert_eq!(listed["description"], summary, "{listed}");
+    assert!(
+        summary.contains("platform's operations") && !summary.contains("capabilities of"),
+        "the summary claims more than the list holds: {summary}"
+    );
     let agent = w
         .ok(
             &bot(),
@@ -608,6 +621,27 @@ async fn capabilities_list_what_the_caller_may_call() {
     let listed = w.ok(&eve(), "workspace.list", json!({})).await;
     assert_eq!(listed["items"].as_array().unwrap().len(), 1);
     assert_eq!(listed["items"][0]["workspace_id"], "other");
+    // A membership counts for a credential of its own kind only.
+    let ids = |page: Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["workspace_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        ids(w.ok(&bot(), "workspace.list", json!({})).await),
+        ["acme"]
+    );
+    let human_bot = Caller::human(Actor::new("bot"));
+    assert!(ids(w.ok(&human_bot, "workspace.list", json!({})).await).is_empty());
+    let agent_ada = Caller::agent(Actor::new("ada"), DelegatedScope::ALL);
+    assert!(ids(w.ok(&agent_ada, "workspace.list", json!({})).await).is_empty());
+    assert_eq!(
+        ids(w.ok(&ada(), "workspace.list", json!({})).await),
+        ["acme"]
+    );
 }
 
 #[tokio::test]

@@ -10,10 +10,11 @@ mod directory_conformance;
 mod postgres_support;
 mod store_support;
 
-use directory_conformance::{created, entry};
+use directory_conformance::{created, entry, version};
 use postgres_support::TestSchema;
 use rcip_relationship::{
-    Applied, DirectoryChange, DirectoryStore, Member, MemberRole, PostgresStore, RecordStore,
+    Applied, DirectoryChange, DirectoryError, DirectoryStore, Member, MemberRole, PostgresStore,
+    ProgramVersion, RecordStore,
 };
 use serde_json::json;
 
@@ -149,4 +150,126 @@ async fn a_schema_from_before_the_directory_is_upgraded() {
     assert_eq!(store.access("kept").await.unwrap(), None);
     created(&store, "acme").await;
     assert!(store.access("acme").await.unwrap().is_some());
+}
+
+/// Activates `version` (a workspace's when it names one, an installation otherwise).
+async fn activate(
+    store: &PostgresStore,
+    version: ProgramVersion,
+) -> Result<Applied, DirectoryError> {
+    store
+        .apply(DirectoryChange::ActivateProgram { version }, None)
+        .await
+}
+
+/// Holds the activation lock of `polls` `number` in this schema (the statement the store
+/// runs, in a transaction of its own) until both `pending` activations wait on it, then
+/// lets them go: they reach the store at once, so only the lock can keep them apart.
+async fn race_on_the_lock(
+    schema: &TestSchema,
+    number: i64,
+    pending: impl Future<
+        Output = (
+            Result<Applied, DirectoryError>,
+            Result<Applied, DirectoryError>,
+        ),
+    >,
+) -> [Result<Applied, DirectoryError>; 2] {
+    let mut holder = schema.client().await;
+    let transaction = holder.transaction().await.unwrap();
+    transaction
+        .execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || '/polls/' || $2::int8::text))",
+            &[&0x7263_6961_i32, &number],
+        )
+        .await
+        .unwrap();
+    let release = async {
+        // Both activations queue behind the held lock (bounded: 20 s at most).
+        for _ in 0..2000 {
+            let waiting: i64 = transaction
+                .query_one(
+                    "SELECT count(*) FROM pg_locks w JOIN pg_locks mine \
+                     ON (w.classid, w.objid, w.objsubid) = (mine.classid, mine.objid, mine.objsubid) \
+                     WHERE mine.pid = pg_backend_pid() AND mine.locktype = 'advisory' \
+                     AND w.locktype = 'advisory' AND NOT w.granted",
+                    &[],
+                )
+                .await
+                .unwrap()
+                .get(0);
+            if waiting == 2 {
+                return transaction.commit().await.unwrap();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("the two activations never waited on the activation lock");
+    };
+    let ((a, b), ()) = tokio::join!(pending, release);
+    [a, b]
+}
+
+/// The activation lock (namespace/version, across workspaces and the installed packages):
+/// two instances activating one version at once, one for a workspace and one installing,
+/// which no unique index keeps apart. Other content: exactly one wins, the other is
+/// `VERSION_CONFLICT`; the same content twice: one applies, the other is unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_activations_of_one_version_are_serialized() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (one, two) = (schema.open().await, schema.open().await);
+    created(&one, "acme").await;
+    // Other content, a workspace's activation against an installation.
+    let results = race_on_the_lock(&schema, 1, async {
+        tokio::join!(
+            activate(&one, version(Some("acme"), "polls", 1, "sha256:mine")),
+            activate(&two, version(None, "polls", 1, "sha256:installed")),
+        )
+    })
+    .await;
+    let won: Vec<_> = results.iter().filter(|r| r.is_ok()).collect();
+    assert_eq!(won.len(), 1, "{results:?}");
+    assert_eq!(*won[0].as_ref().unwrap(), Applied::Applied);
+    let lost = results.iter().find_map(|r| r.as_ref().err()).unwrap();
+    assert_eq!(
+        (lost.code(), lost.status()),
+        ("VERSION_CONFLICT", 409),
+        "{lost:?}"
+    );
+    let kept: Vec<String> = one
+        .program_versions("acme", Some("polls"))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|v| v.digest)
+        .collect();
+    assert_eq!(kept.len(), 1, "one content for polls v1: {kept:?}");
+    // Other content, two installations.
+    let results = race_on_the_lock(&schema, 2, async {
+        tokio::join!(
+            activate(&one, version(None, "polls", 2, "sha256:a")),
+            activate(&two, version(None, "polls", 2, "sha256:b")),
+        )
+    })
+    .await;
+    let codes: Vec<&str> = results
+        .iter()
+        .map(|r| r.as_ref().map_or_else(DirectoryError::code, |_| "applied"))
+        .collect();
+    assert!(
+        codes == ["applied", "VERSION_CONFLICT"] || codes == ["VERSION_CONFLICT", "applied"],
+        "{results:?}"
+    );
+    // The same content twice: idempotent, once applied.
+    let results = race_on_the_lock(&schema, 3, async {
+        tokio::join!(
+            activate(&one, version(None, "polls", 3, "sha256:same")),
+            activate(&two, version(None, "polls", 3, "sha256:same")),
+        )
+    })
+    .await;
+    let mut applied: Vec<Applied> = results.into_iter().map(Result::unwrap).collect();
+    applied.sort_by_key(|a| format!("{a:?}"));
+    assert_eq!(applied, [Applied::Applied, Applied::Unchanged]);
 }

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use rcip_relationship::{
     Actor, Authority, Caller, ChangeEvent, ChangesFeed, Engine, EventKind, GetRecord, ListCommands,
-    MAX_IDEMPOTENCY_KEY, MemoryStore, Operation, Page, ParticipantRef, RecordError, RecordHistory,
-    RecordStore, RecordView, SearchRecords, Target, UpdateRecord,
+    MAX_IDEMPOTENCY_KEY, MemoryStore, NewRecord, Operation, Page, ParticipantRef, RecordError,
+    RecordHistory, RecordStore, RecordView, SearchRecords, Target, UpdateRecord,
 };
 use rcip_relationship::{Package, parse_package};
 use serde::de::DeserializeOwned;
@@ -1284,6 +1284,154 @@ async fn archived_records_take_no_changes<S: RecordStore>(store: S) {
     assert!(get(&engine, &ada(), poll.id).await.unwrap().archived);
 }
 
+/// Records what each `record.create` shows the authority: the [`Target::New`] it is asked
+/// with, and that it is asked with nothing else.
+#[derive(Debug, Default)]
+struct Recorder(Mutex<Vec<Result<NewRecord, String>>>);
+
+impl Authority for Recorder {
+    fn allows(&self, _: &Caller, operation: Operation, target: Target<'_>) -> bool {
+        if operation == Operation::RecordCreate {
+            let seen = match target {
+                Target::New(new) => Ok(new.clone()),
+                Target::Record(record) => Err(format!("a stored record: {}", record.id)),
+            };
+            self.0.lock().unwrap().push(seen);
+        }
+        true
+    }
+}
+
+async fn the_authority_sees_the_record_a_create_would_make<S: RecordStore>(store: S) {
+    // Two versions of `people`: a create naming none is asked with the one it resolves to.
+    let mut people_v2 = people();
+    people_v2.version = 2;
+    let recorder = Arc::new(Recorder::default());
+    let engine = engine(store)
+        .with_program(people_v2)
+        .unwrap()
+        .with_authority(Arc::clone(&recorder));
+    let ada = ada();
+    let create = |collection: &str, version: Option<u64>, key: &str| {
+        let mut arguments = json!({
+            "workspace_id": W, "collection_id": collection, "namespace": "people",
+            "type": "person", "data": {"name": "Grace"}, "idempotency_key": key,
+        });
+        if let Some(version) = version {
+            arguments["version"] = json!(version);
+        }
+        engine.create(&ada, args(arguments))
+    };
+    let latest = create("staff", None, "k-latest").await.unwrap();
+    let first = create("alumni", Some(1), "k-first").await.unwrap();
+    assert_eq!((latest.version, first.version), (2, 1));
+    // The replay of a create is judged again, on the record it made.
+    create("staff", None, "k-latest").await.unwrap();
+    let poll = create_poll(&engine, "Lunch?", 0).await;
+    let expected = [
+        NewRecord::new(W, "staff", "people", 2, "person"),
+        NewRecord::new(W, "alumni", "people", 1, "person"),
+        NewRecord::new(W, "staff", "people", 2, "person"),
+        NewRecord::new(W, "c1", "polls", poll.version, "poll"),
+    ];
+    let seen = recorder.0.lock().unwrap().clone();
+    assert_eq!(seen, expected.map(Ok));
+}
+
+async fn history_cursors_are_tamper_evident<S: RecordStore>(store: S) {
+    let engine = engine(store);
+    // A vote, so that the poll may close.
+    let poll = create_poll(&engine, "Lunch?", 1).await;
+    let other = create_poll(&engine, "Dinner?", 1).await;
+    for (command, revision, input) in [
+        ("close", 1, json!({"reason": "done"})),
+        ("reopen", 2, json!({})),
+        ("close", 3, json!({"reason": "again"})),
+    ] {
+        execute(&engine, poll.id, command, revision, input)
+            .await
+            .unwrap();
+    }
+    let history = |caller: Caller, record_id: Uuid, workspace: &str, cursor: Option<String>| {
+        let args = RecordHistory {
+            workspace_id: workspace.into(),
+            record_id,
+            limit: Some(1),
+            cursor,
+        };
+        let engine = &engine;
+        async move { engine.history(&caller, args).await }
+    };
+    let first = history(ada(), poll.id, W, None).await.unwrap();
+    let valid = first.next_cursor.clone().unwrap();
+    let second = history(ada(), poll.id, W, Some(valid.clone()))
+        .await
+        .unwrap();
+    assert_eq!(second.items.len(), 1, "the cursor itself is accepted");
+    assert!(second.items[0].id > first.items[0].id);
+    // The position edited (back to the start, one on, or far on): refused.
+    let at = u64::from_str_radix(&valid[2..18], 16).unwrap();
+    for position in [0, at + 1, at + 0xff] {
+        let edited = format!("c2{position:016x}{}", &valid[18..]);
+        assert_ne!(edited, valid);
+        assert_eq!(
+            code(history(ada(), poll.id, W, Some(edited)).await),
+            ("INVALID_CURSOR", 400)
+        );
+    }
+    // The MAC edited, cut short, or lengthened: refused.
+    let mut tag_edited = valid.clone();
+    let last = if valid.ends_with('0') { "1" } else { "0" };
+    tag_edited.replace_range(valid.len() - 1.., last);
+    for bad in [
+        tag_edited,
+        valid[..valid.len() - 2].to_owned(),
+        format!("{valid}00"),
+    ] {
+        assert_eq!(
+            code(history(ada(), poll.id, W, Some(bad)).await),
+            ("INVALID_CURSOR", 400)
+        );
+    }
+    // Another principal, who may read the record, reuses it: refused.
+    let bob = Caller::human(Actor::new("bob"));
+    assert!(history(bob.clone(), poll.id, W, None).await.is_ok());
+    assert_eq!(
+        code(history(bob, poll.id, W, Some(valid.clone())).await),
+        ("INVALID_CURSOR", 400)
+    );
+    // Another record's history: refused.
+    assert_eq!(
+        code(history(ada(), other.id, W, Some(valid.clone())).await),
+        ("INVALID_CURSOR", 400)
+    );
+    // In another workspace the record is not there: not found before any cursor.
+    assert_eq!(
+        code(history(ada(), poll.id, "workspace-2", Some(valid.clone())).await),
+        ("RECORD_NOT_FOUND", 404)
+    );
+    // Another query: the feed and a search refuse a history cursor...
+    assert_eq!(
+        code(changes(&engine, &ada(), Some(valid.clone()), None).await),
+        ("INVALID_CURSOR", 400)
+    );
+    let search = SearchRecords {
+        workspace_id: W.into(),
+        cursor: Some(valid),
+        ..Default::default()
+    };
+    assert_eq!(
+        code(engine.search(&ada(), search).await),
+        ("INVALID_CURSOR", 400)
+    );
+    // ...and a history refuses the feed's.
+    let feed = changes(&engine, &ada(), None, Some(1)).await.unwrap();
+    assert_eq!(
+        code(history(ada(), poll.id, W, feed.next_cursor).await),
+        ("INVALID_CURSOR", 400)
+    );
+}
+
 macro_rules! conformance {
     ($store:ident, $make:expr) => {
         mod $store {
@@ -1354,6 +1502,14 @@ macro_rules! conformance {
             #[tokio::test]
             async fn runnable_needs_the_right_to_execute() {
                 super::runnable_needs_the_right_to_execute($make).await;
+            }
+            #[tokio::test]
+            async fn the_authority_sees_the_record_a_create_would_make() {
+                super::the_authority_sees_the_record_a_create_would_make($make).await;
+            }
+            #[tokio::test]
+            async fn history_cursors_are_tamper_evident() {
+                super::history_cursors_are_tamper_evident($make).await;
             }
             #[tokio::test]
             async fn archived_records_take_no_changes() {
@@ -1432,4 +1588,162 @@ async fn sqlite_data_survives_a_reopen() {
     assert_eq!(last.items.len(), 1);
     assert!(last.items[0].id > events.last().unwrap().id);
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A memory store that counts its record reads, per record.
+#[derive(Debug, Default)]
+struct CountingReads {
+    inner: MemoryStore,
+    reads: Mutex<std::collections::HashMap<Uuid, usize>>,
+}
+
+impl CountingReads {
+    fn take(&self) -> std::collections::HashMap<Uuid, usize> {
+        std::mem::take(&mut *self.reads.lock().unwrap())
+    }
+}
+
+impl RecordStore for CountingReads {
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> rcip_relationship::StoreFuture<
+        'a,
+        Result<Option<rcip_relationship::Record>, rcip_relationship::StoreError>,
+    > {
+        *self.reads.lock().unwrap().entry(id).or_default() += 1;
+        self.inner.get(workspace_id, id)
+    }
+
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a rcip_relationship::ScanFilter,
+        after: u64,
+        limit: usize,
+    ) -> rcip_relationship::StoreFuture<
+        'a,
+        Result<Vec<(u64, rcip_relationship::Record)>, rcip_relationship::StoreError>,
+    > {
+        self.inner.scan(workspace_id, filter, after, limit)
+    }
+
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> rcip_relationship::StoreFuture<'a, Result<Vec<ChangeEvent>, rcip_relationship::StoreError>>
+    {
+        self.inner.events(workspace_id, record, after, limit)
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> rcip_relationship::StoreFuture<
+        'a,
+        Result<Option<rcip_relationship::IdempotencyEntry>, rcip_relationship::StoreError>,
+    > {
+        self.inner.idempotency(workspace_id, key)
+    }
+
+    fn commit(
+        &self,
+        commit: rcip_relationship::Commit,
+    ) -> rcip_relationship::StoreFuture<'_, Result<Vec<u64>, rcip_relationship::CommitError>> {
+        self.inner.commit(commit)
+    }
+}
+
+/// Redaction reads each participant once per call, however many references to it a page
+/// holds (events of one record, records sharing a participant).
+#[tokio::test]
+async fn a_page_reads_each_participant_once() {
+    let store = Arc::new(CountingReads::default());
+    let engine = engine(Arc::clone(&store));
+    let poll = create_poll(&engine, "Lunch?", 1).await;
+    let voter = create_person(&engine, "Grace").await;
+    let mut ballots = Vec::new();
+    for choice in 0..3 {
+        let ballot = engine
+            .create(
+                &ada(),
+                args(
+                    json!({"workspace_id": W, "collection_id": "c1", "namespace": "polls",
+                    "type": "ballot", "data": {"choice": choice},
+                    "roles": {"poll": [poll.id], "voter": [voter.id]}, "idempotency_key": key()}),
+                ),
+            )
+            .await
+            .unwrap();
+        ballots.push(ballot.id);
+    }
+    for revision in 1..4 {
+        engine
+            .update(
+                &ada(),
+                args(json!({"workspace_id": W, "record_id": ballots[0],
+                    "expected_revision": revision, "idempotency_key": key(),
+                    "patch": {"set": {"choice": revision}}})),
+            )
+            .await
+            .unwrap();
+    }
+    store.take();
+    let history = engine
+        .history(
+            &ada(),
+            RecordHistory {
+                workspace_id: W.into(),
+                record_id: ballots[0],
+                limit: None,
+                cursor: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(history.items.len(), 4);
+    let reads = store.take();
+    assert_eq!(
+        (reads.get(&poll.id), reads.get(&voter.id)),
+        (Some(&1), Some(&1)),
+        "{reads:?}"
+    );
+    let feed = changes(&engine, &ada(), None, None).await.unwrap();
+    assert_eq!(feed.items.len(), 2 + 3 + 3);
+    let reads = store.take();
+    assert_eq!(
+        (reads.get(&poll.id), reads.get(&voter.id)),
+        (Some(&1), Some(&1)),
+        "{reads:?}"
+    );
+    let found = engine
+        .search(
+            &ada(),
+            SearchRecords {
+                workspace_id: W.into(),
+                namespace: Some("polls".into()),
+                type_name: Some("ballot".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(found.items.len(), 3);
+    assert!(
+        found
+            .items
+            .iter()
+            .all(|b| b.participants["poll"] == [ParticipantRef::Visible { id: poll.id }])
+    );
+    let reads = store.take();
+    assert_eq!(
+        (reads.get(&poll.id), reads.get(&voter.id)),
+        (Some(&1), Some(&1)),
+        "{reads:?}"
+    );
 }

@@ -138,11 +138,15 @@ impl PostgresStore {
         }
     }
 
-    async fn workspaces_of(&self, principal_id: &str) -> Result<Vec<Workspace>, StoreError> {
+    async fn workspaces_of(
+        &self,
+        principal_id: &str,
+    ) -> Result<Vec<(Workspace, Member)>, StoreError> {
         let client = self.client().await?;
         client
             .query(
-                "SELECT w.workspace_id, w.name, w.created_at FROM workspaces w \
+                "SELECT w.workspace_id, w.name, w.created_at, \
+                 m.principal_id, m.kind, m.role, m.scopes FROM workspaces w \
                  JOIN members m ON m.workspace_id = w.workspace_id WHERE m.principal_id = $1 \
                  ORDER BY w.workspace_id COLLATE \"C\"",
                 &[&principal_id],
@@ -150,7 +154,7 @@ impl PostgresStore {
             .await
             .map_err(pg)?
             .iter()
-            .map(workspace_row)
+            .map(|row| Ok((workspace_row(row)?, member_at(row, 3)?)))
             .collect()
     }
 
@@ -593,11 +597,16 @@ fn workspace_row(row: &Row) -> Result<Workspace, StoreError> {
 }
 
 fn member_row(row: &Row) -> Result<Member, StoreError> {
+    member_at(row, 0)
+}
+
+/// The member in the row's four columns from `at` on.
+fn member_at(row: &Row, at: usize) -> Result<Member, StoreError> {
     Ok(Member {
-        principal_id: row.try_get(0).map_err(pg)?,
-        kind: parse_kind(row.try_get(1).map_err(pg)?)?,
-        role: parse_role(row.try_get(2).map_err(pg)?)?,
-        scopes: parse_scopes(row.try_get(3).map_err(pg)?)?,
+        principal_id: row.try_get(at).map_err(pg)?,
+        kind: parse_kind(row.try_get(at + 1).map_err(pg)?)?,
+        role: parse_role(row.try_get(at + 2).map_err(pg)?)?,
+        scopes: parse_scopes(row.try_get(at + 3).map_err(pg)?)?,
     })
 }
 
@@ -650,7 +659,7 @@ impl DirectoryStore for PostgresStore {
     fn workspaces_of<'a>(
         &'a self,
         principal_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
+    ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>> {
         Box::pin(PostgresStore::workspaces_of(self, principal_id))
     }
 

@@ -109,7 +109,7 @@ pub async fn a_new_workspace_has_its_owner<S: DirectoryStore>(store: S) {
     assert!(access.collections.is_empty());
     assert_eq!(
         store.workspaces_of("ada").await.unwrap(),
-        vec![workspace("acme")]
+        vec![(workspace("acme"), Member::human("ada", MemberRole::Owner))]
     );
     assert!(store.workspaces_of("eve").await.unwrap().is_empty());
     let again = DirectoryChange::CreateWorkspace {
@@ -132,13 +132,30 @@ pub async fn workspaces_of_a_principal_are_in_id_order<S: DirectoryStore>(store:
     for id in ["zeta", "alpha", "mid"] {
         created(&store, id).await;
     }
-    put(&store, "mid", Member::agent("bot", [])).await.unwrap();
-    let ids = |ws: Vec<Workspace>| ws.into_iter().map(|w| w.workspace_id).collect::<Vec<_>>();
+    let bot = Member::agent("bot", [DelegatedScope::RecordsRead]);
+    put(&store, "mid", bot.clone()).await.unwrap();
+    put(&store, "zeta", Member::human("bea", MemberRole::Member))
+        .await
+        .unwrap();
+    let ids = |ws: Vec<(Workspace, Member)>| {
+        ws.into_iter()
+            .map(|(w, m)| (w.workspace_id, m.principal_id))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
         ids(store.workspaces_of("ada").await.unwrap()),
-        ["alpha", "mid", "zeta"]
+        [("alpha", "ada"), ("mid", "ada"), ("zeta", "ada")]
+            .map(|(w, m)| (w.to_owned(), m.to_owned()))
     );
-    assert_eq!(ids(store.workspaces_of("bot").await.unwrap()), ["mid"]);
+    // Each with the principal's own membership, in one answer.
+    assert_eq!(
+        store.workspaces_of("bot").await.unwrap(),
+        [(workspace("mid"), bot)]
+    );
+    assert_eq!(
+        store.workspaces_of("bea").await.unwrap(),
+        [(workspace("zeta"), Member::human("bea", MemberRole::Member))]
+    );
 }
 
 pub async fn a_replayed_key_returns_its_entry_and_applies_nothing<S: DirectoryStore>(store: S) {
@@ -855,7 +872,7 @@ impl<S: DirectoryStore, G: std::fmt::Debug + Send + Sync + 'static> DirectorySto
     fn workspaces_of<'a>(
         &'a self,
         principal_id: &'a str,
-    ) -> DirectoryFuture<'a, Result<Vec<Workspace>, StoreError>> {
+    ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>> {
         self.store.workspaces_of(principal_id)
     }
 
