@@ -39,7 +39,7 @@
 //! `record.update`, `record.archive`, `record.search`, `command.list`, `command.execute`,
 //! `record.history`, `changes.feed`) as `async fn`s over any [`RecordStore`] (whose calls
 //! return [`StoreFuture`]s); [`MemoryStore`] is the default, `SqliteStore` (feature `sqlite`)
-//! keeps everything in one SQLite file and runs each call on Tokio's blocking pool, so a
+//! keeps everything in one SQLite file and runs each call on a thread of its own, so a
 //! slow store never holds an executor thread. Every operation takes the [`Caller`] (a human,
 //! or an agent with delegated scopes) and its arguments ([`CreateRecord::new`], ...).
 //! Every failure is a [`RecordError`] with a stable code and the seed's HTTP-style class.
@@ -140,6 +140,8 @@ mod error;
 mod memory;
 #[cfg(feature = "engine")]
 mod memory_directory;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod pause;
 #[cfg(feature = "engine")]
 mod platform;
 #[cfg(feature = "engine")]
@@ -185,9 +187,9 @@ pub use engine::{Engine, MAX_IDEMPOTENCY_KEY};
 pub use error::RecordError;
 #[cfg(feature = "engine")]
 pub use memory::MemoryStore;
-#[cfg(feature = "postgres")]
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 #[doc(hidden)]
-pub use postgres::CommitPause;
+pub use pause::CommitPause;
 #[cfg(feature = "postgres")]
 pub use postgres::{DEFAULT_POOL_SIZE, PostgresStore};
 #[cfg(feature = "engine")]

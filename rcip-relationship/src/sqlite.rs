@@ -1,38 +1,84 @@
-//! The SQLite store (feature `sqlite`): one file (or `:memory:`), one transaction per commit,
-//! every call on Tokio's blocking pool.
+//! The SQLite store (feature `sqlite`): one file (or `:memory:`), one connection owned by a
+//! thread of its own, which every call is sent to; commits queued together are written in one
+//! transaction.
 
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use tokio::sync::oneshot;
 use uuid::Uuid;
 
+use super::pause::{CommitPause, PauseSlot};
 use super::record::{Actor, Record};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
     StoreError, StoreFuture,
 };
 use crate::Kind;
-use rcip_runtime::__private::shared::lock;
 
 /// Records, events and idempotency entries in SQLite (bundled with the crate); also the
 /// platform's directory ([`DirectoryStore`](crate::DirectoryStore), in tables of the same
 /// file, with idempotency keys of its own).
 ///
-/// A commit is one `IMMEDIATE` transaction: the record, its events and its idempotency entry
-/// are written together or not at all, and a process that reopens the file sees every commit
-/// that returned.
+/// A commit is written in an `IMMEDIATE` transaction: the record, its events and its
+/// idempotency entry are written together or not at all, and a process that reopens the file
+/// sees every commit that returned.
+///
+/// The connection belongs to one thread of the store's own, and every call is a job sent to
+/// it. SQLite writes one transaction at a time anyway; a lock shared by Tokio's blocking pool
+/// instead made concurrent callers each take a blocking thread and hand the lock round them
+/// (a thread wake-up per call). Commits that are queued when the thread takes one are written
+/// together, each in a savepoint of one transaction: one `BEGIN`/`COMMIT` for the group, and
+/// a commit refused by its checks (or failing) is rolled back to its savepoint without
+/// touching the others. Each commit sees the ones before it in the group, exactly as if they
+/// had been committed one after the other, and its caller hears of it only once the group's
+/// `COMMIT` is done.
 ///
 /// ```
 /// use rcip_relationship::{Engine, SqliteStore};
 /// let engine = Engine::new(SqliteStore::in_memory().unwrap());
 /// # let _ = engine;
 /// ```
-#[derive(Debug)]
 pub struct SqliteStore {
-    /// Shared with the blocking tasks that use it, one at a time.
-    connection: Arc<Mutex<Connection>>,
+    /// Where the jobs go (`None` only while dropping, so the thread sees the end).
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    pause: Arc<PauseSlot>,
 }
+
+impl fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteStore").finish_non_exhaustive()
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        // The thread ends once the channel is closed and the queue done; joined so that the
+        // file is closed (and its WAL checkpointed) when the store is gone.
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Work for the store's thread.
+enum Job {
+    /// Anything on the connection (a read, a directory change); answers by itself.
+    Run(Box<dyn FnOnce(&mut Connection) + Send>),
+    /// A record commit, which may share a transaction with the commits queued behind it.
+    Commit(Box<Commit>, oneshot::Sender<Result<Vec<u64>, CommitError>>),
+}
+
+/// At most this many commits share a transaction: a bound on how long the first of them waits
+/// for the others to be written.
+const MAX_GROUP: usize = 64;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS records (
@@ -97,7 +143,9 @@ impl SqliteStore {
         Self::from_connection(Connection::open_in_memory().map_err(sql)?)
     }
 
-    fn from_connection(connection: Connection) -> Result<Self, StoreError> {
+    fn from_connection(mut connection: Connection) -> Result<Self, StoreError> {
+        // WAL with `synchronous = NORMAL`: a commit that returned survives the process
+        // crashing (the WAL is synced at checkpoints).
         connection
             .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
             .map_err(sql)?;
@@ -105,9 +153,140 @@ impl SqliteStore {
         connection
             .execute_batch(super::sqlite_directory::DIRECTORY_SCHEMA)
             .map_err(sql)?;
+        // The directory's statements and the records' together are more than the default 16.
+        connection.set_prepared_statement_cache_capacity(64);
+        let (jobs, queue) = mpsc::channel();
+        let pause = Arc::new(PauseSlot::default());
+        let thread = std::thread::Builder::new()
+            .name("rcip-sqlite".into())
+            .spawn({
+                let pause = Arc::clone(&pause);
+                move || serve(&mut connection, &queue, &pause)
+            })
+            .map_err(|e| StoreError(format!("sqlite: cannot start the store's thread: {e}")))?;
         Ok(Self {
-            connection: Arc::new(Mutex::new(connection)),
+            jobs: Some(jobs),
+            thread: Some(thread),
+            pause,
         })
+    }
+
+    /// Test hook: the next commit of this store (with whatever commits share its transaction)
+    /// stops after writing everything, before its `COMMIT`, holding SQLite's write lock, until
+    /// the returned pause is released (or dropped). Lets a test commit out of order on purpose.
+    #[doc(hidden)]
+    pub fn pause_next_commit(&self) -> CommitPause {
+        self.pause.arm()
+    }
+
+    fn send(&self, job: Job) -> Result<(), StoreError> {
+        self.jobs
+            .as_ref()
+            .and_then(|jobs| jobs.send(job).ok())
+            .ok_or_else(stopped)
+    }
+}
+
+fn stopped() -> StoreError {
+    StoreError("sqlite: the store's thread gave no answer (stopped, or the call panicked)".into())
+}
+
+/// The store's thread: jobs in the order they were sent, until the store is dropped. A commit
+/// takes the commits queued right behind it into its transaction.
+fn serve(connection: &mut Connection, queue: &mpsc::Receiver<Job>, pause: &PauseSlot) {
+    let mut next = None;
+    loop {
+        let Some(job) = next.take().or_else(|| queue.recv().ok()) else {
+            return;
+        };
+        match job {
+            Job::Run(work) => {
+                // A panicking job answers nothing (its caller hears the thread stopped) but
+                // does not take the store down with it; its transaction, if any, was dropped
+                // and rolled back.
+                let _ = catch_unwind(AssertUnwindSafe(|| work(connection)));
+            }
+            Job::Commit(commit, answer) => {
+                let mut group = vec![(commit, answer)];
+                while group.len() < MAX_GROUP {
+                    match queue.try_recv() {
+                        Ok(Job::Commit(commit, answer)) => group.push((commit, answer)),
+                        Ok(other) => {
+                            next = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let commits: Vec<&Commit> = group.iter().map(|(commit, _)| &**commit).collect();
+                let outcomes = catch_unwind(AssertUnwindSafe(|| {
+                    commit_group(connection, &commits, pause)
+                }))
+                .unwrap_or_else(|_| {
+                    let failed = StoreError("sqlite: a commit panicked".into());
+                    commits.iter().map(|_| Err(failed.clone().into())).collect()
+                });
+                for ((_, answer), outcome) in group.into_iter().zip(outcomes) {
+                    let _ = answer.send(outcome);
+                }
+            }
+        }
+    }
+}
+
+/// Writes `commits` in one transaction, each after the ones before it; the outcome of each.
+/// A commit refused or failing is rolled back to its savepoint; when the transaction itself
+/// fails (`BEGIN`, `COMMIT`, or SQLite rolling it back), none is applied and every commit
+/// answers that failure (a refusal decided after an earlier commit of the group could be
+/// wrong once that commit is gone).
+fn commit_group(
+    connection: &mut Connection,
+    commits: &[&Commit],
+    pause: &PauseSlot,
+) -> Vec<Result<Vec<u64>, CommitError>> {
+    let all_failed =
+        |error: StoreError| commits.iter().map(|_| Err(error.clone().into())).collect();
+    let mut transaction = match connection.transaction_with_behavior(TransactionBehavior::Immediate)
+    {
+        Ok(transaction) => transaction,
+        Err(error) => return all_failed(sql(error)),
+    };
+    let mut outcomes = Vec::with_capacity(commits.len());
+    if let [commit] = commits {
+        // Alone: the transaction is the commit's (dropped, hence rolled back, on a refusal).
+        match write(&transaction, commit) {
+            Ok(ids) => outcomes.push(Ok(ids)),
+            Err(refused) => return vec![Err(refused)],
+        }
+    } else {
+        for commit in commits {
+            let outcome = match transaction.savepoint() {
+                Ok(savepoint) => match write(&savepoint, commit) {
+                    Ok(ids) => savepoint.commit().map(|()| ids).map_err(|e| sql(e).into()),
+                    Err(refused) => {
+                        // Undoes what it wrote and releases the savepoint.
+                        match savepoint.finish() {
+                            Ok(()) => Err(refused),
+                            Err(error) => return all_failed(sql(error)),
+                        }
+                    }
+                },
+                Err(error) => return all_failed(sql(error)),
+            };
+            // Some errors (a full disk, say) make SQLite roll back the whole transaction:
+            // what the group wrote so far is gone.
+            if transaction.is_autocommit() {
+                return all_failed(StoreError("sqlite: the transaction was rolled back".into()));
+            }
+            outcomes.push(outcome);
+        }
+    }
+    if let Some(pause) = pause.take() {
+        pause.wait_blocking();
+    }
+    match transaction.commit() {
+        Ok(()) => outcomes,
+        Err(error) => all_failed(sql(error)),
     }
 }
 
@@ -210,9 +389,8 @@ pub(crate) fn int(value: u64) -> Result<i64, StoreError> {
 }
 
 impl SqliteStore {
-    /// Runs `work` on the connection on Tokio's blocking pool, so that SQLite's I/O and
-    /// locking never hold an executor thread. Outside a Tokio runtime it runs at once on the
-    /// caller's thread (the future is then already resolved).
+    /// Runs `work` on the connection, on the store's thread, so that SQLite's I/O and locking
+    /// never hold an executor thread (the future resolves on any executor, or none).
     pub(crate) fn run<T, E>(
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, E> + Send + 'static,
@@ -221,20 +399,23 @@ impl SqliteStore {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        let connection = Arc::clone(&self.connection);
-        let work = move || work(&mut lock(&connection));
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                let task = runtime.spawn_blocking(work);
-                Box::pin(async move {
-                    task.await.unwrap_or_else(|e| {
-                        Err(StoreError(format!("sqlite: the blocking task failed: {e}")).into())
-                    })
-                })
-            }
-            Err(_) => Box::pin(std::future::ready(work())),
-        }
+        let (answer, outcome) = oneshot::channel();
+        let sent = self.send(Job::Run(Box::new(move |connection| {
+            let _ = answer.send(work(connection));
+        })));
+        answered(sent, outcome)
     }
+}
+
+/// The answer to a job that was `sent` (or the reason it was not).
+fn answered<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+    sent: Result<(), StoreError>,
+    outcome: oneshot::Receiver<Result<T, E>>,
+) -> StoreFuture<'static, Result<T, E>> {
+    Box::pin(async move {
+        sent?;
+        outcome.await.unwrap_or_else(|_| Err(stopped().into()))
+    })
 }
 
 impl RecordStore for SqliteStore {
@@ -279,7 +460,8 @@ impl RecordStore for SqliteStore {
     }
 
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
-        self.run(move |connection| apply(connection, &commit))
+        let (answer, outcome) = oneshot::channel();
+        answered(self.send(Job::Commit(Box::new(commit), answer)), outcome)
     }
 }
 
@@ -371,12 +553,10 @@ fn events(
     Ok(events)
 }
 
-fn apply(connection: &mut Connection, commit: &Commit) -> Result<Vec<u64>, CommitError> {
-    let transaction = connection
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(sql)?;
+/// Everything a commit writes, checks first, in the caller's transaction (or savepoint).
+fn write(transaction: &Connection, commit: &Commit) -> Result<Vec<u64>, CommitError> {
     let entry = &commit.idempotency;
-    let existing = read_idempotency(&transaction, &entry.workspace_id, &entry.key)?;
+    let existing = read_idempotency(transaction, &entry.workspace_id, &entry.key)?;
     let record = &commit.record;
     let id = record.id.to_string();
     let current: Option<i64> = transaction
@@ -446,6 +626,5 @@ fn apply(connection: &mut Connection, commit: &Commit) -> Result<Vec<u64>, Commi
             .map_err(sql)?
             .execute(params![entry.workspace_id, entry.key, entry.fingerprint, entry.result])
             .map_err(sql)?;
-    transaction.commit().map_err(sql)?;
     Ok(ids)
 }

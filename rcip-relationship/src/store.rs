@@ -207,7 +207,7 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Storage for records, events and idempotency entries.
 ///
 /// Every method is asynchronous: a store that blocks (a file, a socket) does its blocking work
-/// off the async executor (the SQLite store on `tokio::task::spawn_blocking`), so a slow
+/// off the async executor (the SQLite store on a thread of its own), so a slow
 /// store never stalls other invocations.
 pub trait RecordStore: Send + Sync + std::fmt::Debug + 'static {
     /// The record `id` of `workspace_id`.

@@ -144,31 +144,30 @@ async fn sqlite_a_consumer_never_misses_an_event_committed_late() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("records.db");
     // Two instances on one file (two connections), and a reader.
+    let held = Arc::new(SqliteStore::open(&path).unwrap());
     let other = Arc::new(SqliteStore::open(&path).unwrap());
     let reader = SqliteStore::open(&path).unwrap();
     let mut consumer = Consumer::default();
     let mut committed = BTreeSet::new();
     for round in 0..ROUNDS {
-        // The held commit: a connection in the write transaction a commit opens (BEGIN
-        // IMMEDIATE), its event written and its id taken, not yet committed. (SqliteStore has
-        // no pause point; this is the state one of its commits is in at that moment.)
-        let held = rusqlite::Connection::open(&path).unwrap();
-        held.execute_batch("BEGIN IMMEDIATE").unwrap();
-        let held_event = store_support::uuid();
-        held.execute(
-            "INSERT INTO events (event_id, workspace_id, actor, record_id, revision, kind, at, payload) \
-             VALUES (?1, ?2, '{\"id\":\"ada\"}', ?3, 1, 'record.created', '2023-11-14T22:13:20.000Z', '{}')",
-            rusqlite::params![held_event.to_string(), W, store_support::uuid().to_string()],
-        )
-        .unwrap();
-        committed.insert(held_event);
-
+        let first = commit(
+            &record(W, json!({"round": round})),
+            None,
+            &format!("held {round}"),
+        );
         let second = commit(
             &record(W, json!({"round": round})),
             None,
             &format!("other {round}"),
         );
+        committed.extend(first.events.iter().map(|e| e.event_id));
         committed.extend(second.events.iter().map(|e| e.event_id));
+
+        // The held commit has written its event and taken its id, not yet committed.
+        let mut pause = held.pause_next_commit();
+        let store = Arc::clone(&held);
+        let first = tokio::spawn(async move { store.commit(first).await });
+        pause.reached().await;
         let store = Arc::clone(&other);
         let second = tokio::spawn(async move { store.commit(second).await });
         // The second commit cannot get in while the first holds the write lock: SQLite has
@@ -184,10 +183,13 @@ async fn sqlite_a_consumer_never_misses_an_event_committed_late() {
             "a second writer committed while the first held the lock"
         );
 
-        held.execute_batch("COMMIT").unwrap();
+        pause.release();
+        first.await.unwrap().unwrap();
         second.await.unwrap().unwrap();
         consumer.poll(&reader).await;
     }
     consumer.check(&committed);
+    assert_eq!(consumer.seen.len(), 2 * ROUNDS);
+    drop((held, other, reader));
     std::fs::remove_dir_all(dir).unwrap();
 }

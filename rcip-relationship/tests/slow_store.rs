@@ -1,6 +1,6 @@
 //! A slow store never stalls other invocations: the engine holds no lock and no executor
-//! thread while a store call is pending, and the SQLite store does its blocking work on
-//! Tokio's blocking pool. Every test runs on a current-thread runtime, where one blocked
+//! thread while a store call is pending, and the SQLite store does its blocking work on a
+//! thread of its own. Every test runs on a current-thread runtime, where one blocked
 //! poll would stop everything.
 #![allow(clippy::unwrap_used)]
 

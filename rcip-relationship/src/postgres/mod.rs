@@ -6,25 +6,23 @@
 //! fewer crates than sqlx (no query macros, no other databases' drivers); deadpool-postgres is
 //! a small pool made for it, with per-connection statement caches.
 
-use std::collections::BTreeSet;
-use std::fmt;
-use std::sync::Mutex;
-
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Transaction};
-use tokio::sync::oneshot;
+use std::collections::BTreeMap;
+use std::fmt;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{GenericClient, NoTls, Row};
 use uuid::Uuid;
 
 mod directory;
 
+use super::pause::{CommitPause, PauseSlot};
 use super::record::{Actor, Record};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
     StoreError, StoreFuture,
 };
 use crate::Kind;
-use rcip_runtime::__private::shared::{lock, random_128};
+use rcip_runtime::__private::shared::random_128;
 
 /// The schema's versions, in order: `(version, name, SQL)`. Each is applied once per schema,
 /// in its own place in one transaction, and recorded in `rcip_migrations`.
@@ -51,6 +49,40 @@ const RECORD_COLUMNS: &str = "position, id, workspace_id, collection_id, namespa
 const EVENT_COLUMNS: &str =
     "id, event_id, workspace_id, actor, record_id, revision, kind, at, payload";
 
+/// The last statement of a commit before `COMMIT`: each workspace's counter (`$1` workspaces,
+/// sorted, `$2` events and `$3` new records of each) moves on, locking its row until
+/// `COMMIT`, and the events (`$4`..`$12`, as columns: `$5` is an event's 1-based place among
+/// its workspace's) go in with the ids it gave out. Ends with [`COUNTED`], after
+/// [`CREATE_RECORD`] when the commit creates its record.
+const COUNT_AND_APPEND: &str = "WITH counted AS (\
+     INSERT INTO feed_counters AS c (workspace_id, last_event, last_position) \
+     SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[]) \
+     ON CONFLICT (workspace_id) DO UPDATE \
+     SET last_event = c.last_event + EXCLUDED.last_event, \
+         last_position = c.last_position + EXCLUDED.last_position \
+     RETURNING workspace_id, last_event, last_position), \
+ asked AS (SELECT * FROM UNNEST($1::text[], $2::int8[]) AS a(workspace_id, events)), \
+ appended AS (\
+     INSERT INTO events (workspace_id, id, event_id, actor, record_id, revision, kind, at, payload) \
+     SELECT e.workspace_id, counted.last_event - asked.events + e.seq, e.event_id, e.actor, \
+            e.record_id, e.revision, e.kind, e.at, e.payload \
+     FROM UNNEST($4::text[], $5::int8[], $6::uuid[], $7::text[], $8::uuid[], $9::int8[], \
+                 $10::text[], $11::text[], $12::text[]) \
+          AS e(workspace_id, seq, event_id, actor, record_id, revision, kind, at, payload) \
+     JOIN counted USING (workspace_id) JOIN asked USING (workspace_id))";
+
+/// The new record (`$13`.., `$14` its workspace), at the position its workspace's counter
+/// gave out.
+const CREATE_RECORD: &str = "created AS (\
+     INSERT INTO records (id, workspace_id, position, collection_id, namespace, version, \
+     type_name, kind, revision, data, participants, state, archived, created_at, updated_at) \
+     SELECT $13::uuid, $14::text, counted.last_position, $15::text, $16::text, $17::int8, \
+            $18::text, $19::text, $20::int8, $21::text, $22::text, $23::text, $24::bool, \
+            $25::int8, $26::int8 FROM counted WHERE counted.workspace_id = $14::text)";
+
+/// What the commit statement answers: each workspace's last event id after it.
+const COUNTED: &str = "SELECT workspace_id, last_event FROM counted";
+
 /// Records, events, idempotency entries and secrets in PostgreSQL, for several instances of a
 /// service on one database; also the platform's directory ([`DirectoryStore`](crate::DirectoryStore):
 /// workspaces, members, collections, drafts and program versions, with idempotency keys of
@@ -68,7 +100,7 @@ const EVENT_COLUMNS: &str =
 pub struct PostgresStore {
     pool: Pool,
     migrated: Vec<i32>,
-    pause: Mutex<Option<PausePoint>>,
+    pause: PauseSlot,
 }
 
 impl fmt::Debug for PostgresStore {
@@ -127,7 +159,7 @@ impl PostgresStore {
         Ok(Self {
             pool,
             migrated,
-            pause: Mutex::new(None),
+            pause: PauseSlot::default(),
         })
     }
 
@@ -272,7 +304,7 @@ impl PostgresStore {
         key: &str,
     ) -> Result<Option<IdempotencyEntry>, StoreError> {
         let client = self.client().await?;
-        read_idempotency(&**client, workspace_id, key).await
+        remembered(&client, workspace_id, key).await.map_err(pg)
     }
 
     /// The secret called `name` (32 random bytes), created by the first instance that asks
@@ -337,7 +369,10 @@ impl PostgresStore {
                     Some(&SqlState::UNIQUE_VIOLATION)
                         if constraint(&error) == Some("idempotency_pkey") =>
                     {
-                        match read_idempotency(&**client, &entry.workspace_id, &entry.key).await? {
+                        match remembered(&client, &entry.workspace_id, &entry.key)
+                            .await
+                            .map_err(pg)?
+                        {
                             Some(existing) => Err(CommitError::DuplicateKey(existing)),
                             None => Err(pg(error).into()),
                         }
@@ -387,6 +422,12 @@ impl PostgresStore {
     }
 
     /// Everything a commit writes, checks first.
+    ///
+    /// The workspace counters are taken by the last statement before `COMMIT`, which also
+    /// writes the events (and a new record) with the ids and position it takes: their row
+    /// locks are what orders the committers of a workspace, and each is held from there to
+    /// `COMMIT`, so the part of a commit that other commits of its workspace wait for is one
+    /// statement and the `COMMIT`.
     async fn write(
         &self,
         transaction: &Transaction<'_>,
@@ -409,160 +450,38 @@ impl PostgresStore {
         // same call, retried through another instance), this reads its entry and the call is
         // answered as a replay rather than as stale. (A key taken by a commit of another
         // record is caught by the key's primary key at the insert below.)
-        let existing = read_idempotency(&**transaction, &entry.workspace_id, &entry.key).await?;
+        let existing = remembered(transaction, &entry.workspace_id, &entry.key).await?;
         commit
             .check(existing, current.map(i64::unsigned_abs))
             .map_err(Attempt::Failed)?;
 
-        // The counters last: their row locks are what orders the committers of a workspace,
-        // and each is held from here to COMMIT, so the part of a commit that waits on other
-        // commits is as short as it can be. Workspaces in sorted order, so two commits that
-        // touch the same two never wait for each other in a cycle.
-        let mut workspaces: BTreeSet<&str> = commit
-            .events
-            .iter()
-            .map(|e| e.workspace_id.as_str())
-            .collect();
-        if current.is_none() {
-            workspaces.insert(&record.workspace_id);
-        }
-        let counter = transaction
-            .prepare_cached(
-                "INSERT INTO feed_counters AS c (workspace_id, last_event, last_position) \
-                 VALUES ($1, $2, $3) ON CONFLICT (workspace_id) DO UPDATE \
-                 SET last_event = c.last_event + EXCLUDED.last_event, \
-                     last_position = c.last_position + EXCLUDED.last_position \
-                 RETURNING last_event, last_position",
-            )
-            .await?;
-        let mut next_event = std::collections::BTreeMap::new();
-        let mut position = None;
-        for workspace in workspaces {
-            let events = commit
-                .events
-                .iter()
-                .filter(|e| e.workspace_id == workspace)
-                .count();
-            let creates = i64::from(current.is_none() && record.workspace_id == workspace);
-            let events = int(events as u64)?;
-            let row = transaction
-                .query_one(&counter, &[&workspace, &events, &creates])
-                .await?;
-            let last_event: i64 = row.try_get(0)?;
-            let last_position: i64 = row.try_get(1)?;
-            next_event.insert(workspace, last_event - events + 1);
-            if creates == 1 {
-                position = Some(last_position);
-            }
-        }
-
         let data = serde_json::to_string(&record.data).map_err(json_error)?;
         let participants = serde_json::to_string(&record.participants).map_err(json_error)?;
-        match position {
-            Some(position) => {
-                let insert = transaction
-                    .prepare_cached(
-                        "INSERT INTO records (id, workspace_id, position, collection_id, namespace, \
-                         version, type_name, kind, revision, data, participants, state, archived, \
-                         created_at, updated_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-                    )
-                    .await?;
-                transaction
-                    .execute(
-                        &insert,
-                        &[
-                            &record.id,
-                            &record.workspace_id,
-                            &position,
-                            &record.collection_id,
-                            &record.namespace,
-                            &int(record.version)?,
-                            &record.type_name,
-                            &record.kind.as_str(),
-                            &int(record.revision)?,
-                            &data,
-                            &participants,
-                            &record.state,
-                            &record.archived,
-                            &int(record.created_at)?,
-                            &int(record.updated_at)?,
-                        ],
-                    )
-                    .await?;
-            }
-            None => {
-                let update = transaction
-                    .prepare_cached(
-                        "UPDATE records SET revision = $2, data = $3, participants = $4, \
-                         state = $5, archived = $6, updated_at = $7 WHERE id = $1",
-                    )
-                    .await?;
-                transaction
-                    .execute(
-                        &update,
-                        &[
-                            &record.id,
-                            &int(record.revision)?,
-                            &data,
-                            &participants,
-                            &record.state,
-                            &record.archived,
-                            &int(record.updated_at)?,
-                        ],
-                    )
-                    .await?;
-            }
-        }
-
-        let mut ids = Vec::with_capacity(commit.events.len());
-        let mut columns = EventColumns::default();
-        for event in &commit.events {
-            let next = next_event
-                .get_mut(event.workspace_id.as_str())
-                .ok_or_else(|| StoreError("postgres: event without a counter".into()))?;
-            ids.push(next.unsigned_abs());
-            columns.push(*next, event)?;
-            *next += 1;
-        }
-        if !ids.is_empty() {
-            // One statement for all the events (arrays, unnested), not one round trip each.
-            let insert = transaction
+        if current.is_some() {
+            // The row is ours since the FOR UPDATE above: no other commit waits on this.
+            let update = transaction
                 .prepare_cached(
-                    "INSERT INTO events (workspace_id, id, event_id, actor, record_id, revision, \
-                     kind, at, payload) SELECT * FROM UNNEST($1::text[], $2::int8[], $3::uuid[], \
-                     $4::text[], $5::uuid[], $6::int8[], $7::text[], $8::text[], $9::text[])",
+                    "UPDATE records SET revision = $2, data = $3, participants = $4, \
+                     state = $5, archived = $6, updated_at = $7 WHERE id = $1",
                 )
                 .await?;
-            let EventColumns {
-                workspace_id,
-                id,
-                event_id,
-                actor,
-                record_id,
-                revision,
-                kind,
-                at,
-                payload,
-            } = &columns;
             transaction
                 .execute(
-                    &insert,
+                    &update,
                     &[
-                        workspace_id,
-                        id,
-                        event_id,
-                        actor,
-                        record_id,
-                        revision,
-                        kind,
-                        at,
-                        payload,
+                        &record.id,
+                        &int(record.revision)?,
+                        &data,
+                        &participants,
+                        &record.state,
+                        &record.archived,
+                        &int(record.updated_at)?,
                     ],
                 )
                 .await?;
         }
-
+        // Before the counters: a commit racing this one with the same key waits here (and
+        // fails on the key's primary key), not while holding its workspace's counter.
         let remember = transaction
             .prepare_cached(
                 "INSERT INTO idempotency (workspace_id, key, fingerprint, result) \
@@ -580,7 +499,90 @@ impl PostgresStore {
                 ],
             )
             .await?;
-        Ok(ids)
+
+        // Per workspace (sorted, so two commits that touch the same two lock their counters in
+        // one order and never wait for each other in a cycle): how many events, and whether
+        // it gets the new record.
+        let creates = current.is_none();
+        let mut counters: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
+        if creates {
+            counters.entry(&record.workspace_id).or_default().1 = 1;
+        }
+        let mut columns = EventColumns::default();
+        for event in &commit.events {
+            let counter = counters.entry(&event.workspace_id).or_default();
+            counter.0 += 1;
+            columns.push(counter.0, event)?;
+        }
+        let (workspaces, (events, positions)): (Vec<&str>, (Vec<i64>, Vec<i64>)) =
+            counters.iter().map(|(w, (e, p))| (*w, (*e, *p))).unzip();
+        let c = &columns;
+        let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
+            &workspaces,
+            &events,
+            &positions,
+            &c.workspace_id,
+            &c.seq,
+            &c.event_id,
+            &c.actor,
+            &c.record_id,
+            &c.revision,
+            &c.kind,
+            &c.at,
+            &c.payload,
+        ];
+        let (version, record_revision, created_at, updated_at) = (
+            int(record.version)?,
+            int(record.revision)?,
+            int(record.created_at)?,
+            int(record.updated_at)?,
+        );
+        let kind_name = record.kind.as_str();
+        let statement = if creates {
+            params.extend([
+                &record.id as &(dyn tokio_postgres::types::ToSql + Sync),
+                &record.workspace_id,
+                &record.collection_id,
+                &record.namespace,
+                &version,
+                &record.type_name,
+                &kind_name,
+                &record_revision,
+                &data,
+                &participants,
+                &record.state,
+                &record.archived,
+                &created_at,
+                &updated_at,
+            ]);
+            transaction
+                .prepare_cached(&format!("{COUNT_AND_APPEND}, {CREATE_RECORD} {COUNTED}"))
+                .await?
+        } else {
+            transaction
+                .prepare_cached(&format!("{COUNT_AND_APPEND} {COUNTED}"))
+                .await?
+        };
+        let rows = transaction.query(&statement, &params).await?;
+        let mut last_event = BTreeMap::new();
+        for row in &rows {
+            let workspace: String = row.try_get(0)?;
+            let last: i64 = row.try_get(1)?;
+            last_event.insert(workspace, last);
+        }
+        // The ids the statement gave the events (the same arithmetic as in its SQL).
+        commit
+            .events
+            .iter()
+            .zip(&columns.seq)
+            .map(|(event, seq)| {
+                let last = last_event
+                    .get(&event.workspace_id)
+                    .ok_or_else(|| StoreError("postgres: event without a counter".into()))?;
+                let (count, _) = counters[&event.workspace_id.as_str()];
+                Ok::<u64, Attempt>((last - count + seq).unsigned_abs())
+            })
+            .collect()
     }
 
     /// Test hook: the next commit of this store stops after writing everything, before its
@@ -588,20 +590,12 @@ impl PostgresStore {
     /// order on purpose.
     #[doc(hidden)]
     pub fn pause_next_commit(&self) -> CommitPause {
-        let (reached_tx, reached) = oneshot::channel();
-        let (release, release_rx) = oneshot::channel();
-        *lock(&self.pause) = Some(PausePoint {
-            reached: reached_tx,
-            release: release_rx,
-        });
-        CommitPause { reached, release }
+        self.pause.arm()
     }
 
     async fn pause_point(&self) {
-        let pause = lock(&self.pause).take();
-        if let Some(PausePoint { reached, release }) = pause {
-            let _ = reached.send(());
-            let _ = release.await;
+        if let Some(pause) = self.pause.take() {
+            pause.wait().await;
         }
     }
 }
@@ -661,36 +655,12 @@ impl RecordStore for PostgresStore {
     }
 }
 
-struct PausePoint {
-    reached: oneshot::Sender<()>,
-    release: oneshot::Receiver<()>,
-}
-
-/// A commit held before its `COMMIT` (see `PostgresStore::pause_next_commit`).
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct CommitPause {
-    reached: oneshot::Receiver<()>,
-    release: oneshot::Sender<()>,
-}
-
-impl CommitPause {
-    /// Waits until the paused commit has written everything and stopped.
-    pub async fn reached(&mut self) {
-        let _ = (&mut self.reached).await;
-    }
-
-    /// Lets the commit go on to its `COMMIT`.
-    pub fn release(self) {
-        let _ = self.release.send(());
-    }
-}
-
 /// The events of a commit as columns, for one multi-row insert.
 #[derive(Default)]
 struct EventColumns {
     workspace_id: Vec<String>,
-    id: Vec<i64>,
+    /// An event's 1-based place among its workspace's events of the commit.
+    seq: Vec<i64>,
     event_id: Vec<Uuid>,
     actor: Vec<String>,
     record_id: Vec<Uuid>,
@@ -701,9 +671,9 @@ struct EventColumns {
 }
 
 impl EventColumns {
-    fn push(&mut self, id: i64, event: &ChangeEvent) -> Result<(), StoreError> {
+    fn push(&mut self, seq: i64, event: &ChangeEvent) -> Result<(), StoreError> {
         self.workspace_id.push(event.workspace_id.clone());
-        self.id.push(id);
+        self.seq.push(seq);
         self.event_id.push(event.event_id);
         self.actor
             .push(serde_json::to_string(&event.actor).map_err(json_error)?);
@@ -849,12 +819,28 @@ async fn apply_migrations(transaction: &Transaction<'_>) -> Result<Vec<i32>, Sto
     Ok(done)
 }
 
-async fn read_idempotency(
-    client: &impl GenericClient,
+/// The records' entry for `key`, by a prepared statement (a commit reads it, and the engine
+/// before every mutation).
+async fn remembered(
+    client: &impl deadpool_postgres::GenericClient,
     workspace_id: &str,
     key: &str,
-) -> Result<Option<IdempotencyEntry>, StoreError> {
-    read_idempotency_in(client, "idempotency", workspace_id, key).await
+) -> Result<Option<IdempotencyEntry>, tokio_postgres::Error> {
+    let statement = client
+        .prepare_cached(
+            "SELECT fingerprint, result FROM idempotency WHERE workspace_id = $1 AND key = $2",
+        )
+        .await?;
+    let row = client.query_opt(&statement, &[&workspace_id, &key]).await?;
+    row.map(|row| {
+        Ok(IdempotencyEntry {
+            workspace_id: workspace_id.to_owned(),
+            key: key.to_owned(),
+            fingerprint: row.try_get(0)?,
+            result: row.try_get(1)?,
+        })
+    })
+    .transpose()
 }
 
 /// The entry for `key` in `table` (the records' `idempotency` or `directory_idempotency`).
