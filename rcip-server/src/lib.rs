@@ -23,6 +23,7 @@
 //!
 //! | route | what |
 //! | --- | --- |
+//! | `GET /` | the explorer: a read-only HTML page of the registry and the installed and bundled program versions (no credential) |
 //! | `POST /v1/operations` | `{"operation", "arguments"}` -> 200 `{"result"}`, or the refusal's status and `{"error": {"code", "message", "issues"?}}` ([`rest`](crate#rest)) |
 //! | `GET /v1/openapi.json` | the OpenAPI 3.1 document, generated from the registry ([`openapi_document`]) |
 //! | `GET /.well-known/oauth-protected-resource` (and `.../mcp`) | RFC 9728 metadata |
@@ -42,6 +43,7 @@
 mod authenticate;
 mod discovery;
 mod error;
+mod explorer;
 mod limits;
 mod openapi;
 mod rest;

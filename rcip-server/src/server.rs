@@ -12,7 +12,9 @@ use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use rcip_relationship::{Caller, Denial, Platform, PlatformError, RecordStore, operation};
+use rcip_relationship::{
+    Caller, Denial, DirectoryStore, Platform, PlatformError, RecordStore, operation,
+};
 use serde_json::Value;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
@@ -23,7 +25,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use crate::authenticate::{AuthRefusal, Authenticate, Authenticated, Door};
 use crate::error::ApiError;
 use crate::limits::{Limits, RateLimiter, json_guard, layer_error, rate_limit, reshape_too_large};
-use crate::{discovery, openapi, rest};
+use crate::{discovery, explorer, openapi, rest};
 
 /// The future an erased platform call answers.
 pub(crate) type CallFuture<'a> =
@@ -56,6 +58,8 @@ impl<S: RecordStore> Operations for Platform<S> {
 #[derive(Clone)]
 pub(crate) struct Shared {
     pub(crate) platform: Arc<dyn Operations>,
+    /// The platform's directory (the explorer lists its installed versions).
+    pub(crate) directory: Arc<dyn DirectoryStore>,
     pub(crate) auth: Arc<dyn Authenticate>,
     pub(crate) limits: Limits,
     /// The public base URL, without a trailing slash.
@@ -151,6 +155,7 @@ impl Server {
         }
         Self {
             shared: Shared {
+                directory: Arc::clone(platform.directory()),
                 platform,
                 auth,
                 limits: Limits::default(),
@@ -213,6 +218,7 @@ impl Server {
             ))
             .with_state(Arc::clone(&shared));
         let public = Router::new()
+            .route("/", get(explorer::page))
             .route("/v1/openapi.json", get(openapi::serve))
             .route(discovery::METADATA_PATH, get(discovery::rest))
             .route(
