@@ -23,7 +23,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use crate::authenticate::{AuthRefusal, Authenticate, Authenticated, Door};
 use crate::error::ApiError;
 use crate::limits::{Limits, RateLimiter, json_guard, layer_error, rate_limit, reshape_too_large};
-use crate::{discovery, openapi, rest};
+use crate::{discovery, mcp, openapi, rest};
 
 /// The future an erased platform call answers.
 pub(crate) type CallFuture<'a> =
@@ -192,6 +192,10 @@ impl Server {
     pub fn router(&self) -> Router {
         let shared = Arc::new(self.shared.clone());
         let limits = &shared.limits;
+        // One bucket per principal across both doors.
+        let limiter = limits
+            .rate_limit
+            .map(|rate| Arc::new(RateLimiter::new(rate)));
         let mut rest = Router::new()
             .route("/v1/operations", post(rest::operations))
             .layer(middleware::from_fn_with_state(
@@ -200,9 +204,9 @@ impl Server {
                     .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT),
                 json_guard,
             ));
-        if let Some(rate) = limits.rate_limit {
+        if let Some(limiter) = &limiter {
             rest = rest.layer(middleware::from_fn_with_state(
-                Arc::new(RateLimiter::new(rate)),
+                Arc::clone(limiter),
                 rate_limit,
             ));
         }
@@ -212,6 +216,22 @@ impl Server {
                 authenticate,
             ))
             .with_state(Arc::clone(&shared));
+        let mut mcp = mcp::router(&shared).layer(middleware::from_fn_with_state(
+            limits
+                .json_depth_limit
+                .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT),
+            json_guard,
+        ));
+        if let Some(limiter) = &limiter {
+            mcp = mcp.layer(middleware::from_fn_with_state(
+                Arc::clone(limiter),
+                rate_limit,
+            ));
+        }
+        let mcp = mcp.layer(middleware::from_fn_with_state(
+            (Arc::clone(&shared), mcp::DOOR),
+            authenticate,
+        ));
         let public = Router::new()
             .route("/v1/openapi.json", get(openapi::serve))
             .route(discovery::METADATA_PATH, get(discovery::rest))
@@ -222,6 +242,7 @@ impl Server {
             .with_state(Arc::clone(&shared));
         Router::new()
             .merge(rest)
+            .merge(mcp)
             .merge(public)
             .fallback(not_found)
             .method_not_allowed_fallback(method_not_allowed)
