@@ -196,42 +196,11 @@ impl Server {
         let limiter = limits
             .rate_limit
             .map(|rate| Arc::new(RateLimiter::new(rate)));
-        let mut rest = Router::new()
+        let rest = Router::new()
             .route("/v1/operations", post(rest::operations))
-            .layer(middleware::from_fn_with_state(
-                limits
-                    .json_depth_limit
-                    .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT),
-                json_guard,
-            ));
-        if let Some(limiter) = &limiter {
-            rest = rest.layer(middleware::from_fn_with_state(
-                Arc::clone(limiter),
-                rate_limit,
-            ));
-        }
-        let rest = rest
-            .layer(middleware::from_fn_with_state(
-                (Arc::clone(&shared), Door::Rest),
-                authenticate,
-            ))
             .with_state(Arc::clone(&shared));
-        let mut mcp = mcp::router(&shared).layer(middleware::from_fn_with_state(
-            limits
-                .json_depth_limit
-                .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT),
-            json_guard,
-        ));
-        if let Some(limiter) = &limiter {
-            mcp = mcp.layer(middleware::from_fn_with_state(
-                Arc::clone(limiter),
-                rate_limit,
-            ));
-        }
-        let mcp = mcp.layer(middleware::from_fn_with_state(
-            (Arc::clone(&shared), mcp::DOOR),
-            authenticate,
-        ));
+        let rest = door(rest, &shared, Door::Rest, limiter.as_ref());
+        let mcp = door(mcp::router(&shared), &shared, mcp::DOOR, limiter.as_ref());
         let public = Router::new()
             .route("/v1/openapi.json", get(openapi::serve))
             .route(discovery::METADATA_PATH, get(discovery::rest))
@@ -258,6 +227,31 @@ impl Server {
                     )),
             )
     }
+}
+
+/// The layers of a door, outermost first: authentication, the principal's rate limit,
+/// the JSON nesting check (the body is buffered only for an authenticated caller).
+fn door(
+    routes: Router,
+    shared: &Arc<Shared>,
+    door: Door,
+    limiter: Option<&Arc<RateLimiter>>,
+) -> Router {
+    let depth = shared
+        .limits
+        .json_depth_limit
+        .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT);
+    let mut routes = routes.layer(middleware::from_fn_with_state(depth, json_guard));
+    if let Some(limiter) = limiter {
+        routes = routes.layer(middleware::from_fn_with_state(
+            Arc::clone(limiter),
+            rate_limit,
+        ));
+    }
+    routes.layer(middleware::from_fn_with_state(
+        (Arc::clone(shared), door),
+        authenticate,
+    ))
 }
 
 /// The same as [`Server::router`].

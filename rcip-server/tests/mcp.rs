@@ -137,13 +137,7 @@ async fn the_registry_over_mcp_in_both_revisions() {
 async fn the_credential_decides_over_mcp_as_over_rest() {
     let s = start(Limits::default()).await;
     s.world().await;
-    s.ok(
-        "eve",
-        "member.add",
-        json!({"workspace_id": "other", "principal_id": "bot", "kind": "agent",
-        "scopes": ["records:read"], "idempotency_key": "m1"}),
-    )
-    .await;
+    s.bot_in_other().await;
     // The credential limited to acme reaches no other workspace, member or not.
     let limited = client(&s.base, "bot-acme", true).await;
     let other = limited
