@@ -25,6 +25,7 @@
 //! | --- | --- |
 //! | `GET /` | the explorer: a read-only HTML page of the registry and the installed and bundled program versions (no credential) |
 //! | `POST /v1/operations` | `{"operation", "arguments"}` -> 200 `{"result"}`, or the refusal's status and `{"error": {"code", "message", "issues"?}}` ([`rest`](crate#rest)) |
+//! | `POST\|GET\|DELETE /mcp` | MCP streamable HTTP (both revisions) through `rcip-mcp`: the operations as tools, dots as underscores (`record_get`), reads `readOnlyHint` |
 //! | `GET /v1/openapi.json` | the OpenAPI 3.1 document, generated from the registry ([`openapi_document`]) |
 //! | `GET /.well-known/oauth-protected-resource` (and `.../mcp`) | RFC 9728 metadata |
 //!
@@ -38,6 +39,13 @@
 //! workspace ([`Authenticated::workspace`]) naming another is answered 404
 //! `WORKSPACE_NOT_FOUND`, as the platform answers a workspace the caller may not read, and
 //! `workspace.list` lists that one only. Everything else is `Platform::call`'s answer.
+//!
+//! # MCP
+//!
+//! The same authenticator (with [`Door::Mcp`]), limits and workspace rule; a refusal before
+//! any tool runs is an HTTP 401/403 (401 naming the `/mcp` resource's metadata,
+//! `<base>/.well-known/oauth-protected-resource/mcp`); a refused operation is an `isError`
+//! result whose message starts with the platform's code (`STALE_REVISION: ...`).
 #![deny(missing_docs)]
 
 mod authenticate;
@@ -45,6 +53,7 @@ mod discovery;
 mod error;
 mod explorer;
 mod limits;
+mod mcp;
 mod openapi;
 mod rest;
 mod server;

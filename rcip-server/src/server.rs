@@ -25,7 +25,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use crate::authenticate::{AuthRefusal, Authenticate, Authenticated, Door};
 use crate::error::ApiError;
 use crate::limits::{Limits, RateLimiter, json_guard, layer_error, rate_limit, reshape_too_large};
-use crate::{discovery, explorer, openapi, rest};
+use crate::{discovery, explorer, mcp, openapi, rest};
 
 /// The future an erased platform call answers.
 pub(crate) type CallFuture<'a> =
@@ -197,26 +197,15 @@ impl Server {
     pub fn router(&self) -> Router {
         let shared = Arc::new(self.shared.clone());
         let limits = &shared.limits;
-        let mut rest = Router::new()
+        // One bucket per principal across both doors.
+        let limiter = limits
+            .rate_limit
+            .map(|rate| Arc::new(RateLimiter::new(rate)));
+        let rest = Router::new()
             .route("/v1/operations", post(rest::operations))
-            .layer(middleware::from_fn_with_state(
-                limits
-                    .json_depth_limit
-                    .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT),
-                json_guard,
-            ));
-        if let Some(rate) = limits.rate_limit {
-            rest = rest.layer(middleware::from_fn_with_state(
-                Arc::new(RateLimiter::new(rate)),
-                rate_limit,
-            ));
-        }
-        let rest = rest
-            .layer(middleware::from_fn_with_state(
-                (Arc::clone(&shared), Door::Rest),
-                authenticate,
-            ))
             .with_state(Arc::clone(&shared));
+        let rest = door(rest, &shared, Door::Rest, limiter.as_ref());
+        let mcp = door(mcp::router(&shared), &shared, mcp::DOOR, limiter.as_ref());
         let public = Router::new()
             .route("/", get(explorer::page))
             .route("/v1/openapi.json", get(openapi::serve))
@@ -228,6 +217,7 @@ impl Server {
             .with_state(Arc::clone(&shared));
         Router::new()
             .merge(rest)
+            .merge(mcp)
             .merge(public)
             .fallback(not_found)
             .method_not_allowed_fallback(method_not_allowed)
@@ -243,6 +233,31 @@ impl Server {
                     )),
             )
     }
+}
+
+/// The layers of a door, outermost first: authentication, the principal's rate limit,
+/// the JSON nesting check (the body is buffered only for an authenticated caller).
+fn door(
+    routes: Router,
+    shared: &Arc<Shared>,
+    door: Door,
+    limiter: Option<&Arc<RateLimiter>>,
+) -> Router {
+    let depth = shared
+        .limits
+        .json_depth_limit
+        .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT);
+    let mut routes = routes.layer(middleware::from_fn_with_state(depth, json_guard));
+    if let Some(limiter) = limiter {
+        routes = routes.layer(middleware::from_fn_with_state(
+            Arc::clone(limiter),
+            rate_limit,
+        ));
+    }
+    routes.layer(middleware::from_fn_with_state(
+        (Arc::clone(shared), door),
+        authenticate,
+    ))
 }
 
 /// The same as [`Server::router`].

@@ -322,13 +322,7 @@ async fn a_caller_without_an_accepted_credential_is_told_where_the_metadata_is()
 async fn a_credential_limited_to_one_workspace_reaches_no_other() {
     let s = start(Limits::default()).await;
     s.world().await;
-    s.ok(
-        "eve",
-        "member.add",
-        json!({"workspace_id": "other", "principal_id": "bot", "kind": "agent",
-        "scopes": ["records:read"], "idempotency_key": "m1"}),
-    )
-    .await;
+    s.bot_in_other().await;
     s.ok(
         "eve",
         "member.add",

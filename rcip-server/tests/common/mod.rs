@@ -288,6 +288,17 @@ impl TestServer {
         .await;
     }
 
+    /// bot also an agent member of eve's `other` (records:read).
+    pub async fn bot_in_other(&self) {
+        self.ok(
+            "eve",
+            "member.add",
+            json!({"workspace_id": "other", "principal_id": "bot",
+            "kind": "agent", "scopes": ["records:read"], "idempotency_key": "m1"}),
+        )
+        .await;
+    }
+
     /// A note in `acme`/`open`, created by `token` under `key`.
     pub async fn note(&self, token: &str, key: &str) -> Value {
         self.ok(
