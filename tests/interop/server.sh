@@ -13,7 +13,11 @@
 #    target/interop/venv-schemathesis) runs the served /v1/openapi.json with the bearer
 #    token: not_a_server_error, response_schema_conformance, status_code_conformance and
 #    content_type_conformance, a bounded number of examples per operation.
-# 3. MCP (not yet: the place for it is below).
+# 3. MCP on /mcp with the agent's bearer token: the Python `mcp` SDK's client (2025-11-25 and
+#    2026-07-28; the agent checkers' venv) and the MCP Inspector CLI (pinned by
+#    inspector-npm/package-lock.json, `npm ci` into target/interop/inspector): server_mcp.py
+#    lists the tools, creates and reads a record, executes a command, and checks that a
+#    stale revision's 409 is a tool result with isError.
 #
 # Server log and outputs: target/interop/server/. A tool that is missing and cannot be
 # installed prints one "skipped:" line and the script goes on (exit 0), unless CI is set,
@@ -59,8 +63,11 @@ trap stop_server EXIT
 # A token of this run only; the caller is a human, so that console-only operations are
 # exercised too. No rate limit: schemathesis sends faster than a principal should.
 token="dev-$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
+# And an agent's (every scope: a member's delegated scopes bound it), for MCP.
+agent_token="dev-$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
 "$rcip" serve --bind 127.0.0.1:0 --database "sqlite:$scratch/rcip.db" \
     --programs "$root/examples/programs" --insecure-dev-token "$token=human:interop" \
+    --insecure-dev-token "$agent_token=agent:interop-bot" \
     --rate-limit 0 >"$out/server.out" 2>"$out/server.log" &
 server_pid=$!
 # `rcip serve` prints "listening on http://ADDR" once it accepts; port 0 means no race for a
@@ -167,12 +174,53 @@ schemathesis() {
     fi
 }
 
-# ----- 3. MCP at /mcp --------------------------------------------------------------------
-# TODO(issue 18): the Python `mcp` client and the MCP Inspector CLI
-# (@modelcontextprotocol/inspector-cli, pinned in a package-lock under tests/interop/) against
-# $base/mcp with the bearer token: list the tools, call record_get, execute a command, and a
-# 409 answered as isError. Waits for rcip-server's MCP endpoint (tests/interop/README.md).
+# ----- 3. MCP at /mcp: the Python SDK's client and the MCP Inspector CLI ----------------
+mcp_clients() {
+    local subject="MCP clients on /mcp" log="$out/inspector-setup.log"
+    : >"$log"
+    # The Python SDK is in the agent checkers' venv (mcp-clients.sh's): made when missing.
+    local venv="$interop/venv"
+    if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1; then
+        local made
+        made="$(bash "$here/agent-schemas.sh" --self-test 2>&1)" || { echo "$made"; status=1; return 0; }
+        case "$made" in skipped:*)
+            unavailable "python3 venv unavailable" "$subject" "$interop/venv-setup.log"
+            return 0
+            ;;
+        esac
+    fi
+    # The Inspector CLI, exactly as inspector-npm/package-lock.json pins it (`npm ci` into
+    # target/interop/inspector, remade when the lock changes), on the machine's node. Without
+    # npm the Python client still runs, and the Inspector part is skipped (an error under CI).
+    local cli="" node=""
+    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+        local prefix="$interop/inspector" lock="$here/inspector-npm/package-lock.json" want
+        want="$(python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$lock")"
+        if [ ! -f "$prefix/node_modules/@modelcontextprotocol/inspector-cli/build/index.js" ] ||
+            [ "$(cat "$prefix/.lock.sha256" 2>/dev/null || true)" != "$want" ]; then
+            rm -rf "$prefix"
+            mkdir -p "$prefix"
+            cp "$here/inspector-npm/package.json" "$lock" "$prefix/"
+            if (cd "$prefix" && npm ci --no-audit --no-fund >>"$log" 2>&1); then
+                echo "$want" >"$prefix/.lock.sha256"
+            fi
+        fi
+        if [ -f "$prefix/.lock.sha256" ]; then
+            cli="$prefix/node_modules/@modelcontextprotocol/inspector-cli/build/index.js"
+            node="$(command -v node)"
+        fi
+    fi
+    [ -n "$cli" ] || unavailable "npm ci of the Inspector CLI failed or npm missing" "MCP Inspector CLI" "$log"
+    # An agent member of a workspace of its own, with every scope, and a collection.
+    call workspace.create '{"workspace_id": "mcp-interop", "name": "MCP", "idempotency_key": "mcp-w"}' &&
+        call member.add '{"workspace_id": "mcp-interop", "principal_id": "interop-bot", "kind": "agent", "scopes": ["records:read", "records:write", "commands:execute", "programs:draft", "programs:activate", "collections:manage", "members:manage"], "idempotency_key": "mcp-m"}' &&
+        call collection.create '{"workspace_id": "mcp-interop", "collection_id": "main", "name": "Main", "idempotency_key": "mcp-c"}' ||
+        { status=1; return 0; }
+    "$venv/bin/python" "$here/server_mcp.py" "$base" "$agent_token" mcp-interop main \
+        "$out/openapi.json" "$node" "$cli" || status=1
+}
 
 explorer
+mcp_clients
 schemathesis
 exit "$status"
