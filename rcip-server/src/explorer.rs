@@ -157,12 +157,11 @@ fn scope_label(spec: &OperationSpec) -> String {
 }
 
 fn kind_label(spec: &OperationSpec) -> String {
-    let kind = if spec.is_mutation() {
-        "mutation"
+    if spec.is_mutation() {
+        format!("mutation ({})", escape(spec.effect.as_str()))
     } else {
-        "read"
-    };
-    format!("{kind} ({})", escape(spec.effect.as_str()))
+        "read".to_owned()
+    }
 }
 
 fn render_operation(html: &mut String, spec: &OperationSpec) {

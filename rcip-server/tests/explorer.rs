@@ -83,11 +83,15 @@ async fn the_page_lists_every_operation_with_its_rules_and_schemas() {
         };
         assert!(html.contains(who), "{}: {who}", spec.name);
         let kind = if spec.is_mutation() {
-            "mutation"
+            format!("mutation ({})", spec.effect.as_str())
         } else {
-            "read"
+            "read".to_owned()
         };
-        assert!(html.contains(&format!("{kind} ({})", spec.effect.as_str())));
+        assert!(
+            html.contains(&format!("<span class=\"tag\">{kind}</span>")),
+            "{}: {kind}",
+            spec.name
+        );
         assert!(html.contains(&format!("<code>{}</code>", spec.tool_name())));
         // Each input property is a row, marked required or not.
         let required: Vec<&str> = spec.input["required"]

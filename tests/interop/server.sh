@@ -5,7 +5,7 @@
 #   bash tests/interop/server.sh
 #
 # 1. Headless Chromium (Debian's `chromium`; installed with apt-get when /usr/bin/chromium
-#    is missing and this runs as root) loads the explorer at `/` with --dump-dom, and
+#    is missing and this runs as root; CHROMIUM=PATH runs another build instead) loads the explorer at `/` with --dump-dom, and
 #    explorer_dom.py checks what rendered: a section per registry operation (the served
 #    OpenAPI document's x-rcip-operations) with its name, each installed version with its
 #    record types, no form, script or other active element, no event handler.
@@ -99,19 +99,20 @@ status=0
 explorer() {
     local subject="explorer in Chromium" log="$out/chromium-setup.log"
     : >"$log"
-    if [ ! -x /usr/bin/chromium ]; then
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-            { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; } >>"$log" 2>&1 || true
-        fi
-        if [ ! -x /usr/bin/chromium ]; then
-            unavailable "chromium not installed" "$subject" "$log"
-            return 0
-        fi
+    # CHROMIUM names another build (nothing is installed for it then).
+    local chromium="${CHROMIUM:-/usr/bin/chromium}"
+    if [ ! -x "$chromium" ] && [ -z "${CHROMIUM:-}" ] && [ "$(id -u)" = 0 ] &&
+        command -v apt-get >/dev/null 2>&1; then
+        { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; } >>"$log" 2>&1 || true
+    fi
+    if [ ! -x "$chromium" ]; then
+        unavailable "$chromium not installed" "$subject" "$log"
+        return 0
     fi
     local profile
     profile="$(mktemp -d -p "$scratch")"
     # Every background fetch off: the only request is the page's.
-    if ! timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic \
+    if ! timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic \
         --no-first-run --disable-background-networking --disable-component-update \
         --disable-sync --disable-dev-shm-usage --user-data-dir="$profile" \
         --dump-dom "$base/" >"$out/explorer.dom.html" 2>"$out/chromium.log"; then
