@@ -1,4 +1,4 @@
-//! `rcip serve`: the platform on REST (and MCP) with `rcip-server`, over SQLite or
+//! `rcip serve`: the platform on REST and MCP with `rcip-server`, over SQLite or
 //! PostgreSQL, with the packages of a folder installed at start, until SIGTERM or Ctrl-C.
 //!
 //! Shutdown: the signal stops the accepting (new connections are refused), the requests in

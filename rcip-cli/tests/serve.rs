@@ -2,7 +2,7 @@
 //! address it prints, and on SIGTERM stops accepting, answers the request in flight (here
 //! one held back by the database's write lock, taken by the test as a slow store), then
 //! exits 0; a restart on the same SQLite file finds the record that request committed.
-#![cfg(unix)]
+#![cfg(all(unix, feature = "serve"))]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read, Write};
