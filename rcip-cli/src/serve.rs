@@ -1,10 +1,12 @@
-//! `rcip serve`: the platform on REST (and MCP) with `rcip-server`, over SQLite or
+//! `rcip serve`: the platform on REST and MCP with `rcip-server`, over SQLite or
 //! PostgreSQL, with the packages of a folder installed at start, until SIGTERM or Ctrl-C.
 //!
 //! Shutdown: the signal stops the accepting (new connections are refused), the requests in
-//! flight are answered (for at most `--shutdown-grace` seconds; then they are abandoned,
-//! and a commit they had not finished never happened), then the platform and its store are
-//! dropped. A commit that was answered is on disk before its answer was sent.
+//! flight are answered (for at most `--shutdown-grace` seconds; then they are abandoned
+//! unanswered), then the platform and its store are dropped. A commit that was answered is
+//! on disk before its answer was sent; an abandoned request's commit may or may not have
+//! happened, and its retry with the same idempotency key says which (it replays the first
+//! result).
 
 use std::fmt;
 use std::future::IntoFuture;
@@ -197,8 +199,10 @@ async fn serve_platform<S: RecordStore>(
             grace.as_secs()
         ),
     }
-    // The router (and every clone of the platform in it) is gone: this is the last one, and
-    // dropping it closes the store.
+    // After a clean stop the router and its connections are gone, so this is the last owner
+    // and dropping it closes the store; after the grace, the abandoned connections' tasks
+    // still hold it until the runtime is dropped on return (a store call running on a
+    // blocking thread finishes first).
     drop(platform);
     eprintln!("rcip serve: stopped");
     Ok(())

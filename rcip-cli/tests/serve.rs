@@ -2,16 +2,25 @@
 //! address it prints, and on SIGTERM stops accepting, answers the request in flight (here
 //! one held back by the database's write lock, taken by the test as a slow store), then
 //! exits 0; a restart on the same SQLite file finds the record that request committed.
-#![cfg(unix)]
+#![cfg(all(unix, feature = "serve"))]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod serving;
+
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
+use serving::{Serving, call, connect, receive, send};
+
+/// `rcip serve` on the folder's SQLite file with its programs.
+fn serve(dir: &TempDir) -> Serving {
+    let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
+    let programs = dir.0.join("programs");
+    serving::serve(&database, &["--programs".as_ref(), programs.as_os_str()])
+}
 
 /// A folder of its own under the target's temporary folder, removed when dropped.
 struct TempDir(PathBuf);
@@ -38,96 +47,6 @@ const NOTES: &str = r#"{
     "schema": {"type": "object", "properties": {"text": {"type": "string"}},
                "required": ["text"], "additionalProperties": false}}}
 }"#;
-
-/// A running `rcip serve` and the address it printed; killed if the test ends early.
-struct Serving {
-    child: Child,
-    address: String,
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(dir: &TempDir) -> Serving {
-    let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rcip"))
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--database",
-            &database,
-            "--programs",
-        ])
-        .arg(dir.0.join("programs"))
-        .args(["--insecure-dev-token", "ada-token=human:ada"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .unwrap_or_else(|| panic!("no address printed: {line:?}"))
-        .to_owned();
-    Serving { child, address }
-}
-
-/// Writes one `POST /v1/operations` on `stream` (kept alive).
-fn send(stream: &mut TcpStream, operation: &str, arguments: Value) {
-    let body = json!({"operation": operation, "arguments": arguments}).to_string();
-    let request = format!(
-        "POST /v1/operations HTTP/1.1\r\nhost: rcip\r\nauthorization: Bearer ada-token\r\n\
-         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-}
-
-/// Reads one answer from `stream`: status and body (the server sends a Content-Length).
-fn receive(stream: &mut TcpStream) -> (u16, Value) {
-    let mut head = Vec::new();
-    let mut byte = [0u8];
-    while !head.ends_with(b"\r\n\r\n") {
-        stream.read_exact(&mut byte).unwrap();
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8(head).unwrap();
-    let status = head[9..12].parse().unwrap();
-    let length: usize = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse().unwrap())
-        })
-        .unwrap();
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).unwrap();
-    (status, serde_json::from_slice(&body).unwrap())
-}
-
-fn call(stream: &mut TcpStream, operation: &str, arguments: Value) -> (u16, Value) {
-    send(stream, operation, arguments);
-    receive(stream)
-}
-
-fn connect(address: &str) -> TcpStream {
-    let stream = TcpStream::connect(address).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    stream
-}
 
 #[test]
 fn sigterm_lets_the_request_in_flight_commit_and_a_restart_finds_it() {

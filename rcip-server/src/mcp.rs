@@ -90,8 +90,8 @@ struct Kept {
     _bindings: Vec<BindingGuard>,
 }
 
-/// The `/mcp` router (without the server's layers, which [`Server::router`]
-/// (crate::Server::router) adds).
+/// The `/mcp` router, without the server's layers ([`Server::router`](crate::Server::router)
+/// adds them).
 pub(crate) fn router(shared: &Arc<Shared>) -> Router {
     match build(shared) {
         Ok(router) => router,

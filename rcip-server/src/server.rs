@@ -109,7 +109,7 @@ impl Shared {
 /// Where MCP is served.
 pub(crate) const MCP_PATH: &str = "/mcp";
 
-/// The service: a platform behind REST (and, with [`mcp`](Self::mcp), MCP), with an
+/// The service: a platform behind REST and MCP, with an
 /// authenticator, [`Limits`] and the public base URL its documents name.
 ///
 /// ```

@@ -233,7 +233,7 @@ async fn a_request_that_takes_too_long_is_answered_504() {
     let (auth, mut started, _gate) = gated();
     let s = start_with(
         Limits {
-            request_timeout: Duration::from_millis(200),
+            request_timeout: Duration::from_millis(500),
             ..Limits::default()
         },
         auth,

@@ -199,3 +199,34 @@ async fn an_unauthenticated_mcp_request_is_told_where_the_mcp_metadata_is() {
         assert!(body["error"]["code"].is_string(), "{body}");
     }
 }
+
+#[tokio::test]
+async fn mcp_and_rest_draw_from_one_bucket_per_principal() {
+    let s = start(Limits {
+        rate_limit: Some(rcip_server::RateLimit {
+            burst: 2,
+            refill_every: std::time::Duration::from_secs(3600),
+        }),
+        ..Limits::default()
+    })
+    .await;
+    assert_eq!(s.call("bot", "workspace.list", json!({})).await.status, 200);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let post = || {
+        s.client
+            .post(s.url("/mcp"))
+            .bearer_auth("bot")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize.to_string())
+            .send()
+    };
+    assert_eq!(post().await.unwrap().status().as_u16(), 200);
+    let refused = post().await.unwrap();
+    assert_eq!(refused.status().as_u16(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "RATE_LIMITED");
+}
