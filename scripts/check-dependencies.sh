@@ -4,7 +4,8 @@
 #   humantime and none of the protocol crates it does not use (jsonschema's own `uuid-simd`,
 #   a different crate, is allowed);
 # - what `cargo run --example polls` builds compiles no C code (no `cc`, no bundled SQLite);
-# - rcip-build and rcip-cli use rcip-relationship's model only, never its engine.
+# - rcip-build, and rcip-cli without its `serve` feature (default: `rcip serve` runs the
+#   platform), use rcip-relationship's model only, never its engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,5 +27,5 @@ refuse "rcip-runtime (macros only)" 'rusqlite|libsqlite3-sys|uuid|humantime|rcip
 refuse "the polls example's build" 'cc|libsqlite3-sys|rusqlite' \
   -p rcip-examples -e normal,build,dev
 refuse "rcip-build" 'rcip-runtime|tokio|rusqlite' -p rcip-build -e normal
-refuse "rcip-cli" 'rcip-runtime|tokio|rusqlite' -p rcip-cli -e normal
+refuse "rcip-cli (without serve)" 'rcip-runtime|tokio|rusqlite' -p rcip-cli --no-default-features -e normal
 exit $fail

@@ -16,11 +16,21 @@
 //! `gemini-json-schema` (see `rcip_export`). Exit status: 0, 1 with the error and its code
 //! (`UNSUPPORTED_SCHEMA`, `NAME_COLLISION`, ...) when the catalog cannot be exported, 2 for
 //! unreadable input, invalid JSON or an unknown profile.
+//!
+//! `rcip serve --bind ADDR --database URL --programs DIR` (feature `serve`, default) serves
+//! the Relationship Protocol platform on REST and MCP (`rcip-server`) over a SQLite file
+//! (`sqlite:PATH` or a path) or PostgreSQL (`postgres://...`, with the `postgres` feature),
+//! the packages of DIR installed at start, until SIGTERM or Ctrl-C (the requests in flight
+//! are answered first). It prints `listening on http://ADDR` once it accepts. Exit status: 0
+//! after a clean stop, 2 when it cannot start.
 
 use std::fs;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+#[cfg(feature = "serve")]
+mod serve;
 
 use clap::{Parser, Subcommand};
 use rcip_export::{Profile, export_catalog};
@@ -64,6 +74,9 @@ enum Command {
         /// standard input.
         catalog: String,
     },
+    /// Serve the Relationship Protocol platform on REST and MCP until SIGTERM or Ctrl-C.
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
 }
 
 /// Some package has problems.
@@ -77,6 +90,8 @@ fn main() -> ExitCode {
         Command::Check { files, quiet } => check(&files, quiet),
         Command::Digest { file, canonical } => digest(&file, canonical),
         Command::Export { profile, catalog } => export(profile, &catalog),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::serve(args),
     }
 }
 

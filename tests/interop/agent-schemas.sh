@@ -37,18 +37,8 @@ esac
 
 mkdir -p "$root/target/interop"
 : >"$log"
-command -v python3 >/dev/null 2>&1 || unavailable "python3 not found"
-
-stamp="$venv/.requirements.sha256"
-want="$(python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$requirements")"
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
-    rm -rf "$venv"
-    python3 -m venv "$venv" >>"$log" 2>&1 || unavailable "python3 -m venv failed"
-    "$venv/bin/python" -m pip install --disable-pip-version-check --no-input \
-        --index-url "${PIP_INDEX_URL:-https://pypi.org/simple}" --only-binary=:all: \
-        -r "$requirements" >>"$log" 2>&1 || unavailable "pip install failed"
-    "$venv/bin/python" -m pip check >>"$log" 2>&1 || unavailable "pip check failed"
-    echo "$want" >"$stamp"
-fi
+# shellcheck source=tests/interop/venv.sh
+. "$here/venv.sh"
+make_venv "$venv" "$requirements" "$log" || unavailable "$venv_failure"
 
 exec "$venv/bin/python" "$here/agent_schemas.py" "${args[@]}"

@@ -1,0 +1,73 @@
+//! The Relationship Protocol platform (`rcip_relationship::Platform`) on the network: REST
+//! and MCP over the one operation registry, as an axum [`Router`](axum::Router) an
+//! application can serve or mount (`rcip serve` is one such application).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use rcip_relationship::{Actor, Caller, Engine, MemoryDirectory, Platform};
+//! use rcip_server::{Authenticated, Limits, Server, StaticTokens};
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let platform = Platform::open(Engine::in_memory(), Arc::new(MemoryDirectory::new()))
+//!     .await
+//!     .unwrap();
+//! let tokens = StaticTokens::new().token("dev-ada", Authenticated {
+//!     caller: Caller::human(Actor::new("ada")),
+//!     workspace: None,
+//! });
+//! let app = Server::new(Arc::new(platform), Arc::new(tokens), "http://127.0.0.1:8080")
+//!     .limits(Limits::default())
+//!     .router();
+//! // axum::serve(tokio::net::TcpListener::bind("127.0.0.1:8080").await?, app).await?;
+//! # let _ = app; });
+//! ```
+//!
+//! | route | what |
+//! | --- | --- |
+//! | `GET /` | the explorer: a read-only HTML page of the registry and the installed and bundled program versions (no credential) |
+//! | `POST /v1/operations` | `{"operation", "arguments"}` -> 200 `{"result"}`, or the refusal's status and `{"error": {"code", "message", "issues"?}}` ([`rest`](crate#rest)) |
+//! | `POST\|GET\|DELETE /mcp` | MCP streamable HTTP (both revisions) through `rcip-mcp`: the operations as tools, dots as underscores (`record_get`), reads `readOnlyHint` |
+//! | `GET /v1/openapi.json` | the OpenAPI 3.1 document, generated from the registry ([`openapi_document`]) |
+//! | `GET /.well-known/oauth-protected-resource` (and `.../mcp`) | RFC 9728 metadata |
+//!
+//! # REST
+//!
+//! Every call is authenticated by the server's [`Authenticate`] (a refusal: its status, 401
+//! with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource"`),
+//! then meets the limits ([`Limits`]), then the envelope is read: 415
+//! `UNSUPPORTED_MEDIA_TYPE` (not `application/json`), 400 `MALFORMED_JSON`, 400
+//! `INVALID_REQUEST` (not exactly `operation` and `arguments`). A credential limited to one
+//! workspace ([`Authenticated::workspace`]) naming another is answered 404
+//! `WORKSPACE_NOT_FOUND`, as the platform answers a workspace the caller may not read, and
+//! `workspace.list` lists that one only. Everything else is `Platform::call`'s answer.
+//!
+//! # MCP
+//!
+//! The same authenticator (with [`Door::Mcp`]), limits and workspace rule; a refusal before
+//! any tool runs is an HTTP 401/403 (401 naming the `/mcp` resource's metadata,
+//! `<base>/.well-known/oauth-protected-resource/mcp`); a refused operation is an `isError`
+//! result whose message starts with the platform's code (`STALE_REVISION: ...`).
+#![deny(missing_docs)]
+
+mod authenticate;
+mod discovery;
+mod error;
+mod explorer;
+mod limits;
+mod mcp;
+mod openapi;
+mod rest;
+mod server;
+mod static_tokens;
+
+pub use authenticate::{AuthFuture, AuthRefusal, Authenticate, Authenticated, Door};
+pub use discovery::METADATA_PATH;
+pub use error::ApiError;
+pub use limits::{
+    DEFAULT_JSON_DEPTH_LIMIT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT_REQUESTS,
+    DEFAULT_REQUEST_TIMEOUT, Limits, RateLimit, RateLimiter, json_depth,
+};
+pub use openapi::{ERROR_STATUSES, openapi_document};
+pub use server::{Server, router};
+pub use static_tokens::{StaticTokens, bearer_token};
+
+pub use axum;

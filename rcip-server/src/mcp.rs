@@ -1,0 +1,230 @@
+//! `/mcp`: the registry's operations as MCP tools, through `rcip-mcp`'s bridge on a runtime
+//! whose catalog is `platform_definition()` with each capability id made its tool name
+//! (`record.get` -> `record_get`).
+//!
+//! Authentication is the server's own, asynchronous, in front of the bridge (the
+//! `authenticate` layer with [`Door::Mcp`]); `rcip-mcp`'s synchronous bearer hook only reads
+//! its answer from the request's extensions and hands the bridge a [`Principal`] carrying
+//! it. The bindings turn that principal back into the [`Authenticated`] caller and run
+//! [`Shared::call`] — the REST path's, so the credential's workspace is enforced here too
+//! (which `Platform::bind` could not do: its resolver sees the principal, never the
+//! arguments).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::response::IntoResponse;
+use rcip_mcp::{AuthRejection, HttpOptions, McpBridge, http_router};
+use rcip_relationship::{
+    Actor, Caller, DelegatedScope, PlatformError, PrincipalKind, operations, platform_definition,
+    tool_name,
+};
+use rcip_runtime::{
+    Binding, BindingGuard, HandlerError, InvocationContext, PolicyDecision, Principal, Runtime,
+    RuntimeOptions, policy_fn,
+};
+
+use crate::authenticate::{Authenticated, Door};
+use crate::error::ApiError;
+use crate::server::{MCP_PATH, Shared};
+
+/// The principal's scopes carry the caller's kind, client and workspace under these
+/// prefixes, beside its delegated scopes (only the server's hook makes principals).
+const KIND: &str = "rcip:kind:";
+const CLIENT: &str = "rcip:client:";
+const WORKSPACE: &str = "rcip:workspace:";
+
+/// The principal the bridge carries for `who`.
+fn principal(who: &Authenticated) -> Principal {
+    let caller = &who.caller;
+    let mut principal = Principal::new(caller.actor.id.as_str())
+        .with_scope(format!("{KIND}{}", caller.kind.as_str()));
+    for scope in &caller.scopes {
+        principal = principal.with_scope(scope.as_str());
+    }
+    if let Some(client) = &caller.actor.client {
+        principal = principal.with_scope(format!("{CLIENT}{client}"));
+    }
+    if let Some(workspace) = &who.workspace {
+        principal = principal.with_scope(format!("{WORKSPACE}{workspace}"));
+    }
+    principal
+}
+
+/// The caller a principal of [`principal`] stands for.
+fn authenticated(principal: &Principal) -> Authenticated {
+    let mut actor = Actor::new(principal.id());
+    let (mut human, mut scopes, mut workspace) = (false, Vec::new(), None);
+    for scope in principal.scopes() {
+        if let Some(kind) = scope.strip_prefix(KIND) {
+            human = kind == PrincipalKind::Human.as_str();
+        } else if let Some(client) = scope.strip_prefix(CLIENT) {
+            actor = actor.via(client);
+        } else if let Some(named) = scope.strip_prefix(WORKSPACE) {
+            workspace = Some(named.to_owned());
+        } else if let Ok(scope) = scope.parse::<DelegatedScope>() {
+            scopes.push(scope);
+        }
+    }
+    let caller = if human {
+        Caller::human(actor)
+    } else {
+        Caller::agent(actor, scopes)
+    };
+    Authenticated { caller, workspace }
+}
+
+/// A platform error as the tool's public failure; a store failure's details stay in the
+/// log.
+fn public(error: PlatformError) -> HandlerError {
+    if error.status >= 500 {
+        tracing::warn!(target: "rcip::server", code = error.code, "operation failed: {}", error.message);
+        return HandlerError::public(error.code, "the platform failed", Vec::new());
+    }
+    HandlerError::public(error.code, error.message, error.issues)
+}
+
+/// What the MCP route keeps alive: the runtime and the bindings of every operation.
+struct Kept {
+    _runtime: Runtime,
+    _bindings: Vec<BindingGuard>,
+}
+
+/// The `/mcp` router, without the server's layers ([`Server::router`](crate::Server::router)
+/// adds them).
+pub(crate) fn router(shared: &Arc<Shared>) -> Router {
+    match build(shared) {
+        Ok(router) => router,
+        Err(error) => {
+            // The catalog is the registry's own: failing here is a bug, answered, not a panic.
+            tracing::error!(target: "rcip::server", %error, "MCP could not start");
+            Router::new().route_service(
+                MCP_PATH,
+                axum::routing::any(|| async {
+                    ApiError::new(
+                        500,
+                        "MCP_UNAVAILABLE",
+                        "MCP is not available on this server",
+                    )
+                    .into_response()
+                }),
+            )
+        }
+    }
+}
+
+fn build(shared: &Arc<Shared>) -> Result<Router, String> {
+    // The platform makes every decision (membership, scopes, console-only): the runtime's
+    // policy lets every invocation through to it.
+    let options = RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow));
+    // The bridge names each tool by its capability id, and the seed's tools are the
+    // operations with dots as underscores (`record_get`): this runtime, private to the MCP
+    // door, registers them so.
+    let mut definition = platform_definition();
+    for capability in &mut definition.capabilities {
+        capability.id = tool_name(&capability.id);
+    }
+    let runtime = Runtime::new(definition, options).map_err(|e| e.to_string())?;
+    let host = runtime.host();
+    let bindings = operations()
+        .iter()
+        .map(|spec| {
+            let (shared, name) = (Arc::clone(shared), spec.name);
+            let binding = Binding::new(move |input, context: InvocationContext| {
+                let who = context.principal().map(authenticated);
+                let shared = Arc::clone(&shared);
+                async move {
+                    let who = who.ok_or_else(|| {
+                        HandlerError::public(
+                            "UNAUTHENTICATED",
+                            "the invocation names no caller",
+                            Vec::new(),
+                        )
+                    })?;
+                    shared.call(&who, name, input).await.map_err(public)
+                }
+            });
+            host.bind(&spec.tool_name(), binding)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let bridge = McpBridge::builder(runtime.client())
+        .server_info("rcip-server", env!("CARGO_PKG_VERSION"))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let kept = Arc::new(Kept {
+        _runtime: runtime,
+        _bindings: bindings,
+    });
+    let mut options = HttpOptions::new().path(MCP_PATH).bearer_auth(move |parts| {
+        let _alive = &kept;
+        // The server's authentication layer ran first; without its answer nothing passes.
+        parts
+            .extensions
+            .get::<Authenticated>()
+            .map(|who| Some(principal(who)))
+            .ok_or_else(AuthRejection::new)
+    });
+    if let Some(hosts) = public_hosts(&shared.base_url) {
+        options = options.allowed_hosts(hosts);
+    }
+    Ok(http_router(bridge, options))
+}
+
+/// The `Host` values a request through the public base URL carries, beside the loopback
+/// names (`None`: the base URL is on loopback, and rmcp's loopback default applies).
+fn public_hosts(base_url: &str) -> Option<Vec<String>> {
+    let authority = base_url.split_once("://")?.1.split('/').next()?;
+    let host = match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    };
+    let loopback = ["localhost", "127.0.0.1", "[::1]"];
+    if loopback.contains(&host) {
+        return None;
+    }
+    let mut hosts: Vec<String> = loopback.iter().map(|h| (*h).to_owned()).collect();
+    hosts.push(host.to_owned());
+    hosts.push(authority.to_owned());
+    Some(hosts)
+}
+
+/// Which door `/mcp` is.
+pub(crate) const DOOR: Door = Door::Mcp;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_principal_carries_the_whole_caller_and_back() {
+        for who in [
+            Authenticated {
+                caller: Caller::agent(
+                    Actor::new("bot").via("triage"),
+                    [DelegatedScope::RecordsRead, DelegatedScope::CommandsExecute],
+                ),
+                workspace: Some("acme".to_owned()),
+            },
+            Authenticated {
+                caller: Caller::human(Actor::new("ada")),
+                workspace: None,
+            },
+            Authenticated {
+                caller: Caller::agent(Actor::new("idle"), []),
+                workspace: None,
+            },
+        ] {
+            assert_eq!(authenticated(&principal(&who)), who);
+        }
+    }
+
+    #[test]
+    fn the_public_host_is_accepted_beside_loopback() {
+        assert_eq!(public_hosts("http://127.0.0.1:8080"), None);
+        let hosts = public_hosts("https://relationships.example:8443/base").unwrap();
+        assert!(hosts.contains(&"relationships.example".to_owned()));
+        assert!(hosts.contains(&"relationships.example:8443".to_owned()));
+    }
+}

@@ -1,0 +1,323 @@
+//! The [`Server`]: a platform, an authenticator, limits and the public base URL, made into
+//! one axum [`Router`].
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use rcip_relationship::{
+    Caller, Denial, DirectoryStore, Platform, PlatformError, RecordStore, operation,
+};
+use serde_json::Value;
+use tower::ServiceBuilder;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::load_shed::LoadShedLayer;
+use tower::timeout::TimeoutLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+
+use crate::authenticate::{AuthRefusal, Authenticate, Authenticated, Door};
+use crate::error::ApiError;
+use crate::limits::{Limits, RateLimiter, json_guard, layer_error, rate_limit, reshape_too_large};
+use crate::{discovery, explorer, mcp, openapi, rest};
+
+/// The future an erased platform call answers.
+pub(crate) type CallFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Value, PlatformError>> + Send + 'a>>;
+
+/// [`Platform::call`] with the store type erased: the routes are compiled once for every
+/// store, and a command that picks its store at run time (SQLite or PostgreSQL) builds one
+/// router type. The price is one boxed future per call, nothing next to a store call.
+pub(crate) trait Operations: Send + Sync + 'static {
+    fn call<'a>(
+        &'a self,
+        caller: &'a Caller,
+        operation: &'a str,
+        arguments: Value,
+    ) -> CallFuture<'a>;
+}
+
+impl<S: RecordStore> Operations for Platform<S> {
+    fn call<'a>(
+        &'a self,
+        caller: &'a Caller,
+        operation: &'a str,
+        arguments: Value,
+    ) -> CallFuture<'a> {
+        Box::pin(Platform::call(self, caller, operation, arguments))
+    }
+}
+
+/// What every route shares.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) platform: Arc<dyn Operations>,
+    /// The platform's directory (the explorer lists its installed versions).
+    pub(crate) directory: Arc<dyn DirectoryStore>,
+    pub(crate) auth: Arc<dyn Authenticate>,
+    pub(crate) limits: Limits,
+    /// The public base URL, without a trailing slash.
+    pub(crate) base_url: String,
+    pub(crate) authorization_servers: Vec<String>,
+    /// The OpenAPI document (it depends on the registry and the base URL only).
+    pub(crate) openapi: Arc<Value>,
+}
+
+impl Shared {
+    /// Runs one operation for an authenticated caller: the credential's workspace is
+    /// enforced first (another workspace is answered as the platform answers one the caller
+    /// may not read), then the platform decides.
+    pub(crate) async fn call(
+        &self,
+        who: &Authenticated,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Value, PlatformError> {
+        let Some(allowed) = who.workspace.as_deref() else {
+            return self.platform.call(&who.caller, name, arguments).await;
+        };
+        let named = arguments.get("workspace_id").and_then(Value::as_str);
+        if operation(name).is_some() && named.is_some_and(|named| named != allowed) {
+            return Err(Denial::WorkspaceNotFound.into());
+        }
+        let mut answer = self.platform.call(&who.caller, name, arguments).await?;
+        if name == "workspace.list"
+            && let Some(items) = answer.get_mut("items").and_then(Value::as_array_mut)
+        {
+            // The credential reaches one workspace: the others are not listed.
+            items.retain(|item| item["workspace_id"].as_str() == Some(allowed));
+        }
+        Ok(answer)
+    }
+
+    /// The metadata URL of the protected resource behind `door` (RFC 9728: the resource's
+    /// path appended to the well-known prefix).
+    pub(crate) fn metadata_url(&self, door: Door) -> String {
+        match door {
+            Door::Rest => format!("{}{}", self.base_url, discovery::METADATA_PATH),
+            Door::Mcp => format!("{}{}{}", self.base_url, discovery::METADATA_PATH, MCP_PATH),
+        }
+    }
+}
+
+/// Where MCP is served.
+pub(crate) const MCP_PATH: &str = "/mcp";
+
+/// The service: a platform behind REST and MCP, with an
+/// authenticator, [`Limits`] and the public base URL its documents name.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rcip_relationship::{Engine, MemoryDirectory, Platform};
+/// use rcip_server::{Server, StaticTokens};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let platform = Platform::open(Engine::in_memory(), Arc::new(MemoryDirectory::new()))
+///     .await
+///     .unwrap();
+/// let server = Server::new(Arc::new(platform), Arc::new(StaticTokens::new()),
+///     "https://relationships.example");
+/// let app: axum::Router = server.router();
+/// # let _ = app; });
+/// ```
+pub struct Server {
+    shared: Shared,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("base_url", &self.shared.base_url)
+            .field("limits", &self.shared.limits)
+            .field("authorization_servers", &self.shared.authorization_servers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// A server of `platform`, accepting the callers `auth` accepts, reached at `base_url`
+    /// (e.g. `https://relationships.example`; a trailing `/` is dropped), with the default
+    /// [`Limits`].
+    #[must_use]
+    pub fn new<S: RecordStore>(
+        platform: Arc<Platform<S>>,
+        auth: Arc<dyn Authenticate>,
+        base_url: impl Into<String>,
+    ) -> Self {
+        let mut base_url = base_url.into();
+        while base_url.ends_with('/') {
+            base_url.pop();
+        }
+        Self {
+            shared: Shared {
+                directory: Arc::clone(platform.directory()),
+                platform,
+                auth,
+                limits: Limits::default(),
+                openapi: Arc::new(openapi::openapi_document(&base_url)),
+                base_url,
+                authorization_servers: Vec::new(),
+            },
+        }
+    }
+
+    /// Replaces the limits.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.shared.limits = limits;
+        self
+    }
+
+    /// The OAuth authorization servers (issuers) whose tokens this resource accepts, as the
+    /// protected-resource metadata lists them.
+    #[must_use]
+    pub fn authorization_servers<I, T>(mut self, issuers: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.shared.authorization_servers = issuers.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The public base URL (no trailing `/`).
+    #[must_use]
+    pub fn base_url(&self) -> &str {
+        &self.shared.base_url
+    }
+
+    /// The router: every route of `docs/server-design.md` with the limit layers, ready to
+    /// serve or to merge into an application's router (its own routes then meet no limit of
+    /// this server's).
+    pub fn router(&self) -> Router {
+        let shared = Arc::new(self.shared.clone());
+        let limits = &shared.limits;
+        // One bucket per principal across both doors.
+        let limiter = limits
+            .rate_limit
+            .map(|rate| Arc::new(RateLimiter::new(rate)));
+        let rest = Router::new()
+            .route("/v1/operations", post(rest::operations))
+            .with_state(Arc::clone(&shared));
+        let rest = door(rest, &shared, Door::Rest, limiter.as_ref());
+        let mcp = door(mcp::router(&shared), &shared, mcp::DOOR, limiter.as_ref());
+        let public = Router::new()
+            .route("/", get(explorer::page))
+            .route("/v1/openapi.json", get(openapi::serve))
+            .route(discovery::METADATA_PATH, get(discovery::rest))
+            .route(
+                &format!("{}{MCP_PATH}", discovery::METADATA_PATH),
+                get(discovery::mcp),
+            )
+            .with_state(Arc::clone(&shared));
+        Router::new()
+            .merge(rest)
+            .merge(mcp)
+            .merge(public)
+            .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
+            .layer(
+                ServiceBuilder::new()
+                    .layer(middleware::map_response(reshape_too_large))
+                    .layer(RequestBodyLimitLayer::new(limits.max_body_bytes))
+                    .layer(HandleErrorLayer::new(layer_error))
+                    .layer(TimeoutLayer::new(limits.request_timeout))
+                    .layer(LoadShedLayer::new())
+                    .layer(GlobalConcurrencyLimitLayer::new(
+                        limits.max_concurrent_requests.max(1),
+                    )),
+            )
+    }
+}
+
+/// The layers of a door, outermost first: authentication, the principal's rate limit,
+/// the JSON nesting check (the body is buffered only for an authenticated caller).
+fn door(
+    routes: Router,
+    shared: &Arc<Shared>,
+    door: Door,
+    limiter: Option<&Arc<RateLimiter>>,
+) -> Router {
+    let depth = shared
+        .limits
+        .json_depth_limit
+        .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT);
+    let mut routes = routes.layer(middleware::from_fn_with_state(depth, json_guard));
+    if let Some(limiter) = limiter {
+        routes = routes.layer(middleware::from_fn_with_state(
+            Arc::clone(limiter),
+            rate_limit,
+        ));
+    }
+    routes.layer(middleware::from_fn_with_state(
+        (Arc::clone(shared), door),
+        authenticate,
+    ))
+}
+
+/// The same as [`Server::router`].
+pub fn router(server: &Server) -> Router {
+    server.router()
+}
+
+/// Asks the authenticator who calls through `door`; the answer lands in the request's
+/// extensions (any `Authenticated` already there is dropped: only this layer says who
+/// calls), a refusal is answered at once.
+pub(crate) async fn authenticate(
+    State((shared, door)): State<(Arc<Shared>, Door)>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (mut parts, body) = request.into_parts();
+    parts.extensions.remove::<Authenticated>();
+    match shared.auth.authenticate(&parts, door).await {
+        Ok(who) => {
+            parts.extensions.insert(who);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(refusal) => refused(&shared, door, refusal).into_response(),
+    }
+}
+
+/// A refusal as the error body; every 401 names where the resource's metadata is (RFC
+/// 9728), and a bad token says so (RFC 6750).
+pub(crate) fn refused(shared: &Shared, door: Door, refusal: AuthRefusal) -> ApiError {
+    let status = match refusal.status {
+        401 | 403 => refusal.status,
+        other => {
+            tracing::warn!(target: "rcip::server", status = other, "an authenticator answered a status other than 401 or 403");
+            401
+        }
+    };
+    let mut error = ApiError::new(status, refusal.code, refusal.message);
+    if status == 401 {
+        let invalid = if refusal.code == "INVALID_TOKEN" {
+            ", error=\"invalid_token\""
+        } else {
+            ""
+        };
+        error.challenge = Some(format!(
+            "Bearer resource_metadata=\"{}\"{invalid}",
+            shared.metadata_url(door)
+        ));
+    }
+    error
+}
+
+async fn not_found() -> Response {
+    ApiError::new(404, "NOT_FOUND", "no such route").into_response()
+}
+
+async fn method_not_allowed() -> Response {
+    ApiError::new(
+        405,
+        "METHOD_NOT_ALLOWED",
+        "the route does not take this method",
+    )
+    .into_response()
+}

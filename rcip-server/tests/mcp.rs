@@ -1,0 +1,232 @@
+//! `/mcp` over real HTTP on 127.0.0.1 with rmcp's client, in both revisions (2025-11-25
+//! with `initialize`, 2026-07-28 with `server/discover`): the registry's operations as
+//! tools (dots as underscores, reads read-only), a read, a command, a 409 as `isError` with
+//! the platform's code, the credential's workspace, and 401 with the metadata of the `/mcp`
+//! resource.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use common::start;
+use rcip_relationship::{operations, tool_name};
+use rcip_server::Limits;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn client(base: &str, token: &str, modern: bool) -> Client {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp")).auth_header(token);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    if modern {
+        ().serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap()
+    } else {
+        ().serve(transport).await.unwrap()
+    }
+}
+
+fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object")
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
+}
+
+/// The structured content of a result, which must (not) be an error.
+fn content(result: &CallToolResult, error: bool) -> &Value {
+    assert_eq!(result.is_error, Some(error), "{result:?}");
+    result.structured_content.as_ref().unwrap()
+}
+
+/// The platform's code of an `isError` result: the runtime reports a failed invocation
+/// (`EXECUTION_FAILED`) whose public message starts with the platform's code.
+fn platform_code(result: &CallToolResult) -> String {
+    let failure = content(result, true);
+    assert_eq!(failure["code"], "EXECUTION_FAILED", "{failure}");
+    let message = failure["message"].as_str().unwrap();
+    let (code, _) = message
+        .split_once(": ")
+        .unwrap_or_else(|| panic!("{message}"));
+    code.to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_registry_over_mcp_in_both_revisions() {
+    let s = start(Limits::default()).await;
+    s.world().await;
+    let note = s.note("ada", "r1").await;
+    let record_id = note["id"].as_str().unwrap().to_owned();
+    for (round, modern) in [false, true].into_iter().enumerate() {
+        let mcp = client(&s.base, "bot", modern).await;
+        let tools = mcp.list_all_tools().await.unwrap();
+        let names: Vec<String> = tools.iter().map(|tool| tool.name.to_string()).collect();
+        let expected: Vec<String> = operations()
+            .iter()
+            .map(|spec| tool_name(spec.name))
+            .collect();
+        assert_eq!(names, expected, "modern: {modern}");
+        let get = tools.iter().find(|tool| tool.name == "record_get").unwrap();
+        assert_eq!(get.annotations.as_ref().unwrap().read_only_hint, Some(true));
+        let execute = tools
+            .iter()
+            .find(|tool| tool.name == "command_execute")
+            .unwrap();
+        assert_ne!(
+            execute.annotations.as_ref().unwrap().read_only_hint,
+            Some(true)
+        );
+
+        let read = mcp
+            .call_tool(call(
+                "record_get",
+                json!({"workspace_id": "acme", "record_id": record_id}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(content(&read, false)["data"]["text"], "hello");
+        let revision = content(&read, false)["revision"].as_u64().unwrap();
+        // A stale revision: the platform's 409, as a tool error with its code.
+        let stale = mcp
+            .call_tool(call(
+                "record_update",
+                json!({"workspace_id": "acme", "record_id": record_id,
+                "expected_revision": revision + 5, "patch": {"set": {"text": "late"}},
+                "idempotency_key": format!("stale-{round}")}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(platform_code(&stale), "STALE_REVISION");
+        mcp.cancel().await.unwrap();
+    }
+    // A command, executed by the agent over MCP, as the change feed records it.
+    let mcp = client(&s.base, "bot", true).await;
+    let closed = mcp
+        .call_tool(call(
+            "command_execute",
+            json!({"workspace_id": "acme", "record_id": record_id,
+            "command": "close", "expected_revision": 1, "idempotency_key": "x1"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(content(&closed, false)["state"], "closed");
+    let history = s
+        .ok(
+            "ada",
+            "record.history",
+            json!({"workspace_id": "acme", "record_id": record_id}),
+        )
+        .await;
+    let last = history["items"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["actor"]["id"], "bot", "{last:#}");
+    mcp.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_credential_decides_over_mcp_as_over_rest() {
+    let s = start(Limits::default()).await;
+    s.world().await;
+    s.bot_in_other().await;
+    // The credential limited to acme reaches no other workspace, member or not.
+    let limited = client(&s.base, "bot-acme", true).await;
+    let other = limited
+        .call_tool(call("record_search", json!({"workspace_id": "other"})))
+        .await
+        .unwrap();
+    assert_eq!(platform_code(&other), "WORKSPACE_NOT_FOUND");
+    let acme = limited
+        .call_tool(call("record_search", json!({"workspace_id": "acme"})))
+        .await
+        .unwrap();
+    content(&acme, false);
+    limited.cancel().await.unwrap();
+    // The scopes are the credential's.
+    let reader = client(&s.base, "bot-read", true).await;
+    let refused = reader
+        .call_tool(call(
+            "record_create",
+            json!({"workspace_id": "acme", "collection_id": "open",
+            "namespace": "notes", "version": 1, "type": "note", "data": {"text": "no"},
+            "idempotency_key": "n1"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(platform_code(&refused), "INSUFFICIENT_SCOPE");
+    reader.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unauthenticated_mcp_request_is_told_where_the_mcp_metadata_is() {
+    let s = start(Limits::default()).await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    for token in [None, Some("forged")] {
+        let mut request = s
+            .client
+            .post(s.url("/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize.to_string());
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 401);
+        let challenge = response.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            challenge.starts_with(&format!(
+                "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+                s.base
+            )),
+            "{challenge}"
+        );
+        let body: Value = response.json().await.unwrap();
+        assert!(body["error"]["code"].is_string(), "{body}");
+    }
+}
+
+#[tokio::test]
+async fn mcp_and_rest_draw_from_one_bucket_per_principal() {
+    let s = start(Limits {
+        rate_limit: Some(rcip_server::RateLimit {
+            burst: 2,
+            refill_every: std::time::Duration::from_secs(3600),
+        }),
+        ..Limits::default()
+    })
+    .await;
+    assert_eq!(s.call("bot", "workspace.list", json!({})).await.status, 200);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let post = || {
+        s.client
+            .post(s.url("/mcp"))
+            .bearer_auth("bot")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize.to_string())
+            .send()
+    };
+    assert_eq!(post().await.unwrap().status().as_u16(), 200);
+    let refused = post().await.unwrap();
+    assert_eq!(refused.status().as_u16(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "RATE_LIMITED");
+}
