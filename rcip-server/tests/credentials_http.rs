@@ -497,6 +497,22 @@ async fn session_requests_need_the_origin_and_csrf_token() {
         value,
         json!({"principal": "ada", "kind": "human", "scopes": [], "workspace": null})
     );
+    // Among other cookies, in one header.
+    let among = format!("theme=dark; {cookie}; lang=en");
+    let (status, value) = body(
+        post(&[
+            ("cookie", &among),
+            ("origin", ORIGIN),
+            ("x-csrf-token", &csrf),
+        ])
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), value["principal"].as_str()),
+        (200, Some("ada"))
+    );
     // GET too: every session request is checked, whatever its method.
     let (status, _) = get_with(
         &f.client,

@@ -145,6 +145,24 @@ impl Issuer {
         Self::from_jwks(issuer, &text)
     }
 
+    /// The command line's form, `ISSUER=JWKS_FILE` (split at the last `=`: an issuer URL
+    /// may hold one in its query, a key file's name seldom does).
+    ///
+    /// # Errors
+    ///
+    /// No `=`, an empty side, or as [`from_jwks_file`](Self::from_jwks_file).
+    pub fn from_spec(spec: &str) -> Result<Self, IssuerError> {
+        match spec.rsplit_once('=') {
+            Some((issuer, path)) if !issuer.is_empty() && !path.is_empty() => {
+                Self::from_jwks_file(issuer, path)
+            }
+            _ => Err(IssuerError {
+                issuer: spec.to_owned(),
+                message: "expected ISSUER=JWKS_FILE".into(),
+            }),
+        }
+    }
+
     /// The `iss` its tokens carry.
     #[must_use]
     pub fn issuer(&self) -> &str {
