@@ -459,6 +459,54 @@ async fn a_ticket_signs_in_once() {
         get_with(&f.client, &format!("{}/console/sign-in", f.one.base), &[]).await;
     assert_eq!((status.as_u16(), code(&value)), (400, "TICKET_REQUIRED"));
 
+    // An expired ticket, and text that is no ticket.
+    let expired = "e".repeat(43);
+    store
+        .insert_ticket(
+            tokens::SecretHash::of(&expired),
+            "ada",
+            now() - 1,
+            now() - 100,
+        )
+        .await
+        .unwrap();
+    for ticket in [expired.as_str(), "abc"] {
+        let (status, value) = body(
+            f.client
+                .get(format!("{}{}", f.one.base, tokens::sign_in_path(ticket)))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(
+            (status.as_u16(), code(&value)),
+            (401, "TICKET_INVALID"),
+            "{ticket}"
+        );
+    }
+
+    // A session past its expiry is refused like an unknown one.
+    let secret = "s".repeat(43);
+    store
+        .insert_session(
+            tokens::SecretHash::of(&secret),
+            &tokens::Session {
+                principal: "ada".into(),
+                created_at: now() - 100,
+                expires_at: now() - 1,
+            },
+        )
+        .await
+        .unwrap();
+    let (status, value) = get_with(
+        &f.client,
+        &format!("{}/console/session", f.one.base),
+        &[("cookie", &format!("rcip_session={secret}"))],
+    )
+    .await;
+    assert_eq!((status.as_u16(), code(&value)), (401, "SESSION_INVALID"));
+
     // Without `Secure` when so configured (plain HTTP on loopback).
     let g = fixture_app(false).await;
     let (_, set_cookie) = sign_in(&g.client, &g.one, "ada").await;
