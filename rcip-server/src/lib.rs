@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 
 mod authenticate;
+pub mod credentials;
 mod discovery;
 mod error;
 mod explorer;
@@ -58,8 +59,10 @@ mod openapi;
 mod rest;
 mod server;
 mod static_tokens;
+pub mod tokens;
 
 pub use authenticate::{AuthFuture, AuthRefusal, Authenticate, Authenticated, Door};
+pub use credentials::{Credentials, CredentialsConfig, Issuer, console_router};
 pub use discovery::METADATA_PATH;
 pub use error::ApiError;
 pub use limits::{
@@ -69,5 +72,6 @@ pub use limits::{
 pub use openapi::{ERROR_STATUSES, openapi_document};
 pub use server::{Server, router};
 pub use static_tokens::{StaticTokens, bearer_token};
+pub use tokens::TokenStore;
 
 pub use axum;

@@ -1,0 +1,112 @@
+//! Every refusal the credentials give, each with its stable code, status and public message
+//! (the table in docs/server-design.md, "Credentials").
+
+use crate::authenticate::AuthRefusal;
+
+/// A refusal as a constant (made into an [`AuthRefusal`] at the edge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) status: u16,
+    pub(crate) code: &'static str,
+    pub(crate) message: &'static str,
+}
+
+impl From<Refusal> for AuthRefusal {
+    fn from(refusal: Refusal) -> Self {
+        AuthRefusal {
+            status: refusal.status,
+            code: refusal.code,
+            message: refusal.message.to_owned(),
+        }
+    }
+}
+
+const fn r(status: u16, code: &'static str, message: &'static str) -> Refusal {
+    Refusal {
+        status,
+        code,
+        message,
+    }
+}
+
+pub(crate) const UNAUTHENTICATED: Refusal = r(
+    401,
+    "UNAUTHENTICATED",
+    "this request needs a bearer token or a console session",
+);
+pub(crate) const INVALID_TOKEN: Refusal = r(
+    401,
+    "INVALID_TOKEN",
+    "the bearer token is not valid (unknown, revoked or malformed)",
+);
+pub(crate) const UNSUPPORTED_AUTHORIZATION: Refusal = r(
+    401,
+    "UNSUPPORTED_AUTHORIZATION",
+    "the Authorization header must be `Bearer <token>`",
+);
+pub(crate) const TOKEN_SIGNATURE_INVALID: Refusal = r(
+    401,
+    "TOKEN_SIGNATURE_INVALID",
+    "the token's signature does not verify against its issuer's key",
+);
+pub(crate) const TOKEN_EXPIRED: Refusal = r(401, "TOKEN_EXPIRED", "the token has expired");
+pub(crate) const TOKEN_NOT_YET_VALID: Refusal = r(
+    401,
+    "TOKEN_NOT_YET_VALID",
+    "the token is not valid yet (nbf)",
+);
+pub(crate) const TOKEN_AUDIENCE_INVALID: Refusal = r(
+    401,
+    "TOKEN_AUDIENCE_INVALID",
+    "the token was not issued for this resource (aud)",
+);
+pub(crate) const TOKEN_ISSUER_UNKNOWN: Refusal = r(
+    401,
+    "TOKEN_ISSUER_UNKNOWN",
+    "the token's issuer (iss) is not one this service trusts",
+);
+pub(crate) const TOKEN_KEY_UNKNOWN: Refusal = r(
+    401,
+    "TOKEN_KEY_UNKNOWN",
+    "the token's key (kid) is not one of its issuer's keys",
+);
+pub(crate) const TOKEN_ALGORITHM_REFUSED: Refusal = r(
+    401,
+    "TOKEN_ALGORITHM_REFUSED",
+    "the token's algorithm is refused (none, HMAC, or not its key's)",
+);
+pub(crate) const SESSION_INVALID: Refusal = r(
+    401,
+    "SESSION_INVALID",
+    "the console session is unknown, expired or signed out: sign in again",
+);
+pub(crate) const ORIGIN_REFUSED: Refusal = r(
+    403,
+    "ORIGIN_REFUSED",
+    "a request with a console session must come from an allowed Origin",
+);
+pub(crate) const CSRF_REQUIRED: Refusal = r(
+    403,
+    "CSRF_REQUIRED",
+    "a request with a console session must carry X-CSRF-Token (from GET /console/session)",
+);
+pub(crate) const CSRF_INVALID: Refusal = r(
+    403,
+    "CSRF_INVALID",
+    "the X-CSRF-Token does not belong to this session",
+);
+pub(crate) const CREDENTIALS_UNAVAILABLE: Refusal = r(
+    503,
+    "CREDENTIALS_UNAVAILABLE",
+    "credentials cannot be checked right now; try again",
+);
+pub(crate) const TICKET_REQUIRED: Refusal = r(
+    400,
+    "TICKET_REQUIRED",
+    "sign-in needs ?ticket=... (from `rcip console ticket`)",
+);
+pub(crate) const TICKET_INVALID: Refusal = r(
+    401,
+    "TICKET_INVALID",
+    "the sign-in ticket is unknown, used or expired: ask for a new one",
+);
