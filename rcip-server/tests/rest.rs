@@ -407,21 +407,17 @@ async fn an_application_mounts_the_router_beside_its_own_routes() {
     let health = client.get(format!("{base}/health")).send().await.unwrap();
     assert_eq!(health.status().as_u16(), 200);
     assert_eq!(health.text().await.unwrap(), "ok");
-    let listed = client
-        .post(format!("{base}/v1/operations"))
-        .bearer_auth("ada")
-        .header("content-type", "application/json")
-        .body(r#"{"operation": "workspace.list", "arguments": {}}"#)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(listed.status().as_u16(), 200);
-    let anonymous = client
-        .post(format!("{base}/v1/operations"))
-        .header("content-type", "application/json")
-        .body(r#"{"operation": "workspace.list", "arguments": {}}"#)
-        .send()
-        .await
-        .unwrap();
+    let list = |token: Option<&str>| {
+        let mut request = client
+            .post(format!("{base}/v1/operations"))
+            .header("content-type", "application/json")
+            .body(r#"{"operation": "workspace.list", "arguments": {}}"#);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    assert_eq!(list(Some("ada")).await.unwrap().status().as_u16(), 200);
+    let anonymous = list(None).await.unwrap();
     assert_eq!(anonymous.status().as_u16(), 401);
 }
