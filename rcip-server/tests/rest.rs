@@ -384,3 +384,40 @@ async fn unknown_routes_and_methods_answer_in_the_error_shape() {
         (405, Some("METHOD_NOT_ALLOWED"))
     );
 }
+
+#[tokio::test]
+async fn an_application_mounts_the_router_beside_its_own_routes() {
+    let platform = std::sync::Arc::new(
+        rcip_relationship::Platform::open(
+            rcip_relationship::Engine::in_memory(),
+            std::sync::Arc::new(rcip_relationship::MemoryDirectory::new()),
+        )
+        .await
+        .unwrap(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let server = rcip_server::Server::new(platform, std::sync::Arc::new(common::tokens()), &base);
+    let app = axum::Router::new()
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .merge(server.router());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let client = reqwest::Client::new();
+    // The application's route meets none of the server's layers (no credential needed).
+    let health = client.get(format!("{base}/health")).send().await.unwrap();
+    assert_eq!(health.status().as_u16(), 200);
+    assert_eq!(health.text().await.unwrap(), "ok");
+    let list = |token: Option<&str>| {
+        let mut request = client
+            .post(format!("{base}/v1/operations"))
+            .header("content-type", "application/json")
+            .body(r#"{"operation": "workspace.list", "arguments": {}}"#);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    assert_eq!(list(Some("ada")).await.unwrap().status().as_u16(), 200);
+    let anonymous = list(None).await.unwrap();
+    assert_eq!(anonymous.status().as_u16(), 401);
+}
