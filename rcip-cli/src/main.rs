@@ -22,13 +22,19 @@
 //! (`sqlite:PATH` or a path) or PostgreSQL (`postgres://...`, with the `postgres` feature),
 //! the packages of DIR installed at start, until SIGTERM or Ctrl-C (the requests in flight
 //! are answered first). It prints `listening on http://ADDR` once it accepts. Exit status: 0
-//! after a clean stop, 2 when it cannot start.
+//! after a clean stop, 2 when it cannot start. Its credentials: `--origin` for console
+//! sessions, `--issuer ISSUER=JWKS_FILE` for JWTs, and the opaque tokens of
+//! `rcip token create --database URL --workspace W --principal P --scope S...` (the secret
+//! printed once; `rcip token revoke ID`, `rcip token list`); a human signs in through the
+//! one-time link `rcip console ticket --database URL --principal ada` prints.
 
 use std::fs;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+#[cfg(feature = "serve")]
+mod credentials;
 #[cfg(feature = "serve")]
 mod serve;
 
@@ -77,6 +83,14 @@ enum Command {
     /// Serve the Relationship Protocol platform on REST and MCP until SIGTERM or Ctrl-C.
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
+    /// Make, revoke and list the opaque API tokens `rcip serve` accepts.
+    #[cfg(feature = "serve")]
+    #[command(subcommand)]
+    Token(credentials::TokenCommand),
+    /// The operator's console path: one-time sign-in links for humans.
+    #[cfg(feature = "serve")]
+    #[command(subcommand)]
+    Console(credentials::ConsoleCommand),
 }
 
 /// Some package has problems.
@@ -92,6 +106,10 @@ fn main() -> ExitCode {
         Command::Export { profile, catalog } => export(profile, &catalog),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::serve(args),
+        #[cfg(feature = "serve")]
+        Command::Token(command) => credentials::token(command),
+        #[cfg(feature = "serve")]
+        Command::Console(command) => credentials::console(command),
     }
 }
 

@@ -18,7 +18,10 @@ use std::time::Duration;
 use rcip_relationship::{
     Actor, Caller, DelegatedScope, Engine, Platform, RecordStore, SqliteStore,
 };
-use rcip_server::{Authenticated, Limits, RateLimit, Server, StaticTokens};
+use rcip_server::{
+    Authenticated, Credentials, CredentialsConfig, Issuer, Limits, RateLimit, Server, StaticTokens,
+    console_router,
+};
 use serde_json::Value;
 
 /// The options of `rcip serve`.
@@ -38,10 +41,19 @@ pub(crate) struct ServeArgs {
     /// The public base URL the documents name (default: `http://` and the bound address).
     #[arg(long)]
     base_url: Option<String>,
-    /// An OAuth issuer whose tokens this resource accepts, as the protected-resource
-    /// metadata lists it (repeatable).
-    #[arg(long = "issuer")]
+    /// A JWT issuer whose tokens this resource accepts, with its keys:
+    /// `ISSUER=JWKS_FILE` (repeatable); the protected-resource metadata lists it as an
+    /// authorization server.
+    #[arg(long = "issuer", value_name = "ISSUER=JWKS_FILE")]
     issuers: Vec<String>,
+    /// A browser origin allowed to use a console session (`https://app.example.com`,
+    /// compared exactly with `Origin`; repeatable). None: sessions are refused.
+    #[arg(long = "origin")]
+    origins: Vec<String>,
+    /// The audience a JWT must carry on REST (default: the base URL; on `/mcp`, this
+    /// followed by `/mcp`).
+    #[arg(long)]
+    resource: Option<String>,
     /// DEVELOPMENT ONLY: accept `Authorization: Bearer TOKEN` as a principal:
     /// `TOKEN=human:ID` or `TOKEN=agent:ID[/SCOPE,SCOPE...]` (every scope when none are
     /// given), optionally `@WORKSPACE` to limit it to one workspace (repeatable). The token
@@ -156,9 +168,7 @@ async fn serve_platform<S: RecordStore>(
         .base_url
         .clone()
         .unwrap_or_else(|| format!("http://{address}"));
-    if tokens.is_empty() {
-        eprintln!("rcip serve: no credentials configured: every call is refused 401");
-    }
+    let credentials = credentials(args, &base_url).await?;
     let limits = Limits {
         max_body_bytes: args.max_body_bytes,
         request_timeout: Duration::from_secs(args.timeout.max(1)),
@@ -167,11 +177,19 @@ async fn serve_platform<S: RecordStore>(
             .then(|| RateLimit::per_second(args.rate_limit, args.rate_limit.saturating_mul(2))),
         ..Limits::default()
     };
-    // The seam for the service's own credentials: any `Arc<dyn Authenticate>`.
-    let app = Server::new(Arc::clone(&platform), Arc::new(tokens), base_url)
+    let issuers: Vec<String> = credentials
+        .config()
+        .issuers
+        .iter()
+        .map(|issuer| issuer.issuer().to_owned())
+        .collect();
+    // The development tokens first, then the service's own credentials.
+    let authenticate = tokens.otherwise(Arc::new(credentials.clone()));
+    let app = Server::new(Arc::clone(&platform), Arc::new(authenticate), base_url)
         .limits(limits)
-        .authorization_servers(args.issuers.iter().cloned())
-        .router();
+        .authorization_servers(issuers)
+        .router()
+        .merge(console_router(credentials));
     // The one line a supervisor (or a test) waits for.
     println!("listening on http://{address}");
 
@@ -206,6 +224,26 @@ async fn serve_platform<S: RecordStore>(
     drop(platform);
     eprintln!("rcip serve: stopped");
     Ok(())
+}
+
+/// Sessions, opaque tokens and JWTs, with tokens, tickets and sessions in the service's own
+/// database (`rcip token`, `rcip console ticket` write them there).
+async fn credentials(args: &ServeArgs, base_url: &str) -> Result<Credentials, Failure> {
+    let issuers = args
+        .issuers
+        .iter()
+        .map(|spec| Issuer::from_spec(spec).map_err(|e| failure(format!("--issuer: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let store = rcip_server::tokens::open(&args.database)
+        .await
+        .map_err(|e| failure(format!("the token store: {e}")))?;
+    let mut config =
+        CredentialsConfig::new(args.resource.clone().unwrap_or_else(|| base_url.to_owned()));
+    config.allowed_origins.clone_from(&args.origins);
+    config.issuers = issuers;
+    // A cookie marked Secure is never sent over plain HTTP (a loopback setup).
+    config.secure_cookie = base_url.starts_with("https://");
+    Ok(Credentials::new(config, store))
 }
 
 /// SIGTERM or Ctrl-C (SIGINT).

@@ -41,7 +41,7 @@ pub const MAX_IDEMPOTENCY_KEY: usize = crate::MAX_KEY_LENGTH as usize;
 const SCAN_BUDGET: usize = 1_000;
 
 /// The relationship engine over a store (in memory by default). Its operations are `async`:
-/// run them on any Tokio runtime (the SQLite store needs one for its blocking pool).
+/// run them on any Tokio runtime (the SQLite store does its work on a thread of its own).
 ///
 /// ```
 /// use rcip_relationship::{Actor, Caller, CreateRecord, Engine, ExecuteCommand, GetRecord};

@@ -3,8 +3,8 @@
 //!
 //! A change is one `IMMEDIATE` transaction (one writer at a time, also across processes on
 //! one file): its idempotency key is read first, the change checked and written, the entry
-//! stored, all committed together; a refusal rolls everything back. Every call runs on
-//! Tokio's blocking pool, as the record store's do.
+//! stored, all committed together; a refusal rolls everything back. Every call runs on the
+//! store's own thread, as the record store's do.
 
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use http::header;
 use http::request::Parts;
@@ -24,6 +25,8 @@ use crate::authenticate::{AuthFuture, AuthRefusal, Authenticate, Authenticated, 
 #[derive(Default, Clone)]
 pub struct StaticTokens {
     tokens: HashMap<String, Authenticated>,
+    /// Who judges the requests that carry none of the tokens (none: they are refused 401).
+    otherwise: Option<Arc<dyn Authenticate>>,
 }
 
 impl fmt::Debug for StaticTokens {
@@ -31,6 +34,7 @@ impl fmt::Debug for StaticTokens {
         // The tokens are secrets: only how many there are is shown.
         f.debug_struct("StaticTokens")
             .field("tokens", &self.tokens.len())
+            .field("otherwise", &self.otherwise.is_some())
             .finish()
     }
 }
@@ -46,6 +50,15 @@ impl StaticTokens {
     #[must_use]
     pub fn token(mut self, token: impl Into<String>, who: Authenticated) -> Self {
         self.tokens.insert(token.into(), who);
+        self
+    }
+
+    /// Hands every request that carries none of the tokens to `next` (the service's own
+    /// credentials, say) instead of refusing it: `rcip serve --insecure-dev-token` beside
+    /// sessions, JWTs and opaque tokens.
+    #[must_use]
+    pub fn otherwise(mut self, next: Arc<dyn Authenticate>) -> Self {
+        self.otherwise = Some(next);
         self
     }
 
@@ -79,7 +92,11 @@ pub fn bearer_token(parts: &Parts) -> Option<&str> {
 }
 
 impl Authenticate for StaticTokens {
-    fn authenticate<'a>(&'a self, parts: &'a Parts, _door: Door) -> AuthFuture<'a> {
+    fn authenticate<'a>(&'a self, parts: &'a Parts, door: Door) -> AuthFuture<'a> {
+        let known = bearer_token(parts).and_then(|token| self.tokens.get(token));
+        if let (None, Some(next)) = (known, &self.otherwise) {
+            return next.authenticate(parts, door);
+        }
         let answer = match bearer_token(parts) {
             None => Err(AuthRefusal {
                 status: 401,

@@ -61,7 +61,9 @@ pub struct CredentialsConfig {
     /// The browser origins allowed to use a console session (`scheme://host[:port]`,
     /// compared exactly with the `Origin` header). None: no session request is accepted.
     pub allowed_origins: Vec<String>,
-    /// This resource's identifier: the `aud` a JWT must carry (RFC 9728's `resource`).
+    /// This resource's identifier: the `aud` a JWT must carry on REST (RFC 9728's
+    /// `resource`); on `/mcp` the audience is this followed by `/mcp`, as that endpoint's own
+    /// metadata document names it.
     pub resource: String,
     /// The trusted JWT issuers and their keys. None: JWTs are refused.
     pub issuers: Vec<Issuer>,
@@ -192,7 +194,11 @@ impl Credentials {
         format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0{secure}")
     }
 
-    async fn bearer(&self, value: &http::HeaderValue) -> Result<Authenticated, Refusal> {
+    async fn bearer(
+        &self,
+        value: &http::HeaderValue,
+        door: Door,
+    ) -> Result<Authenticated, Refusal> {
         let value = value
             .to_str()
             .map_err(|_| refusal::UNSUPPORTED_AUTHORIZATION)?;
@@ -213,10 +219,20 @@ impl Credentials {
                 workspace: Some(info.workspace),
             });
         }
+        // `/mcp` is a resource of its own (its metadata document names `<resource>/mcp`), so
+        // an MCP client asks its authorization server for a token with that audience.
+        let audience = match door {
+            Door::Rest => self.config.resource.clone(),
+            Door::Mcp => format!(
+                "{}{}",
+                self.config.resource.trim_end_matches('/'),
+                crate::server::MCP_PATH
+            ),
+        };
         let verified = jwt::verify(
             token,
             &self.config.issuers,
-            &self.config.resource,
+            &audience,
             self.config.leeway.as_secs(),
         )?;
         Ok(Authenticated {
@@ -284,7 +300,7 @@ impl Authenticate for Credentials {
         Box::pin(async move {
             let mut authorization = parts.headers.get_all(AUTHORIZATION).iter();
             match (authorization.next(), authorization.next()) {
-                (Some(value), None) => return Ok(self.bearer(value).await?),
+                (Some(value), None) => return Ok(self.bearer(value, door).await?),
                 (Some(_), Some(_)) => return Err(refusal::UNSUPPORTED_AUTHORIZATION.into()),
                 (None, _) => {}
             }
