@@ -190,7 +190,7 @@ fn error_key(status: u16, body: &Value) -> String {
 // ------------------------------------------------------------------ instances
 
 /// A folder of its own, removed when dropped.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(PathBuf);
 
 impl TempDir {
     fn new() -> Result<Self, String> {
@@ -212,9 +212,10 @@ impl Drop for TempDir {
 }
 
 /// A running `rcip serve`, killed when dropped.
-struct Instance {
+pub(crate) struct Instance {
     child: Child,
-    address: String,
+    /// `127.0.0.1:PORT`.
+    pub(crate) address: String,
 }
 
 impl Drop for Instance {
@@ -263,26 +264,28 @@ impl Instance {
 // ------------------------------------------------------------------ the cases
 
 /// A client's record and what it was told about it.
-#[derive(Debug, Default)]
-struct Ledger {
-    record_id: String,
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ledger {
+    /// The client's poll.
+    pub(crate) record_id: String,
     /// The revisions of the commands answered 200, in order.
-    committed: Vec<u64>,
+    pub(crate) committed: Vec<u64>,
     /// The last committed vote's input.
-    last_vote: Option<(String, u64)>,
+    pub(crate) last_vote: Option<(String, u64)>,
 }
 
 /// What one client measured.
 #[derive(Debug, Default)]
-struct Measured {
+pub(crate) struct Measured {
     latencies: Vec<Duration>,
     ok: usize,
     errors: BTreeMap<String, usize>,
-    ledger: Ledger,
+    /// What it was told.
+    pub(crate) ledger: Ledger,
 }
 
 /// One client: its own connection, to `address`, for `budget`.
-fn client(
+pub(crate) fn client(
     address: &str,
     workspace: &str,
     operation: &'static str,
@@ -355,7 +358,7 @@ fn client(
 }
 
 /// Creates a workspace with one poll per client (on the first instance).
-fn set_up(address: &str, workspace: &str, polls: usize) -> Result<Vec<String>, String> {
+pub(crate) fn set_up(address: &str, workspace: &str, polls: usize) -> Result<Vec<String>, String> {
     let mut connection = Connection::open(address)?;
     connection.ok(
         "workspace.create",
@@ -404,8 +407,9 @@ fn read_feed(address: &str, workspace: &str) -> Result<Vec<Value>, String> {
     }
 }
 
-/// The feed and the records against the clients' ledgers: the problems found.
-fn verify(address: &str, workspace: &str, ledgers: &[&Ledger]) -> Result<usize, String> {
+/// The feed and the records against the clients' ledgers: the number of events checked, or
+/// the problems found.
+pub(crate) fn verify(address: &str, workspace: &str, ledgers: &[&Ledger]) -> Result<usize, String> {
     let events = read_feed(address, workspace)?;
     let mut problems = Vec::new();
     let mut seen = HashSet::new();
@@ -596,14 +600,20 @@ fn cases(
     Ok(())
 }
 
+/// One instance on a fresh SQLite file in a folder of its own (dropped after the instance).
+pub(crate) fn sqlite_instance(rcip: &Path) -> Result<(Instance, TempDir), String> {
+    let dir = TempDir::new()?;
+    let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
+    let instance = Instance::start(rcip, &database, &dir, "sqlite")?;
+    Ok((instance, dir))
+}
+
 /// Every case: SQLite with one instance, then PostgreSQL with two (skipped with one line
 /// without the variable).
 pub(crate) fn run(options: &Options) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     {
-        let dir = TempDir::new()?;
-        let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
-        let instance = Instance::start(&options.rcip, &database, &dir, "sqlite")?;
+        let (instance, _dir) = sqlite_instance(&options.rcip)?;
         cases("sqlite", &[instance], options, &mut rows)?;
     }
     match std::env::var(POSTGRES_VAR) {

@@ -28,3 +28,43 @@ fn the_load_program_runs_and_the_feed_agrees_with_the_answers() {
         assert!(row.p50 <= row.p99 && row.rate() > 0.0, "{row:?}");
     }
 }
+
+/// The check after each case is what makes the figures trustworthy: it must find a commit the
+/// clients were told of that the feed lacks, and one in the feed no client was told of.
+#[test]
+fn the_check_finds_a_lost_commit_and_one_nobody_was_told_of() {
+    let (instance, _dir) = load::sqlite_instance(env!("CARGO_BIN_EXE_rcip").as_ref()).unwrap();
+    let records = load::set_up(&instance.address, "check", 1).unwrap();
+    let ledger = load::Ledger {
+        record_id: records[0].clone(),
+        ..Default::default()
+    };
+    let measured = load::client(
+        &instance.address,
+        "check",
+        "command.execute",
+        0,
+        ledger,
+        load::Budget::Requests(3),
+        &std::sync::Barrier::new(1),
+    )
+    .unwrap();
+    let ledger = measured.ledger;
+    assert_eq!(ledger.committed, [2, 3, 4]);
+    // As told: the creation and three votes.
+    assert_eq!(load::verify(&instance.address, "check", &[&ledger]), Ok(4));
+
+    let mut lost = ledger.clone();
+    lost.committed.push(5);
+    let problems = load::verify(&instance.address, "check", &[&lost]).unwrap_err();
+    assert!(problems.contains("missing revisions [5]"), "{problems}");
+
+    let mut untold = ledger;
+    untold.committed.pop();
+    let problems = load::verify(&instance.address, "check", &[&untold]).unwrap_err();
+    assert!(problems.contains("not answered [4]"), "{problems}");
+    assert!(
+        problems.contains("revision 4 after 2 commands"),
+        "{problems}"
+    );
+}
