@@ -6,7 +6,7 @@
 //! record's revision and data are those of its last command). A disagreement exits 1.
 //!
 //! ```text
-//! cargo build --release -p rcip-cli --features postgres --bin rcip --example load
+//! cargo build --release -p rcip-cli --bin rcip --example load
 //! RCIP_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test \
 //!     target/release/examples/load [--seconds 5] [--clients 1,16,64] [--rcip PATH]
 //! ```
