@@ -390,7 +390,11 @@ pub(crate) fn outcome_result(
     }
 }
 
-/// An `isError` result: the stable code, the public message and the issues.
+/// An `isError` result: one text block, `CODE: message` then a line per issue.
+///
+/// No `structuredContent`: when a tool declares an `outputSchema`, the spec wants structured
+/// content to conform to it, and clients on the TypeScript SDK (1.32.2, the MCP Inspector's)
+/// check it even on `isError` results, answering `-32602` in place of the tool error.
 pub(crate) fn error_result(
     code: &str,
     message: &str,
@@ -405,13 +409,7 @@ pub(crate) fn error_result(
         };
         text.push_str(&format!("\n- {at}: {} ({})", issue.message, issue.keyword));
     }
-    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(json!({
-        "code": code,
-        "message": message,
-        "issues": issues,
-    }));
-    result
+    CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
 /// The result when a confirmation cannot be asked through this client: not an error, and

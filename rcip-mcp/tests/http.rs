@@ -100,11 +100,11 @@ async fn the_notes_app_over_http_in_both_eras() {
             .await
             .unwrap();
         assert_eq!(code(&invalid), "INPUT_INVALID");
-        assert!(
-            !invalid.structured_content.as_ref().unwrap()["issues"]
-                .as_array()
-                .unwrap()
-                .is_empty()
+        // The whole text: the code, the public message, one line per issue.
+        assert_eq!(
+            text(&invalid),
+            "INPUT_INVALID: The capability input does not match its declared schema.\n\
+             - /text: must be string (type)"
         );
         // An unbound capability.
         let unbound = client

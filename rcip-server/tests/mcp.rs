@@ -44,18 +44,25 @@ fn call(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
 }
 
-/// The structured content of a result, which must (not) be an error.
-fn content(result: &CallToolResult, error: bool) -> &Value {
-    assert_eq!(result.is_error, Some(error), "{result:?}");
+/// The structured content of a result that must not be an error.
+fn content(result: &CallToolResult) -> &Value {
+    assert_eq!(result.is_error, Some(false), "{result:?}");
     result.structured_content.as_ref().unwrap()
 }
 
-/// The platform's code of an `isError` result: the runtime reports a failed invocation
-/// (`EXECUTION_FAILED`) whose public message starts with the platform's code.
+/// The platform's code of an `isError` result. Its one text block (no `structuredContent`,
+/// which the tool's output schema would not admit) is `EXECUTION_FAILED: message`: the
+/// runtime reports a failed invocation whose public message starts with the platform's code.
 fn platform_code(result: &CallToolResult) -> String {
-    let failure = content(result, true);
-    assert_eq!(failure["code"], "EXECUTION_FAILED", "{failure}");
-    let message = failure["message"].as_str().unwrap();
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert!(result.structured_content.is_none(), "{result:?}");
+    let [block] = result.content.as_slice() else {
+        panic!("not one text block: {result:?}")
+    };
+    let text = &block.as_text().unwrap().text;
+    let message = text
+        .strip_prefix("EXECUTION_FAILED: ")
+        .unwrap_or_else(|| panic!("{text}"));
     let (code, _) = message
         .split_once(": ")
         .unwrap_or_else(|| panic!("{message}"));
@@ -95,8 +102,8 @@ async fn the_registry_over_mcp_in_both_revisions() {
             ))
             .await
             .unwrap();
-        assert_eq!(content(&read, false)["data"]["text"], "hello");
-        let revision = content(&read, false)["revision"].as_u64().unwrap();
+        assert_eq!(content(&read)["data"]["text"], "hello");
+        let revision = content(&read)["revision"].as_u64().unwrap();
         // A stale revision: the platform's 409, as a tool error with its code.
         let stale = mcp
             .call_tool(call(
@@ -120,7 +127,7 @@ async fn the_registry_over_mcp_in_both_revisions() {
         ))
         .await
         .unwrap();
-    assert_eq!(content(&closed, false)["state"], "closed");
+    assert_eq!(content(&closed)["state"], "closed");
     let history = s
         .ok(
             "ada",
@@ -149,7 +156,7 @@ async fn the_credential_decides_over_mcp_as_over_rest() {
         .call_tool(call("record_search", json!({"workspace_id": "acme"})))
         .await
         .unwrap();
-    content(&acme, false);
+    content(&acme);
     limited.cancel().await.unwrap();
     // The scopes are the credential's.
     let reader = client(&s.base, "bot-read", true).await;

@@ -9,8 +9,8 @@ TOKEN is an agent's, a member of WORKSPACE with every scope; COLLECTION is in it
 installed polls/1 program is used. Each client: the tools are the served document's
 x-rcip-operations tool names with record_get read-only; record_create, then record_get
 reads it back; command_execute (polls' `vote`) makes a revision record_get then reads; a stale expected_revision is a
-409 answered as a tool result with isError (the runtime's EXECUTION_FAILED, the message
-led by the platform's STALE_REVISION). One line per check, then
+409 answered as a tool result with isError and no structuredContent, its text the runtime's
+EXECUTION_FAILED with the message led by the platform's STALE_REVISION. One line per check, then
 `server-mcp: N passed, N failed`; exit status 1 on any failure.
 """
 
@@ -25,18 +25,6 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 results = []
-known = []
-
-# A failure known and explained (tests/interop/README.md): its check reports it, and fails
-# once it no longer reproduces, so that the entry is removed.
-KNOWN = {
-    "inspector: a 409 is isError": (
-        "Structured content does not match the tool's output schema",
-        "the TypeScript SDK's Client.callTool (1.32.2) validates structuredContent against the "
-        "tool's outputSchema even on an isError result, and rcip-mcp's error results carry "
-        "{code, message, issues} there: the CLI gets an McpError -32602 instead of the result",
-    ),
-}
 
 
 def check(label, ok, detail=""):
@@ -44,11 +32,19 @@ def check(label, ok, detail=""):
     print(f"{'ok  ' if ok else 'FAIL'} {label}{'' if ok else ': ' + str(detail)[:800]}")
 
 
-def platform_code(content):
-    """The platform's code of a failed call: the message is `CODE: text`."""
-    if not isinstance(content, dict) or content.get("code") != "EXECUTION_FAILED":
+def platform_code(is_error, structured, content):
+    """The platform's code of a failed call: an isError result without structuredContent
+    (the tool's output schema would not admit an error there) whose one text block is
+    `EXECUTION_FAILED: CODE: text`; None when it is anything else."""
+    if is_error is not True or structured is not None or len(content) != 1:
         return None
-    return str(content.get("message", "")).split(":", 1)[0]
+    block = content[0]
+    block = block if isinstance(block, dict) else block.model_dump()
+    text = str(block.get("text", "")) if block.get("type") == "text" else ""
+    prefix = "EXECUTION_FAILED: "
+    if not text.startswith(prefix) or ": " not in text[len(prefix):]:
+        return None
+    return text[len(prefix):].split(": ", 1)[0]
 
 
 def poll(key):
@@ -120,7 +116,7 @@ async def python_client(mode):
         )
         check(
             f"{label}: a 409 is isError",
-            stale.is_error is True and platform_code(stale.structured_content) == "STALE_REVISION",
+            platform_code(stale.is_error, stale.structured_content, stale.content) == "STALE_REVISION",
             stale,
         )
 
@@ -201,16 +197,12 @@ def inspector_client():
             "idempotency_key": "inspector-stale",
         },
     )
-    name = f"{label}: a 409 is isError"
-    ok = stale.get("isError") is True and platform_code(stale.get("structuredContent")) == "STALE_REVISION"
-    symptom, why = KNOWN[name]
-    if not ok and symptom in stale.get("stderr", ""):
-        known.append(name)
-        print(f"known {name}: {why}")
-    elif ok:
-        check(f"{name} (a known failure no longer reproduces: remove it from KNOWN)", False)
-    else:
-        check(name, ok, stale)
+    check(
+        f"{label}: a 409 is isError",
+        platform_code(stale.get("isError"), stale.get("structuredContent"), stale.get("content") or [])
+        == "STALE_REVISION",
+        stale,
+    )
 
 
 async def main():
@@ -224,8 +216,6 @@ async def main():
     passed = sum(results)
     failed = len(results) - passed
     print(f"server-mcp: {passed} passed, {failed} failed")
-    if known:
-        print(f"server-mcp: {len(known)} known failure(s), explained above")
     sys.exit(1 if failed else 0)
 
 

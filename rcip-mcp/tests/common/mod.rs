@@ -353,13 +353,35 @@ pub fn call(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
 }
 
-/// The `code` of an `isError` result.
+/// The `code` of an `isError` result: its one text block starts `CODE: message`, and it has
+/// no `structuredContent` (which would have to match the tool's output schema).
 pub fn code(result: &CallToolResult) -> String {
     assert_eq!(result.is_error, Some(true), "{result:?}");
-    result.structured_content.as_ref().unwrap()["code"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    assert!(result.structured_content.is_none(), "{result:?}");
+    assert_eq!(result.content.len(), 1, "{result:?}");
+    let text = text(result);
+    let (code, _) = text
+        .split_once(": ")
+        .unwrap_or_else(|| panic!("no `CODE: ` in {text:?}"));
+    assert!(
+        !code.is_empty() && code.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+        "{text:?}"
+    );
+    code.to_owned()
+}
+
+/// The issue lines (`- path: message (keyword)`) of an `isError` result's text.
+pub fn issue_lines(result: &CallToolResult) -> Vec<String> {
+    code(result);
+    text(result)
+        .lines()
+        .skip(1)
+        .map(|line| {
+            line.strip_prefix("- ")
+                .unwrap_or_else(|| panic!("not an issue line: {line:?}"))
+                .to_owned()
+        })
+        .collect()
 }
 
 /// The result's text blocks joined.
