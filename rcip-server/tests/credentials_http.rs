@@ -17,27 +17,20 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use rcip_relationship::DelegatedScope;
 use rcip_server::tokens::{self, NewToken, SqliteTokenStore, TokenStore};
 use rcip_server::{Authenticate, Authenticated, Door};
-use rcip_server::{Credentials, CredentialsConfig, Issuer, console_router};
+use rcip_server::{Credentials, CredentialsConfig, console_router};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use support::TempDb;
+use support::{ISSUER, TempDb, b64, fixture, sign};
 
 const ORIGIN: &str = "https://app.example";
-const RESOURCE: &str = "https://rcip.example/mcp";
-const ISSUER: &str = "https://issuer.example";
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
+const RESOURCE: &str = "https://rcip.example";
+/// The audience of `/mcp`, a resource of its own: this resource followed by `/mcp`.
+const MCP_AUDIENCE: &str = "https://rcip.example/mcp";
 
 fn config(secure_cookie: bool) -> CredentialsConfig {
     let mut config = CredentialsConfig::new(RESOURCE);
     config.allowed_origins = vec![ORIGIN.into()];
-    config.issuers = vec![Issuer::from_jwks(ISSUER, &fixture("issuer-jwks.json")).unwrap()];
+    config.issuers = vec![support::issuer()];
     config.secure_cookie = secure_cookie;
     config
 }
@@ -139,20 +132,6 @@ fn now() -> i64 {
     tokens::now()
 }
 
-fn sign(alg: Algorithm, key_file: &str, kid: Option<&str>, claims: &Value) -> String {
-    let pem = fixture(key_file);
-    let key = match alg {
-        Algorithm::RS256 => EncodingKey::from_rsa_pem(pem.as_bytes()),
-        Algorithm::ES256 => EncodingKey::from_ec_pem(pem.as_bytes()),
-        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
-        other => panic!("no test key for {other:?}"),
-    }
-    .unwrap();
-    let mut header = Header::new(alg);
-    header.kid = kid.map(str::to_owned);
-    jsonwebtoken::encode(&header, claims, &key).unwrap()
-}
-
 fn claims() -> Value {
     json!({
         "iss": ISSUER,
@@ -167,11 +146,6 @@ fn claims() -> Value {
 fn with(mut claims: Value, key: &str, value: Value) -> Value {
     claims[key] = value;
     claims
-}
-
-fn b64(bytes: &[u8]) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 #[tokio::test]
@@ -246,41 +220,50 @@ async fn opaque_token_until_revoked() {
 #[tokio::test]
 async fn jwts_from_the_configured_issuer() {
     let f = fixture_app(false).await;
-    let url = format!("{}/mcp", f.one.base);
+    let get = |door: &'static str, token: String| {
+        let url = format!("{}/{door}", f.one.base);
+        let client = f.client.clone();
+        async move {
+            get_with(
+                &client,
+                &url,
+                &[("authorization", &format!("Bearer {token}"))],
+            )
+            .await
+        }
+    };
+    let doors = [("v1/echo", RESOURCE), ("mcp", MCP_AUDIENCE)];
     for (alg, key, kid) in [
         (Algorithm::RS256, "rsa-private.pem", "rsa-1"),
         (Algorithm::ES256, "ec-private.pem", "ec-1"),
         (Algorithm::EdDSA, "ed25519-private.pem", "ed-1"),
     ] {
-        let token = sign(alg, key, Some(kid), &claims());
-        let (status, value) = get_with(
-            &f.client,
-            &url,
-            &[("authorization", &format!("Bearer {token}"))],
-        )
-        .await;
-        assert_eq!(status, 200, "{alg:?}: {value}");
-        // `openid` is not a scope of this service: ignored, the others delegated.
+        for (door, audience) in doors {
+            let claims = with(claims(), "aud", json!(audience));
+            let (status, value) = get(door, sign(alg, key, Some(kid), &claims)).await;
+            assert_eq!(status, 200, "{alg:?} on {door}: {value}");
+            // `openid` is not a scope of this service: ignored, the others delegated.
+            assert_eq!(
+                value,
+                json!({"principal": "agent-jwt", "kind": "agent",
+                       "scopes": ["records:read", "commands:execute"], "workspace": null})
+            );
+        }
+    }
+    let rsa = |claims: &Value| sign(Algorithm::RS256, "rsa-private.pem", Some("rsa-1"), claims);
+    // An audience list naming the door's resource is fine too; the other door's is not.
+    for (door, audience) in doors {
+        let listed = with(claims(), "aud", json!(["https://other.example", audience]));
+        assert_eq!(get(door, rsa(&listed)).await.0, 200, "{door}");
+    }
+    for (door, audience) in [("v1/echo", MCP_AUDIENCE), ("mcp", RESOURCE)] {
+        let (status, value) = get(door, rsa(&with(claims(), "aud", json!(audience)))).await;
         assert_eq!(
-            value,
-            json!({"principal": "agent-jwt", "kind": "agent",
-                   "scopes": ["records:read", "commands:execute"], "workspace": null})
+            (status.as_u16(), code(&value)),
+            (401, "TOKEN_AUDIENCE_INVALID"),
+            "{door}"
         );
     }
-    // An audience list naming this resource is fine too.
-    let token = sign(
-        Algorithm::RS256,
-        "rsa-private.pem",
-        Some("rsa-1"),
-        &with(claims(), "aud", json!(["https://other.example", RESOURCE])),
-    );
-    let (status, _) = get_with(
-        &f.client,
-        &url,
-        &[("authorization", &format!("Bearer {token}"))],
-    )
-    .await;
-    assert_eq!(status, 200);
 }
 
 #[tokio::test]
@@ -388,52 +371,18 @@ async fn bad_jwts_are_401_with_distinct_codes() {
     }
 }
 
-/// Signs in at `instance` with a fresh ticket: the cookie pair (`rcip_session=...`) and
-/// the whole `Set-Cookie` header.
+/// Signs in at `instance` with a fresh ticket (see [`support::sign_in`]).
 async fn sign_in(
     client: &reqwest::Client,
     instance: &Instance,
     principal: &str,
 ) -> (String, String) {
-    let ticket = tokens::issue_ticket(
-        instance.credentials.store().as_ref(),
-        principal,
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
-    let response = client
-        .get(format!(
-            "{}{}",
-            instance.base,
-            tokens::sign_in_path(&ticket)
-        ))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let set_cookie = response.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let page = response.text().await.unwrap();
-    assert!(
-        page.contains(&format!("Signed in as {principal}")),
-        "{page}"
-    );
-    let pair = set_cookie.split(';').next().unwrap().to_owned();
-    (pair, set_cookie)
+    let store = instance.credentials.store().as_ref();
+    support::sign_in(client, &instance.base, store, principal).await
 }
 
 async fn csrf_of(client: &reqwest::Client, instance: &Instance, cookie: &str) -> String {
-    let (status, value) = get_with(
-        client,
-        &format!("{}/console/session", instance.base),
-        &[("cookie", cookie)],
-    )
-    .await;
-    assert_eq!(status, 200, "{value}");
-    value["csrf_token"].as_str().unwrap().to_owned()
+    support::csrf_of(client, &instance.base, cookie).await
 }
 
 #[tokio::test]
