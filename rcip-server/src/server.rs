@@ -13,7 +13,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use rcip_relationship::{
-    Caller, Denial, DirectoryStore, Platform, PlatformError, RecordStore, operation,
+    Caller, Denial, DirectoryStore, Platform, PlatformError, RecordStore, authorize_call,
+    parse_call,
 };
 use serde_json::Value;
 use tower::ServiceBuilder;
@@ -72,7 +73,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// Runs one operation for an authenticated caller: the credential's workspace is
     /// enforced first (another workspace is answered as the platform answers one the caller
-    /// may not read), then the platform decides.
+    /// may not read, in the platform's order), then the platform decides.
     pub(crate) async fn call(
         &self,
         who: &Authenticated,
@@ -83,7 +84,13 @@ impl Shared {
             return self.platform.call(&who.caller, name, arguments).await;
         };
         let named = arguments.get("workspace_id").and_then(Value::as_str);
-        if operation(name).is_some() && named.is_some_and(|named| named != allowed) {
+        if named.is_some_and(|named| named != allowed) {
+            // As for a workspace the caller is no member of: refused arguments are 400 and
+            // an agent's console-only call (`workspace.create`, `member.add` of a human) is
+            // 403 `CONSOLE_ONLY` before any workspace is looked at, so a bound token meets
+            // the same rules as any other; only then 404.
+            let (spec, call) = parse_call(name, &arguments)?;
+            authorize_call(&who.caller, spec, &call, None)?;
             return Err(Denial::WorkspaceNotFound.into());
         }
         let mut answer = self.platform.call(&who.caller, name, arguments).await?;
@@ -296,7 +303,10 @@ pub(crate) fn refused(shared: &Shared, door: Door, refusal: AuthRefusal) -> ApiE
     };
     let mut error = ApiError::new(status, refusal.code, refusal.message);
     if status == 401 {
-        let invalid = if refusal.code == "INVALID_TOKEN" {
+        // RFC 6750 3.1: a bearer token that was presented and refused (unknown, revoked,
+        // expired, forged, for another audience...) is `invalid_token`, so that a client
+        // knows to get a new one; a request without a credential gets no error code.
+        let invalid = if refusal.code == "INVALID_TOKEN" || refusal.code.starts_with("TOKEN_") {
             ", error=\"invalid_token\""
         } else {
             ""

@@ -1,5 +1,7 @@
 //! Every refusal the credentials give, each with its stable code, status and public message
-//! (the table in docs/server-design.md, "Credentials").
+//! (the table in docs/server-design.md, "Credentials"). A refused bearer token's code is
+//! `INVALID_TOKEN` or starts with `TOKEN_`: the 401's challenge adds
+//! `error="invalid_token"` for exactly those.
 
 use crate::authenticate::AuthRefusal;
 
