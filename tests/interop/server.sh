@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # rcip-server interop: `rcip serve` on 127.0.0.1 (a free port, a fresh SQLite file, the
-# example programs folder installed, one development token), then outside tools against it:
+# example programs folder installed, one development token for a human), then outside tools
+# against it:
 #
 #   bash tests/interop/server.sh
 #
@@ -13,8 +14,9 @@
 #    target/interop/venv-schemathesis) runs the served /v1/openapi.json with the bearer
 #    token: not_a_server_error, response_schema_conformance, status_code_conformance and
 #    content_type_conformance, a bounded number of examples per operation.
-# 3. MCP on /mcp with the agent's bearer token: the Python `mcp` SDK's client (2025-11-25 and
-#    2026-07-28; the agent checkers' venv) and the MCP Inspector CLI (pinned by
+# 3. MCP on /mcp with an agent's bearer token, an opaque API token made as an operator
+#    makes one (`rcip token create` on the server's database): the Python `mcp` SDK's
+#    client (2025-11-25 and 2026-07-28; the agent checkers' venv) and the MCP Inspector CLI (pinned by
 #    inspector-npm/package-lock.json, `npm ci` into target/interop/inspector): server_mcp.py
 #    lists the tools, creates and reads a record, executes a command, and checks that a
 #    stale revision's 409 is a tool result with isError.
@@ -63,11 +65,9 @@ trap stop_server EXIT
 # A token of this run only; the caller is a human, so that console-only operations are
 # exercised too. No rate limit: schemathesis sends faster than a principal should.
 token="dev-$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
-# And an agent's (every scope: a member's delegated scopes bound it), for MCP.
-agent_token="dev-$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
-"$rcip" serve --bind 127.0.0.1:0 --database "sqlite:$scratch/rcip.db" \
+database="sqlite:$scratch/rcip.db"
+"$rcip" serve --bind 127.0.0.1:0 --database "$database" \
     --programs "$root/examples/programs" --insecure-dev-token "$token=human:interop" \
-    --insecure-dev-token "$agent_token=agent:interop-bot" \
     --rate-limit 0 >"$out/server.out" 2>"$out/server.log" &
 server_pid=$!
 # `rcip serve` prints "listening on http://ADDR" once it accepts; port 0 means no race for a
@@ -217,6 +217,18 @@ mcp_clients() {
         call member.add '{"workspace_id": "mcp-interop", "principal_id": "interop-bot", "kind": "agent", "scopes": ["records:read", "records:write", "commands:execute", "programs:draft", "programs:activate", "collections:manage", "members:manage"], "idempotency_key": "mcp-m"}' &&
         call collection.create '{"workspace_id": "mcp-interop", "collection_id": "main", "name": "Main", "idempotency_key": "mcp-c"}' ||
         { status=1; return 0; }
+    # The agent's credential, made as an operator makes one: an opaque API token of that
+    # workspace only, with every scope (the membership's bound them), in the server's own
+    # database; the running server accepts it at once. Its secret is printed once, on stdout.
+    local agent_token
+    if ! agent_token="$("$rcip" token create --database "$database" --workspace mcp-interop \
+        --principal interop-bot --label interop-mcp --scope records:read --scope records:write \
+        --scope commands:execute --scope programs:draft --scope programs:activate \
+        --scope collections:manage --scope members:manage 2>"$out/token-create.log")"; then
+        echo "FAIL rcip token create (see $out/token-create.log)"
+        status=1
+        return 0
+    fi
     "$venv/bin/python" "$here/server_mcp.py" "$base" "$agent_token" mcp-interop main \
         "$out/openapi.json" "$node" "$cli" || status=1
 }

@@ -5,7 +5,8 @@ SDK (pinned in requirements-agent-schemas.txt) in 2025-11-25 (`mode="legacy"`) a
 
     python server_mcp.py BASE TOKEN WORKSPACE COLLECTION OPENAPI.json NODE INSPECTOR_CLI.js
 
-TOKEN is an agent's, a member of WORKSPACE with every scope; COLLECTION is in it and the
+TOKEN is an agent's opaque API token (`rcip token create`: WORKSPACE only, every scope), the
+agent a member of WORKSPACE with every scope; COLLECTION is in it and the
 installed polls/1 program is used. Each client: the tools are the served document's
 x-rcip-operations tool names with record_get read-only; record_create, then record_get
 reads it back; command_execute (polls' `vote`) makes a revision record_get then reads; a stale expected_revision is a
