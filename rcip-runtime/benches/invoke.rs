@@ -22,71 +22,16 @@
 //! per-round ratios, which is what the closing notes quote.
 #![allow(missing_docs, clippy::unwrap_used)]
 
+mod support;
+
 use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group};
 use rcip_runtime::*;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
-
-const INPUT: &str = r#"{"title":"Weekly sync","count":7,"tags":["team","sync","weekly"]}"#;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoteInput {
-    title: String,
-    #[allow(dead_code)]
-    count: Option<u32>,
-    #[allow(dead_code)]
-    tags: Option<Vec<String>>,
-}
-
-#[derive(Serialize)]
-struct NoteOutput {
-    id: &'static str,
-    title: String,
-}
-
-async fn handler(input: NoteInput) -> Result<NoteOutput, HandlerError> {
-    Ok(NoteOutput {
-        id: "n1",
-        title: input.title,
-    })
-}
-
-fn definition(size: usize) -> ApplicationDefinition {
-    let mut app = ApplicationDefinition::new("bench", "Bench", "Benchmark catalog.")
-        .scope(ScopeDefinition::new("notes", "Notes", "Notes."));
-    for i in 0..size {
-        app = app.capability(
-            CapabilityDefinition::new(
-                format!("notes.read{i}"),
-                Effect::Read,
-                "Read a note",
-                "Reads a note.",
-            )
-            .scope("notes")
-            .input_schema(json!({
-                "type": "object",
-                "properties": {
-                    "title": {"type": "string", "minLength": 1, "maxLength": 80},
-                    "count": {"type": "integer", "minimum": 0, "maximum": 1000},
-                    "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 10}
-                },
-                "required": ["title"],
-                "additionalProperties": false
-            }))
-            .output_schema(json!({
-                "type": "object",
-                "properties": {"id": {"type": "string"}, "title": {"type": "string"}},
-                "required": ["id", "title"],
-                "additionalProperties": false
-            })),
-        );
-    }
-    app
-}
+use serde::Deserialize;
+use support::Arm;
+use support::workload::*;
 
 fn validators() -> (jsonschema::Validator, jsonschema::Validator) {
     let capability = &definition(1).capabilities[0];
@@ -106,22 +51,6 @@ async fn validating_floor(
     let output = serde_json::to_value(handler(input).await.unwrap()).unwrap();
     assert!(output_validator.is_valid(&output));
     black_box(output);
-}
-
-fn bound_runtime(size: usize) -> Runtime {
-    let options = RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow));
-    let runtime = Runtime::new(definition(size), options).unwrap();
-    for i in 0..size {
-        runtime
-            .host()
-            .bind(
-                &format!("notes.read{i}"),
-                Binding::typed(|input: NoteInput, _ctx| handler(input)),
-            )
-            .unwrap()
-            .keep();
-    }
-    runtime
 }
 
 fn bench(c: &mut Criterion) {
@@ -171,37 +100,11 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-/// One run of an arm, as a future.
-type Arm = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
-
-/// Times `iterations` runs of one arm.
-fn time_arm(
-    rt: &tokio::runtime::Runtime,
-    iterations: u32,
-    arm: &dyn Fn() -> Arm,
-) -> std::time::Duration {
-    let start = std::time::Instant::now();
-    rt.block_on(async {
-        for _ in 0..iterations {
-            arm().await;
-        }
-    });
-    start.elapsed()
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
 /// The arms interleaved, round after round; prints the median per-round ratios.
 fn interleaved_ratios() {
     const ROUNDS: usize = 41;
     const ITERATIONS: u32 = 2_000;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
+    let rt = support::tokio_runtime();
     let small = bound_runtime(10).client();
     let large = bound_runtime(10_000).client();
     let invoke = |client: &Arc<dyn RcipClient>, id: &'static str| {
@@ -229,32 +132,20 @@ fn interleaved_ratios() {
         Box::pin(async move { validating_floor(&validators.0, &validators.1).await })
     };
     let arms: [&dyn Fn() -> Arm; 4] = [&small_arm, &large_arm, &validating_arm, &floor_arm];
-    let mut ratios: [Vec<f64>; 3] = Default::default();
-    for round in 0..ROUNDS {
-        let mut times = [0.0f64; 4];
-        for k in 0..arms.len() {
-            let arm = (round + k) % arms.len();
-            times[arm] = time_arm(&rt, ITERATIONS, arms[arm]).as_secs_f64();
-        }
-        ratios[0].push(times[1] / times[0]);
-        ratios[1].push(times[0] / times[3]);
-        ratios[2].push(times[0] / times[2]);
-    }
-    let [large_over_small, small_over_floor, small_over_validating] = ratios;
+    let ratios = support::interleaved(&rt, ROUNDS, ITERATIONS, &arms, &[(1, 0), (0, 3), (0, 2)]);
+    let [large_over_small, small_over_floor, small_over_validating] = ratios[..] else {
+        unreachable!("one ratio per pair")
+    };
     println!(
         "interleaved medians over {ROUNDS} rounds of {ITERATIONS}: \
          catalog_10000 / catalog_10 = {:.2}, catalog_10 / floor = {:.2}, \
          catalog_10 / validating_floor = {:.2}",
-        median(large_over_small),
-        median(small_over_floor),
-        median(small_over_validating)
+        large_over_small, small_over_floor, small_over_validating
     );
 }
 
 criterion_group!(benches, bench);
 
 fn main() {
-    benches();
-    interleaved_ratios();
-    Criterion::default().configure_from_args().final_summary();
+    support::run(benches, interleaved_ratios);
 }

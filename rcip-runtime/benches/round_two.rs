@@ -1,0 +1,341 @@
+//! The workloads of performance round two (issue 19), each figure one command:
+//!
+//! - `invoke/catalog_{1,10,1000,10000}/{value,text}`: a full `client.invoke` of the middle
+//!   capability of a catalog of that many bound capabilities (allow policy), the input a
+//!   JSON value (cloned per call) or JSON text;
+//! - `invoke/floor/value`: no runtime: clone the input value, convert it into the typed
+//!   input, call the handler, serialize its output into a value;
+//! - `invoke/floor/text`: the typed floor: parse the text straight into the typed input, call
+//!   the handler, serialize its output into a value;
+//! - `preflight/16_at_catalog_10`: one preflight batch of 16 proposals (value inputs, the
+//!   ids cycling through a catalog of 10);
+//! - `refresh_snapshot/one_changed_{10,1000}`: one capability's binding changes (bound and
+//!   unbound in turn, each publishing a revision), then `get_snapshot`;
+//! - `refresh_snapshot/unchanged_{10,1000}`: `host.refresh()` (a revision with nothing
+//!   changed), then `get_snapshot`;
+//! - `bind_all_1000`: binding every capability of a fresh runtime over a catalog of 1,000;
+//! - `creation/from_catalog_100`: `Runtime::from_catalog` on a compiled catalog of 100;
+//! - `creation/new_100`: `Runtime::new` from a definition of 100 (compiling it included).
+//!
+//! Peak memory at 10,000 capabilities is `examples/memory_10000.rs` (it needs its own
+//! global allocator).
+//!
+//! Run: `cargo bench -p rcip-runtime --bench round_two`. After the criterion groups it
+//! prints the issue's acceptance ratios measured interleaved (see `support`), which are the
+//! figures to quote; a criterion filter (`-- invoke/`) narrows the criterion part only.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+mod support;
+
+use std::cell::RefCell;
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{BatchSize, Criterion, criterion_group};
+use rcip_runtime::*;
+use serde::Deserialize;
+use serde_json::Value;
+use support::Arm;
+use support::workload::*;
+
+const CATALOGS: [usize; 4] = [1, 10, 1_000, 10_000];
+
+/// The value floor: what a typed handler costs with a value input and no runtime.
+async fn value_floor(input: &Value) -> Value {
+    let input = NoteInput::deserialize(black_box(input).clone()).unwrap();
+    serde_json::to_value(handler(input).await.unwrap()).unwrap()
+}
+
+/// The typed floor: what a typed handler costs with a text input and no runtime.
+async fn text_floor() -> Value {
+    let input: NoteInput = serde_json::from_str(black_box(INPUT)).unwrap();
+    serde_json::to_value(handler(input).await.unwrap()).unwrap()
+}
+
+/// A batch of 16 proposals over a catalog of 10.
+fn batch16(input: &Value) -> PreflightBatch {
+    PreflightBatch::new(
+        (0..16)
+            .map(|i| PreflightProposal::new(id(i % 10), Input::Value(input.clone())))
+            .collect(),
+    )
+}
+
+/// A runtime over a catalog of `size` in which one capability's binding changes on every
+/// [`flip`](Self::flip): bound, then unbound, then bound again (each a new revision).
+struct OneChanging {
+    runtime: Runtime,
+    client: Arc<dyn RcipClient>,
+    changing: String,
+    guard: Option<BindingGuard>,
+}
+
+impl OneChanging {
+    fn new(size: usize) -> Self {
+        let runtime = Runtime::new(definition(size), allow_options()).unwrap();
+        let changing = size / 2;
+        for i in (0..size).filter(|&i| i != changing) {
+            runtime.host().bind(&id(i), binding()).unwrap().keep();
+        }
+        let client = runtime.client();
+        OneChanging {
+            runtime,
+            client,
+            changing: id(changing),
+            guard: None,
+        }
+    }
+
+    /// One capability changes; then the snapshot is read.
+    fn flip_and_read(&mut self) -> Arc<ApplicationSnapshot> {
+        match self.guard.take() {
+            Some(guard) => assert!(guard.unbind()),
+            None => self.guard = Some(self.runtime.host().bind(&self.changing, binding()).unwrap()),
+        }
+        self.client.get_snapshot()
+    }
+
+    /// A revision with nothing changed; then the snapshot is read.
+    fn refresh_and_read(&self) -> Arc<ApplicationSnapshot> {
+        self.runtime.host().refresh();
+        self.client.get_snapshot()
+    }
+}
+
+/// Checks that an invoke of `id` succeeds, so no arm measures a failure path.
+fn check_invoke(
+    rt: &tokio::runtime::Runtime,
+    client: &Arc<dyn RcipClient>,
+    id: &str,
+    input: Input,
+) {
+    let outcome = rt.block_on(client.invoke(InvocationRequest::new(id, input)));
+    assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
+}
+
+fn invoke_arms(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
+    let value = input_value();
+    let mut group = c.benchmark_group("invoke");
+    for size in CATALOGS {
+        let runtime = bound_runtime(size);
+        let client = runtime.client();
+        let middle = id(size / 2);
+        check_invoke(rt, &client, &middle, Input::Value(value.clone()));
+        check_invoke(rt, &client, &middle, Input::text(INPUT));
+        group.bench_function(format!("catalog_{size}/value"), |b| {
+            b.to_async(rt).iter(|| {
+                let request = InvocationRequest::new(middle.as_str(), Input::Value(value.clone()));
+                let outcome = client.invoke(request);
+                async move { black_box(outcome.await) }
+            });
+        });
+        group.bench_function(format!("catalog_{size}/text"), |b| {
+            b.to_async(rt).iter(|| {
+                let request = InvocationRequest::new(middle.as_str(), Input::text(INPUT));
+                let outcome = client.invoke(request);
+                async move { black_box(outcome.await) }
+            });
+        });
+    }
+    group.bench_function("floor/value", |b| {
+        b.to_async(rt)
+            .iter(|| async { black_box(value_floor(&value).await) });
+    });
+    group.bench_function("floor/text", |b| {
+        b.to_async(rt)
+            .iter(|| async { black_box(text_floor().await) });
+    });
+    group.finish();
+}
+
+fn preflight_arm(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
+    let value = input_value();
+    let runtime = bound_runtime(10);
+    let client = runtime.client();
+    let report = rt.block_on(client.preflight(batch16(&value))).unwrap();
+    assert!(report.consistent);
+    assert_eq!(report.outcomes.len(), 16);
+    assert!(
+        report
+            .outcomes
+            .iter()
+            .all(|o| matches!(o, PreflightOutcome::Ready { .. })),
+        "{report:?}"
+    );
+    c.bench_function("preflight/16_at_catalog_10", |b| {
+        b.to_async(rt).iter(|| {
+            let report = client.preflight(batch16(&value));
+            async move { black_box(report.await.unwrap()) }
+        });
+    });
+}
+
+fn snapshot_arms(c: &mut Criterion) {
+    let mut group = c.benchmark_group("refresh_snapshot");
+    for size in [10, 1_000] {
+        let mut changing = OneChanging::new(size);
+        let before = changing.client.get_snapshot().revision;
+        let after = changing.flip_and_read().revision;
+        assert!(after > before, "a change publishes a revision");
+        group.bench_function(format!("one_changed_{size}"), |b| {
+            b.iter(|| black_box(changing.flip_and_read()));
+        });
+        group.bench_function(format!("unchanged_{size}"), |b| {
+            b.iter(|| black_box(changing.refresh_and_read()));
+        });
+    }
+    group.finish();
+}
+
+fn bind_and_create_arms(c: &mut Criterion) {
+    let catalog = CompiledCatalog::compile(definition(1_000)).unwrap();
+    c.bench_function("bind_all_1000", |b| {
+        b.iter_batched(
+            || Runtime::from_catalog(Arc::clone(&catalog), allow_options()),
+            |runtime| {
+                bind_all(&runtime, 1_000);
+                // Returned, so its drop is not timed.
+                runtime
+            },
+            BatchSize::LargeInput,
+        );
+    });
+
+    let mut group = c.benchmark_group("creation");
+    let catalog = CompiledCatalog::compile(definition(100)).unwrap();
+    group.bench_function("from_catalog_100", |b| {
+        b.iter(|| {
+            black_box(Runtime::from_catalog(
+                Arc::clone(&catalog),
+                RuntimeOptions::default(),
+            ))
+        });
+    });
+    let definition = definition(100);
+    group.bench_function("new_100", |b| {
+        b.iter_batched(
+            || definition.clone(),
+            |definition| Runtime::new(definition, RuntimeOptions::default()).unwrap(),
+            BatchSize::SmallInput,
+        );
+    });
+    group.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = support::tokio_runtime();
+    invoke_arms(c, &rt);
+    preflight_arm(c, &rt);
+    snapshot_arms(c);
+    bind_and_create_arms(c);
+}
+
+/// An arm that invokes `id` on `client` with the input `make_input` builds.
+fn invoke_arm(
+    client: &Arc<dyn RcipClient>,
+    id: String,
+    make_input: impl Fn() -> Input + 'static,
+) -> impl Fn() -> Arm + 'static {
+    let client = client.clone();
+    move || -> Arm {
+        let outcome = client.invoke(InvocationRequest::new(id.as_str(), make_input()));
+        Box::pin(async move {
+            black_box(outcome.await);
+        })
+    }
+}
+
+/// The issue's acceptance ratios, interleaved.
+fn interleaved_ratios() {
+    const ROUNDS: usize = 41;
+    let rt = support::tokio_runtime();
+    let value = Arc::new(input_value());
+
+    let runtime = bound_runtime(10);
+    let client = runtime.client();
+    let shared = value.clone();
+    let invoke_value = invoke_arm(&client, id(5), move || Input::Value((*shared).clone()));
+    let invoke_text = invoke_arm(&client, id(5), || Input::text(INPUT));
+    let shared = value.clone();
+    let floor_value = move || -> Arm {
+        let value = shared.clone();
+        Box::pin(async move {
+            black_box(value_floor(&value).await);
+        })
+    };
+    let floor_text = || -> Arm {
+        Box::pin(async {
+            black_box(text_floor().await);
+        })
+    };
+    let shared = value.clone();
+    let preflight = move || -> Arm {
+        let report = client.preflight(batch16(&shared));
+        Box::pin(async move {
+            black_box(report.await.unwrap());
+        })
+    };
+    const INVOKE_ITERATIONS: u32 = 1_000;
+    let arms: [&dyn Fn() -> Arm; 5] = [
+        &invoke_value,
+        &floor_value,
+        &invoke_text,
+        &floor_text,
+        &preflight,
+    ];
+    let ratios = support::interleaved(
+        &rt,
+        ROUNDS,
+        INVOKE_ITERATIONS,
+        &arms,
+        &[(0, 1), (2, 3), (4, 0)],
+    );
+    println!(
+        "interleaved medians over {ROUNDS} rounds of {INVOKE_ITERATIONS}: \
+         invoke catalog_10 / floor (value input) = {:.2} (target <= 2.0), \
+         invoke catalog_10 / typed floor (text input) = {:.2} (target <= 2.0), \
+         preflight of 16 / one invoke (value input) = {:.2} (target <= 4)",
+        ratios[0], ratios[1], ratios[2]
+    );
+
+    // The synchronous snapshot arms, wrapped as arms of the same helper.
+    let small = RefCell::new(OneChanging::new(10));
+    let large = RefCell::new(OneChanging::new(1_000));
+    let changed = |changing: &'static RefCell<OneChanging>| {
+        move || -> Arm {
+            black_box(changing.borrow_mut().flip_and_read());
+            Box::pin(async {})
+        }
+    };
+    let unchanged = |changing: &'static RefCell<OneChanging>| {
+        move || -> Arm {
+            black_box(changing.borrow().refresh_and_read());
+            Box::pin(async {})
+        }
+    };
+    // Leaked: the arms must be 'static closures, and the bench process ends right after.
+    let small: &'static RefCell<OneChanging> = Box::leak(Box::new(small));
+    let large: &'static RefCell<OneChanging> = Box::leak(Box::new(large));
+    let (changed_small, changed_large) = (changed(small), changed(large));
+    let (unchanged_small, unchanged_large) = (unchanged(small), unchanged(large));
+    const SNAPSHOT_ITERATIONS: u32 = 200;
+    let arms: [&dyn Fn() -> Arm; 4] = [
+        &changed_small,
+        &changed_large,
+        &unchanged_small,
+        &unchanged_large,
+    ];
+    let ratios = support::interleaved(&rt, ROUNDS, SNAPSHOT_ITERATIONS, &arms, &[(1, 0), (3, 2)]);
+    println!(
+        "interleaved medians over {ROUNDS} rounds of {SNAPSHOT_ITERATIONS}: \
+         refresh + get_snapshot, one capability changed, catalog_1000 / catalog_10 = {:.2} \
+         (target <= 3); nothing changed, catalog_1000 / catalog_10 = {:.2}",
+        ratios[0], ratios[1]
+    );
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    support::run(benches, interleaved_ratios);
+}

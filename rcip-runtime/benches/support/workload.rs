@@ -1,0 +1,120 @@
+//! The benches' workload: one small read capability (title string, count integer, up to 10
+//! tags -> id and title; a trivial typed handler), repeated to make catalogs of any size.
+//!
+//! Shared by the benches and by `examples/memory_10000.rs` (through `#[path]`), so every
+//! figure in `docs/performance.md` is of the same capability.
+
+// Each bench and the example use a different part of it.
+#![allow(dead_code)]
+
+use rcip_runtime::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The input every arm uses, as JSON text.
+pub(crate) const INPUT: &str =
+    r#"{"title":"Weekly sync","count":7,"tags":["team","sync","weekly"]}"#;
+
+/// The handler's typed input.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NoteInput {
+    pub(crate) title: String,
+    #[allow(dead_code)]
+    pub(crate) count: Option<u32>,
+    #[allow(dead_code)]
+    pub(crate) tags: Option<Vec<String>>,
+}
+
+/// The handler's typed output.
+#[derive(Serialize)]
+pub(crate) struct NoteOutput {
+    pub(crate) id: &'static str,
+    pub(crate) title: String,
+}
+
+/// The trivial handler.
+pub(crate) async fn handler(input: NoteInput) -> Result<NoteOutput, HandlerError> {
+    Ok(NoteOutput {
+        id: "n1",
+        title: input.title,
+    })
+}
+
+/// [`INPUT`] as a JSON value.
+pub(crate) fn input_value() -> Value {
+    serde_json::from_str(INPUT).unwrap()
+}
+
+/// The input schema.
+pub(crate) fn input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "minLength": 1, "maxLength": 80},
+            "count": {"type": "integer", "minimum": 0, "maximum": 1000},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 10}
+        },
+        "required": ["title"],
+        "additionalProperties": false
+    })
+}
+
+/// The output schema.
+pub(crate) fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "title": {"type": "string"}},
+        "required": ["id", "title"],
+        "additionalProperties": false
+    })
+}
+
+/// The id of capability `i`.
+pub(crate) fn id(i: usize) -> String {
+    format!("notes.read{i}")
+}
+
+/// A catalog of `size` capabilities, all with the same input and the same output schema
+/// (built once; each capability gets its own clone, as the definition API takes them by
+/// value).
+pub(crate) fn definition(size: usize) -> ApplicationDefinition {
+    let input = input_schema();
+    let output = output_schema();
+    let mut app = ApplicationDefinition::new("bench", "Bench", "Benchmark catalog.")
+        .scope(ScopeDefinition::new("notes", "Notes", "Notes."));
+    for i in 0..size {
+        app = app.capability(
+            CapabilityDefinition::new(id(i), Effect::Read, "Read a note", "Reads a note.")
+                .scope("notes")
+                .input_schema(input.clone())
+                .output_schema(output.clone()),
+        );
+    }
+    app
+}
+
+/// The typed binding of the handler.
+pub(crate) fn binding() -> Binding {
+    Binding::typed(|input: NoteInput, _ctx| handler(input))
+}
+
+/// Binds every capability of a runtime over [`definition`]`(size)`, keeping the bindings.
+pub(crate) fn bind_all(runtime: &Runtime, size: usize) {
+    let host = runtime.host();
+    for i in 0..size {
+        host.bind(&id(i), binding()).unwrap().keep();
+    }
+}
+
+/// The allow-everything options the invoke arms use.
+pub(crate) fn allow_options() -> RuntimeOptions {
+    RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow))
+}
+
+/// A runtime over [`definition`]`(size)` with every capability bound and an allow policy.
+pub(crate) fn bound_runtime(size: usize) -> Runtime {
+    let runtime = Runtime::new(definition(size), allow_options()).unwrap();
+    bind_all(&runtime, size);
+    runtime
+}
