@@ -181,8 +181,10 @@ impl<S: RecordStore> Platform<S> {
         arguments: Value,
     ) -> Result<Value, PlatformError> {
         let (spec, call) = parse_call(operation, &arguments)?;
+        // A workspace the credential does not reach reads as one without the caller: the
+        // refusals that come first (arguments, console-only) still come first, then 404.
         let access = match call.workspace_id() {
-            Some(workspace_id) if spec.in_workspace => self
+            Some(workspace_id) if spec.in_workspace && caller.reaches(workspace_id) => self
                 .directory
                 .access(workspace_id)
                 .await
@@ -243,7 +245,9 @@ impl<S: RecordStore> Platform<S> {
                     .await
                     .map_err(PlatformError::store)?
                     .into_iter()
-                    .filter(|(_, member)| is_membership_of(caller, member))
+                    .filter(|(workspace, member)| {
+                        is_membership_of(caller, member) && caller.reaches(&workspace.workspace_id)
+                    })
                     .map(|(workspace, _)| workspace)
                     .collect();
                 let query = Query::new(spec, "", "");

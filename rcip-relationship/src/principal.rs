@@ -147,6 +147,10 @@ pub struct Caller {
     pub kind: PrincipalKind,
     /// The credential's delegated scopes (agents).
     pub scopes: ScopeSet,
+    /// The one workspace the credential reaches (an API token bound to it), or `None` for
+    /// any workspace the principal is a member of. Another workspace is answered exactly as
+    /// one the principal is no member of.
+    pub workspace: Option<String>,
 }
 
 impl Caller {
@@ -157,6 +161,7 @@ impl Caller {
             actor,
             kind: PrincipalKind::Human,
             scopes: ScopeSet::new(),
+            workspace: None,
         }
     }
 
@@ -167,7 +172,30 @@ impl Caller {
             actor,
             kind: PrincipalKind::Agent,
             scopes: scopes.into_iter().collect(),
+            workspace: None,
         }
+    }
+
+    /// The same caller, reaching `workspace_id` only.
+    ///
+    /// ```
+    /// use rcip_relationship::{Actor, Caller};
+    /// let bot = Caller::agent(Actor::new("bot"), []).within("acme");
+    /// assert!(bot.reaches("acme"));
+    /// assert!(!bot.reaches("other"));
+    /// ```
+    #[must_use]
+    pub fn within(mut self, workspace_id: impl Into<String>) -> Self {
+        self.workspace = Some(workspace_id.into());
+        self
+    }
+
+    /// Whether the credential reaches `workspace_id` (membership is judged elsewhere).
+    #[must_use]
+    pub fn reaches(&self, workspace_id: &str) -> bool {
+        self.workspace
+            .as_deref()
+            .is_none_or(|bound| bound == workspace_id)
     }
 
     /// The principal id.

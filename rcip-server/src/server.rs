@@ -12,10 +12,7 @@ use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use rcip_relationship::{
-    Caller, Denial, DirectoryStore, Platform, PlatformError, RecordStore, authorize_call,
-    parse_call,
-};
+use rcip_relationship::{Caller, DirectoryStore, Platform, PlatformError, RecordStore};
 use serde_json::Value;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
@@ -71,36 +68,23 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Runs one operation for an authenticated caller: the credential's workspace is
-    /// enforced first (another workspace is answered as the platform answers one the caller
-    /// may not read, in the platform's order), then the platform decides.
+    /// Runs one operation for an authenticated caller. A credential bound to one workspace
+    /// becomes a caller that reaches only it ([`Caller::within`]): the platform then answers
+    /// another workspace as one the caller is no member of, in its own order of refusals,
+    /// and lists that one only.
     pub(crate) async fn call(
         &self,
         who: &Authenticated,
         name: &str,
         arguments: Value,
     ) -> Result<Value, PlatformError> {
-        let Some(allowed) = who.workspace.as_deref() else {
-            return self.platform.call(&who.caller, name, arguments).await;
-        };
-        let named = arguments.get("workspace_id").and_then(Value::as_str);
-        if named.is_some_and(|named| named != allowed) {
-            // As for a workspace the caller is no member of: refused arguments are 400 and
-            // an agent's console-only call (`workspace.create`, `member.add` of a human) is
-            // 403 `CONSOLE_ONLY` before any workspace is looked at, so a bound token meets
-            // the same rules as any other; only then 404.
-            let (spec, call) = parse_call(name, &arguments)?;
-            authorize_call(&who.caller, spec, &call, None)?;
-            return Err(Denial::WorkspaceNotFound.into());
+        match who.workspace.as_deref() {
+            None => self.platform.call(&who.caller, name, arguments).await,
+            Some(bound) => {
+                let caller = who.caller.clone().within(bound);
+                self.platform.call(&caller, name, arguments).await
+            }
         }
-        let mut answer = self.platform.call(&who.caller, name, arguments).await?;
-        if name == "workspace.list"
-            && let Some(items) = answer.get_mut("items").and_then(Value::as_array_mut)
-        {
-            // The credential reaches one workspace: the others are not listed.
-            items.retain(|item| item["workspace_id"].as_str() == Some(allowed));
-        }
-        Ok(answer)
     }
 
     /// The metadata URL of the protected resource behind `door` (RFC 9728: the resource's
