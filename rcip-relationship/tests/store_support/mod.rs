@@ -109,6 +109,8 @@ pub trait Tap: std::fmt::Debug + Send + Sync + 'static {
 /// counters and gates through `engine.store()`.
 #[derive(Debug, Default)]
 pub struct Tapped<S, T> {
+    // Fields drop in order: the inner store before its tap (a test schema outlives the
+    // store's connections).
     pub inner: S,
     pub tap: T,
 }
