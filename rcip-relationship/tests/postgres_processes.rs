@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod postgres_support;
+mod store_support;
 
 use postgres_support::{Barrier, TestSchema, results, role, wait_barrier};
 use rcip_relationship::{

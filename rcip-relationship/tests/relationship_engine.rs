@@ -5,6 +5,7 @@
 
 #[cfg(feature = "postgres")]
 mod postgres_support;
+mod store_support;
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +19,7 @@ use rcip_relationship::{
 use rcip_relationship::{Package, parse_package};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use store_support::{Step, Tap, Tapped};
 use uuid::Uuid;
 
 const W: &str = "workspace-1";
@@ -1590,10 +1592,9 @@ async fn sqlite_data_survives_a_reopen() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A memory store that counts its record reads, per record.
+/// The tap of a memory store that counts its record reads, per record.
 #[derive(Debug, Default)]
 struct CountingReads {
-    inner: MemoryStore,
     reads: Mutex<std::collections::HashMap<Uuid, usize>>,
 }
 
@@ -1603,59 +1604,10 @@ impl CountingReads {
     }
 }
 
-impl RecordStore for CountingReads {
-    fn get<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        id: Uuid,
-    ) -> rcip_relationship::StoreFuture<
-        'a,
-        Result<Option<rcip_relationship::Record>, rcip_relationship::StoreError>,
-    > {
+impl Tap for CountingReads {
+    fn before_get(&self, _workspace_id: &str, id: Uuid) -> Option<Step<'_>> {
         *self.reads.lock().unwrap().entry(id).or_default() += 1;
-        self.inner.get(workspace_id, id)
-    }
-
-    fn scan<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        filter: &'a rcip_relationship::ScanFilter,
-        after: u64,
-        limit: usize,
-    ) -> rcip_relationship::StoreFuture<
-        'a,
-        Result<Vec<(u64, rcip_relationship::Record)>, rcip_relationship::StoreError>,
-    > {
-        self.inner.scan(workspace_id, filter, after, limit)
-    }
-
-    fn events<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        record: Option<Uuid>,
-        after: u64,
-        limit: usize,
-    ) -> rcip_relationship::StoreFuture<'a, Result<Vec<ChangeEvent>, rcip_relationship::StoreError>>
-    {
-        self.inner.events(workspace_id, record, after, limit)
-    }
-
-    fn idempotency<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        key: &'a str,
-    ) -> rcip_relationship::StoreFuture<
-        'a,
-        Result<Option<rcip_relationship::IdempotencyEntry>, rcip_relationship::StoreError>,
-    > {
-        self.inner.idempotency(workspace_id, key)
-    }
-
-    fn commit(
-        &self,
-        commit: rcip_relationship::Commit,
-    ) -> rcip_relationship::StoreFuture<'_, Result<Vec<u64>, rcip_relationship::CommitError>> {
-        self.inner.commit(commit)
+        None
     }
 }
 
@@ -1663,7 +1615,7 @@ impl RecordStore for CountingReads {
 /// holds (events of one record, records sharing a participant).
 #[tokio::test]
 async fn a_page_reads_each_participant_once() {
-    let store = Arc::new(CountingReads::default());
+    let store = Arc::new(Tapped::<MemoryStore, CountingReads>::default());
     let engine = engine(Arc::clone(&store));
     let poll = create_poll(&engine, "Lunch?", 1).await;
     let voter = create_person(&engine, "Grace").await;

@@ -9,19 +9,21 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use rcip_relationship::{
-    Actor, Caller, ChangeEvent, Commit, CommitError, CreateRecord, Engine, GetRecord,
-    IdempotencyEntry, MemoryStore, Package, Record, RecordStore, ScanFilter, StoreError,
-    StoreFuture, UpdateRecord, parse_package,
+    Actor, Caller, CreateRecord, Engine, GetRecord, MemoryStore, Package, UpdateRecord,
+    parse_package,
 };
 use serde_json::json;
 use uuid::Uuid;
 
+mod store_support;
+use store_support::{Step, Tap, Tapped};
+
 type Hook = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// A store over a shared one that, at its next `get`, first runs a hook to completion.
-#[derive(Debug)]
+/// The tap of a store over a shared one that, at its next `get`, first runs a hook to
+/// completion.
+#[derive(Debug, Default)]
 struct Interleave {
-    inner: Arc<MemoryStore>,
     hook: Mutex<Option<HookCell>>,
 }
 
@@ -33,51 +35,13 @@ impl std::fmt::Debug for HookCell {
     }
 }
 
-impl RecordStore for Interleave {
-    fn get<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        id: Uuid,
-    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
-        let hook = self.hook.lock().unwrap().take();
-        Box::pin(async move {
-            if let Some(HookCell(hook)) = hook {
-                hook.await;
-            }
-            self.inner.get(workspace_id, id).await
-        })
-    }
-
-    fn scan<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        filter: &'a ScanFilter,
-        after: u64,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
-        self.inner.scan(workspace_id, filter, after, limit)
-    }
-
-    fn events<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        record: Option<Uuid>,
-        after: u64,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
-        self.inner.events(workspace_id, record, after, limit)
-    }
-
-    fn idempotency<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        key: &'a str,
-    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
-        self.inner.idempotency(workspace_id, key)
-    }
-
-    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
-        self.inner.commit(commit)
+impl Tap for Interleave {
+    fn before_get(&self, _workspace_id: &str, _id: Uuid) -> Option<Step<'_>> {
+        let HookCell(hook) = self.hook.lock().unwrap().take()?;
+        Some(Box::pin(async move {
+            hook.await;
+            Ok(())
+        }))
     }
 }
 
@@ -97,11 +61,13 @@ fn notes() -> Package {
 }
 
 /// Two engines on one store: `here` reads through the interleaving store, `there` does not.
-fn engines() -> (Engine<Interleave>, Arc<Engine<Arc<MemoryStore>>>, Caller) {
+type Here = Tapped<Arc<MemoryStore>, Interleave>;
+
+fn engines() -> (Engine<Here>, Arc<Engine<Arc<MemoryStore>>>, Caller) {
     let inner = Arc::new(MemoryStore::new());
-    let here = Engine::new(Interleave {
+    let here = Engine::new(Tapped {
         inner: Arc::clone(&inner),
-        hook: Mutex::new(None),
+        tap: Interleave::default(),
     })
     .with_program(notes())
     .unwrap();

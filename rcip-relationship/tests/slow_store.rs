@@ -8,12 +8,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use rcip_relationship::{
-    Actor, Caller, ChangeEvent, Commit, CommitError, CreateRecord, Engine, GetRecord,
-    IdempotencyEntry, MemoryStore, Package, Record, RecordStore, ScanFilter, SqliteStore,
-    StoreError, StoreFuture, parse_package,
+    Actor, Caller, CreateRecord, Engine, GetRecord, MemoryStore, Package, SqliteStore, StoreError,
+    parse_package,
 };
 use serde_json::json;
 use uuid::Uuid;
+
+mod store_support;
+use store_support::{Step, Tap, Tapped};
 
 /// A gate a blocking thread waits at until the test opens it.
 #[derive(Debug, Default)]
@@ -36,79 +38,46 @@ impl Gate {
     }
 }
 
-/// A store around `inner` whose `get`s in workspace `slow` wait at the gate on a blocking
+/// The tap of a store whose `get`s in workspace `slow` wait at the gate on a blocking
 /// thread, and that counts the commits it was asked for.
 #[derive(Debug)]
-struct Probe<S> {
-    inner: S,
+struct Probe {
     slow: Option<&'static str>,
     gate: Arc<Gate>,
     slow_entered: AtomicBool,
     commits: AtomicUsize,
 }
 
-impl<S> Probe<S> {
-    fn new(inner: S, slow: Option<&'static str>) -> Self {
-        Self {
+impl Probe {
+    fn new<S>(inner: S, slow: Option<&'static str>) -> Tapped<S, Self> {
+        Tapped {
             inner,
-            slow,
-            gate: Arc::default(),
-            slow_entered: AtomicBool::new(false),
-            commits: AtomicUsize::new(0),
+            tap: Self {
+                slow,
+                gate: Arc::default(),
+                slow_entered: AtomicBool::new(false),
+                commits: AtomicUsize::new(0),
+            },
         }
     }
 }
 
-impl<S: RecordStore> RecordStore for Probe<S> {
-    fn get<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        id: Uuid,
-    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
+impl Tap for Probe {
+    fn before_get(&self, workspace_id: &str, _id: Uuid) -> Option<Step<'_>> {
         if self.slow != Some(workspace_id) {
-            return self.inner.get(workspace_id, id);
+            return None;
         }
         self.slow_entered.store(true, Ordering::SeqCst);
         let gate = Arc::clone(&self.gate);
-        Box::pin(async move {
+        Some(Box::pin(async move {
             tokio::task::spawn_blocking(move || gate.wait())
                 .await
-                .map_err(|e| StoreError(e.to_string()))?;
-            self.inner.get(workspace_id, id).await
-        })
+                .map_err(|e| StoreError(e.to_string()))
+        }))
     }
 
-    fn scan<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        filter: &'a ScanFilter,
-        after: u64,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
-        self.inner.scan(workspace_id, filter, after, limit)
-    }
-
-    fn events<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        record: Option<Uuid>,
-        after: u64,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
-        self.inner.events(workspace_id, record, after, limit)
-    }
-
-    fn idempotency<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        key: &'a str,
-    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
-        self.inner.idempotency(workspace_id, key)
-    }
-
-    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
+    fn before_commit(&self) {
         self.commits.fetch_add(1, Ordering::SeqCst);
-        self.inner.commit(commit)
     }
 }
 

@@ -8,12 +8,10 @@ use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Once;
 
+use rcip_relationship::PostgresStore;
 use rcip_relationship::tokio_postgres::{self, Client, NoTls};
-use rcip_relationship::{
-    ChangeEvent, Commit, CommitError, IdempotencyEntry, PostgresStore, Record, RecordStore,
-    ScanFilter, StoreError, StoreFuture,
-};
-use uuid::Uuid;
+
+use crate::store_support::{Tap, Tapped};
 
 /// The variable naming the server.
 pub const URL_VAR: &str = "RCIP_TEST_POSTGRES_URL";
@@ -353,63 +351,19 @@ pub async fn wait_barrier(schema: &TestSchema, key: &str) {
 }
 
 /// A store on a schema of its own, dropped with the store: what the engine's conformance
-/// suite runs on (its tests take a store by value and keep it to the end).
-#[derive(Debug)]
-pub struct SchemaStore {
-    // Fields drop in order: the store's connections before the schema.
-    store: PostgresStore,
-    schema: TestSchema,
-}
+/// suite runs on (its tests take a store by value and keep it to the end). The store's
+/// connections drop before the schema (`Tapped` drops `inner` first).
+pub type SchemaStore = Tapped<PostgresStore, TestSchema>;
+
+impl Tap for TestSchema {}
 
 impl SchemaStore {
     /// A store on a new schema, or `None` (skipped) without the variable.
     pub async fn create() -> Option<Self> {
         let schema = TestSchema::create().await?;
         Some(Self {
-            store: schema.open().await,
-            schema,
+            inner: schema.open().await,
+            tap: schema,
         })
-    }
-}
-
-impl RecordStore for SchemaStore {
-    fn get<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        id: Uuid,
-    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
-        RecordStore::get(&self.store, workspace_id, id)
-    }
-
-    fn scan<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        filter: &'a ScanFilter,
-        after: u64,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
-        RecordStore::scan(&self.store, workspace_id, filter, after, limit)
-    }
-
-    fn events<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        record: Option<Uuid>,
-        after: u64,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
-        RecordStore::events(&self.store, workspace_id, record, after, limit)
-    }
-
-    fn idempotency<'a>(
-        &'a self,
-        workspace_id: &'a str,
-        key: &'a str,
-    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
-        RecordStore::idempotency(&self.store, workspace_id, key)
-    }
-
-    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
-        RecordStore::commit(&self.store, commit)
     }
 }

@@ -1,10 +1,17 @@
-//! Commits built by hand, for the store tests below the engine (`mod store_support;`); not
-//! every test file uses every item.
+//! Commits built by hand, for the store tests below the engine, and a store wrapper for
+//! tests that watch or stall an engine's store (`mod store_support;`); not every test file
+//! uses every item.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::ops::Deref;
+use std::pin::Pin;
 
-use rcip_relationship::{Actor, ChangeEvent, Commit, EventKind, IdempotencyEntry, Kind, Record};
+use rcip_relationship::{
+    Actor, ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, Kind, Record,
+    RecordStore, ScanFilter, StoreError, StoreFuture,
+};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -80,4 +87,87 @@ pub fn next(record: &Record) -> Record {
     next.updated_at += 1;
     next.data.insert("revised".into(), json!(next.revision));
     next
+}
+
+/// A step a [`Tap`] runs before a read.
+pub type Step<'a> = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>>;
+
+/// What a test store adds around a real one: a step before each `get` (awaited before the
+/// read; its error is the read's) and before each `commit`. The other reads pass through.
+pub trait Tap: std::fmt::Debug + Send + Sync + 'static {
+    /// The step before `get` of `id` in `workspace_id`, if any.
+    fn before_get(&self, workspace_id: &str, id: Uuid) -> Option<Step<'_>> {
+        let _ = (workspace_id, id);
+        None
+    }
+
+    /// Called before each commit reaches the inner store.
+    fn before_commit(&self) {}
+}
+
+/// A store around `inner` that runs `tap`'s steps; it derefs to the tap, so a test reads its
+/// counters and gates through `engine.store()`.
+#[derive(Debug, Default)]
+pub struct Tapped<S, T> {
+    // Fields drop in order: the inner store before its tap (a test schema outlives the
+    // store's connections).
+    pub inner: S,
+    pub tap: T,
+}
+
+impl<S, T> Deref for Tapped<S, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.tap
+    }
+}
+
+impl<S: RecordStore, T: Tap> RecordStore for Tapped<S, T> {
+    fn get<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        id: Uuid,
+    ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
+        let Some(step) = self.tap.before_get(workspace_id, id) else {
+            return self.inner.get(workspace_id, id);
+        };
+        Box::pin(async move {
+            step.await?;
+            self.inner.get(workspace_id, id).await
+        })
+    }
+
+    fn scan<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        filter: &'a ScanFilter,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
+        self.inner.scan(workspace_id, filter, after, limit)
+    }
+
+    fn events<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        record: Option<Uuid>,
+        after: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
+        self.inner.events(workspace_id, record, after, limit)
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        workspace_id: &'a str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
+        self.inner.idempotency(workspace_id, key)
+    }
+
+    fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
+        self.tap.before_commit();
+        self.inner.commit(commit)
+    }
 }
