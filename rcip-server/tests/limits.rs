@@ -275,3 +275,26 @@ async fn a_request_beyond_the_concurrency_limit_is_refused_503_at_once() {
     // The slot is free again.
     assert_eq!(s.post(Some("ada"), &body).await.status, 200);
 }
+
+#[tokio::test]
+async fn a_body_that_cannot_be_read_is_refused_400() {
+    let s = start(Limits::default()).await;
+    let address = s.base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    // A chunk size that is not hexadecimal: the body breaks off in a framing error, neither
+    // too large nor JSON to judge.
+    let request = format!(
+        "POST /v1/operations HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer ada\r\n\
+         content-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n\
+         zz\r\n{{}}\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    let json = &body[body.find('{').unwrap()..=body.rfind('}').unwrap()];
+    let body: Value = serde_json::from_str(json).unwrap();
+    assert_eq!(body["error"]["code"], "BODY_UNREADABLE", "{body}");
+}
