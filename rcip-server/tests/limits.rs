@@ -26,26 +26,29 @@ fn padded(size: usize) -> String {
     format!("{head}{}{tail}", "x".repeat(size - head.len() - tail.len()))
 }
 
+/// Posts `body` as it is (as "ada") and answers the status and the error code ("" for none).
+async fn send_raw(s: &common::TestServer, body: String) -> (u16, String) {
+    let response = s
+        .client
+        .post(s.url("/v1/operations"))
+        .bearer_auth("ada")
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let body: Value = response.json().await.unwrap();
+    (
+        status,
+        body["error"]["code"].as_str().unwrap_or("").to_owned(),
+    )
+}
+
 #[tokio::test]
 async fn a_body_over_one_mebibyte_is_refused_413() {
     let s = start(Limits::default()).await;
-    let send = |body: String| {
-        let request = s
-            .client
-            .post(s.url("/v1/operations"))
-            .bearer_auth("ada")
-            .header("content-type", "application/json")
-            .body(body);
-        async move {
-            let response = request.send().await.unwrap();
-            let status = response.status().as_u16();
-            let body: Value = response.json().await.unwrap();
-            (
-                status,
-                body["error"]["code"].as_str().unwrap_or("").to_owned(),
-            )
-        }
-    };
+    let send = |body: String| send_raw(&s, body);
     // At the limit the body is read (and refused for its padding member).
     assert_eq!(
         send(padded(DEFAULT_MAX_BODY_BYTES)).await,
@@ -121,23 +124,7 @@ async fn a_body_nesting_128_levels_is_refused_before_it_is_parsed() {
             "]".repeat(inner)
         )
     };
-    let send = |body: String| {
-        let request = s
-            .client
-            .post(s.url("/v1/operations"))
-            .bearer_auth("ada")
-            .header("content-type", "application/json")
-            .body(body);
-        async move {
-            let response = request.send().await.unwrap();
-            let status = response.status().as_u16();
-            let body: Value = response.json().await.unwrap();
-            (
-                status,
-                body["error"]["code"].as_str().unwrap_or("").to_owned(),
-            )
-        }
-    };
+    let send = |body: String| send_raw(&s, body);
     assert_eq!(send(nested(128)).await, (400, "TOO_DEEP".to_owned()));
     assert_eq!(send(nested(5000)).await, (400, "TOO_DEEP".to_owned()));
     // 127 levels are parsed, and the platform refuses the unknown argument.
