@@ -700,3 +700,93 @@ async fn sessions_are_shared_by_instances_and_end_at_sign_out() {
         );
     }
 }
+
+/// A token store whose every call fails, as a database that went away does.
+#[derive(Debug)]
+struct DownStore;
+
+fn down<'a, T: Send + 'a>() -> tokens::TokenFuture<'a, T> {
+    Box::pin(std::future::ready(Err(tokens::TokenStoreError(
+        "database went away: secret detail".into(),
+    ))))
+}
+
+impl TokenStore for DownStore {
+    fn insert_token<'a>(
+        &'a self,
+        _: &'a tokens::TokenInfo,
+        _: tokens::SecretHash,
+    ) -> tokens::TokenFuture<'a, ()> {
+        down()
+    }
+    fn revoke_token<'a>(&'a self, _: &'a str, _: i64) -> tokens::TokenFuture<'a, bool> {
+        down()
+    }
+    fn list_tokens(&self) -> tokens::TokenFuture<'_, Vec<tokens::TokenInfo>> {
+        down()
+    }
+    fn find_token(
+        &self,
+        _: tokens::SecretHash,
+    ) -> tokens::TokenFuture<'_, Option<tokens::TokenInfo>> {
+        down()
+    }
+    fn insert_ticket<'a>(
+        &'a self,
+        _: tokens::SecretHash,
+        _: &'a str,
+        _: i64,
+        _: i64,
+    ) -> tokens::TokenFuture<'a, ()> {
+        down()
+    }
+    fn consume_ticket(
+        &self,
+        _: tokens::SecretHash,
+        _: i64,
+    ) -> tokens::TokenFuture<'_, Option<String>> {
+        down()
+    }
+    fn insert_session<'a>(
+        &'a self,
+        _: tokens::SecretHash,
+        _: &'a tokens::Session,
+    ) -> tokens::TokenFuture<'a, ()> {
+        down()
+    }
+    fn find_session(
+        &self,
+        _: tokens::SecretHash,
+        _: i64,
+    ) -> tokens::TokenFuture<'_, Option<tokens::Session>> {
+        down()
+    }
+    fn revoke_session(&self, _: tokens::SecretHash) -> tokens::TokenFuture<'_, bool> {
+        down()
+    }
+}
+
+#[tokio::test]
+async fn a_failing_store_is_503_without_its_text() {
+    let one = serve(config(false), Arc::new(DownStore)).await;
+    // Shaped like a token (the prefix, 43 base64url characters), so the check reaches the
+    // store.
+    let client = reqwest::Client::new();
+    for door in ["v1/echo", "mcp"] {
+        let (status, value) = get_with(
+            &client,
+            &format!("{}/{door}", one.base),
+            &[(
+                "authorization",
+                "Bearer rcip_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            )],
+        )
+        .await;
+        assert_eq!(
+            (status.as_u16(), code(&value)),
+            (503, "CREDENTIALS_UNAVAILABLE"),
+            "{door}"
+        );
+        assert!(!value.to_string().contains("secret detail"), "{value}");
+    }
+}

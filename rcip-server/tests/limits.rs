@@ -26,26 +26,29 @@ fn padded(size: usize) -> String {
     format!("{head}{}{tail}", "x".repeat(size - head.len() - tail.len()))
 }
 
+/// Posts `body` as it is (as "ada") and answers the status and the error code ("" for none).
+async fn send_raw(s: &common::TestServer, body: String) -> (u16, String) {
+    let response = s
+        .client
+        .post(s.url("/v1/operations"))
+        .bearer_auth("ada")
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let body: Value = response.json().await.unwrap();
+    (
+        status,
+        body["error"]["code"].as_str().unwrap_or("").to_owned(),
+    )
+}
+
 #[tokio::test]
 async fn a_body_over_one_mebibyte_is_refused_413() {
     let s = start(Limits::default()).await;
-    let send = |body: String| {
-        let request = s
-            .client
-            .post(s.url("/v1/operations"))
-            .bearer_auth("ada")
-            .header("content-type", "application/json")
-            .body(body);
-        async move {
-            let response = request.send().await.unwrap();
-            let status = response.status().as_u16();
-            let body: Value = response.json().await.unwrap();
-            (
-                status,
-                body["error"]["code"].as_str().unwrap_or("").to_owned(),
-            )
-        }
-    };
+    let send = |body: String| send_raw(&s, body);
     // At the limit the body is read (and refused for its padding member).
     assert_eq!(
         send(padded(DEFAULT_MAX_BODY_BYTES)).await,
@@ -121,23 +124,7 @@ async fn a_body_nesting_128_levels_is_refused_before_it_is_parsed() {
             "]".repeat(inner)
         )
     };
-    let send = |body: String| {
-        let request = s
-            .client
-            .post(s.url("/v1/operations"))
-            .bearer_auth("ada")
-            .header("content-type", "application/json")
-            .body(body);
-        async move {
-            let response = request.send().await.unwrap();
-            let status = response.status().as_u16();
-            let body: Value = response.json().await.unwrap();
-            (
-                status,
-                body["error"]["code"].as_str().unwrap_or("").to_owned(),
-            )
-        }
-    };
+    let send = |body: String| send_raw(&s, body);
     assert_eq!(send(nested(128)).await, (400, "TOO_DEEP".to_owned()));
     assert_eq!(send(nested(5000)).await, (400, "TOO_DEEP".to_owned()));
     // 127 levels are parsed, and the platform refuses the unknown argument.
@@ -274,4 +261,27 @@ async fn a_request_beyond_the_concurrency_limit_is_refused_503_at_once() {
     assert_eq!(slow.await.unwrap(), 200);
     // The slot is free again.
     assert_eq!(s.post(Some("ada"), &body).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_body_that_cannot_be_read_is_refused_400() {
+    let s = start(Limits::default()).await;
+    let address = s.base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    // A chunk size that is not hexadecimal: the body breaks off in a framing error, neither
+    // too large nor JSON to judge.
+    let request = format!(
+        "POST /v1/operations HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer ada\r\n\
+         content-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n\
+         zz\r\n{{}}\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    let json = &body[body.find('{').unwrap()..=body.rfind('}').unwrap()];
+    let body: Value = serde_json::from_str(json).unwrap();
+    assert_eq!(body["error"]["code"], "BODY_UNREADABLE", "{body}");
 }

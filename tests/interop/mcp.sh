@@ -23,13 +23,8 @@ root="$(cd "$here/../.." && pwd)"
 interop="$root/target/interop"
 mkdir -p "$interop"
 
-unavailable() { # $1: what is missing, $2: the skipped line's subject, $3: the log
-    if [ -n "${CI:-}" ]; then
-        echo "error: $2: $1 (see $3)" >&2
-        exit 1
-    fi
-    echo "skipped: $2 ($1)"
-}
+# shellcheck source=tests/interop/common.sh
+. "$here/common.sh"
 
 sha256() { python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$1"; }
 

@@ -33,13 +33,8 @@ mkdir -p "$out"
 # shellcheck source=tests/interop/venv.sh
 . "$here/venv.sh"
 
-unavailable() { # $1: what is missing, $2: the skipped line's subject, $3: the log
-    if [ -n "${CI:-}" ]; then
-        echo "error: $2: $1 (see $3)" >&2
-        exit 1
-    fi
-    echo "skipped: $2 ($1)"
-}
+# shellcheck source=tests/interop/common.sh
+. "$here/common.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
     unavailable "python3 not found" "rcip-server interop" "-"

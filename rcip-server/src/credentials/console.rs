@@ -69,7 +69,7 @@ async fn sign_in(
         "<!doctype html><html><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"refresh\" content=\"0; url=/\"><title>Signed in</title></head>\
          <body><p>Signed in as {}. <a href=\"/\">Continue</a></p></body></html>",
-        escape_html(&signed_in.principal)
+        crate::explorer::escape(&signed_in.principal)
     );
     (
         StatusCode::OK,
@@ -132,19 +132,4 @@ async fn sign_out(State(credentials): State<Credentials>, request: Request) -> R
             .into_response(),
         Err(refusal) => refused(refusal),
     }
-}
-
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
