@@ -1,14 +1,14 @@
 //! Host policy: allow, deny or ask for confirmation, synchronously or asynchronously.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rcip_core::{CapabilitySnapshot, Effect, SemanticContext};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::extensions::{Extensions, Principal};
-use crate::support::BoxFuture;
+use crate::support::{BoxFuture, lock};
 
 /// Why a policy is being asked. Non-exhaustive: a new surface that consults the policy (as
 /// preflight was added in 2.0.4) adds a phase; a policy should treat one it does not know
@@ -29,7 +29,7 @@ pub enum PolicyPhase {
 pub struct PolicyContext {
     pub(crate) phase: PolicyPhase,
     pub(crate) capability: CapabilitySnapshot,
-    pub(crate) input: Arc<Value>,
+    pub(crate) input: PolicyInput,
     pub(crate) semantic_context: Arc<SemanticContext>,
     pub(crate) confirmed: bool,
     pub(crate) extensions: Extensions,
@@ -51,7 +51,7 @@ impl PolicyContext {
     /// The schema-valid input (shared: clone the `Arc` to keep it).
     #[must_use]
     pub fn input(&self) -> &Arc<Value> {
-        &self.input
+        self.input.get()
     }
 
     /// The semantic context at evaluation time (shared: clone the `Arc` to keep it).
@@ -86,6 +86,52 @@ impl PolicyContext {
     #[must_use]
     pub fn principal(&self) -> Option<&Principal> {
         self.extensions.principal()
+    }
+}
+
+/// The input as a policy sees it: shared already (an invocation's, which goes on to the
+/// handler), or owned and put in an `Arc` only when first read (a preflight proposal's, which
+/// nothing needs after its policy: a policy that never reads the input costs no allocation).
+/// Either way [`PolicyContext::input`] gives the same value.
+pub(crate) struct PolicyInput {
+    shared: OnceLock<Arc<Value>>,
+    /// The owned input until `shared` is first read, which takes it.
+    owned: Mutex<Option<Value>>,
+}
+
+impl PolicyInput {
+    /// An input the caller keeps a share of.
+    pub(crate) fn shared(input: Arc<Value>) -> Self {
+        PolicyInput {
+            shared: OnceLock::from(input),
+            owned: Mutex::new(None),
+        }
+    }
+
+    /// An input only the policy needs.
+    pub(crate) fn owned(input: Value) -> Self {
+        PolicyInput {
+            shared: OnceLock::new(),
+            owned: Mutex::new(Some(input)),
+        }
+    }
+
+    fn get(&self) -> &Arc<Value> {
+        // `owned` is `Some` until this first (and only) initialization takes it.
+        self.shared
+            .get_or_init(|| Arc::new(lock(&self.owned).take().unwrap_or_default()))
+    }
+}
+
+impl Clone for PolicyInput {
+    fn clone(&self) -> Self {
+        PolicyInput::shared(self.get().clone())
+    }
+}
+
+impl std::fmt::Debug for PolicyInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
     }
 }
 
