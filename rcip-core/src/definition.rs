@@ -6,9 +6,9 @@
 //! ([`validate_definition`](crate::validate_definition)), run by the runtime at start-up.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::Effect;
+use crate::{Effect, Schema};
 
 /// The canonical protocol literal, independent of any crate version.
 pub const RCIP_PROTOCOL_VERSION: &str = "1.0";
@@ -180,10 +180,11 @@ pub struct CapabilityDefinition {
     /// definition without it reads and writes as the reference's shape (absent = `false`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub idempotent: bool,
-    /// The strict JSON Schema (2020-12) of its input.
-    pub input_schema: Value,
-    /// The strict JSON Schema (2020-12) of its output.
-    pub output_schema: Value,
+    /// The strict JSON Schema (2020-12) of its input; shared, so capabilities with the same
+    /// schema can hold one value (see [`Schema`]).
+    pub input_schema: Schema,
+    /// The strict JSON Schema (2020-12) of its output; shared like the input schema.
+    pub output_schema: Schema,
     /// Optional discovery tags (free strings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
@@ -217,8 +218,9 @@ impl CapabilityDefinition {
             scope_ids: Vec::new(),
             effect,
             idempotent: false,
-            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
-            output_schema: json!({"type": "null"}),
+            // Shared defaults: a capability that replaces them costs no copy of its own.
+            input_schema: Schema::empty_object(),
+            output_schema: Schema::null(),
             tags: None,
             usage: None,
         }
@@ -261,17 +263,34 @@ impl CapabilityDefinition {
         self
     }
 
-    /// Sets the input schema.
+    /// Sets the input schema: a [`Value`], or a [`Schema`] (or `Arc<Value>`) to share one
+    /// value between capabilities.
+    ///
+    /// ```
+    /// use rcip_core::{CapabilityDefinition, Effect, Schema};
+    /// use serde_json::json;
+    /// let by_id = Schema::from(json!({
+    ///     "type": "object",
+    ///     "properties": {"id": {"type": "string"}},
+    ///     "required": ["id"],
+    ///     "additionalProperties": false
+    /// }));
+    /// let open = CapabilityDefinition::new("polls.open", Effect::Write, "Open a poll", "Starts voting.")
+    ///     .input_schema(by_id.clone());
+    /// let close = CapabilityDefinition::new("polls.close", Effect::Write, "Close a poll", "Stops voting.")
+    ///     .input_schema(by_id);
+    /// assert!(Schema::ptr_eq(&open.input_schema, &close.input_schema));
+    /// ```
     #[must_use]
-    pub fn input_schema(mut self, schema: Value) -> Self {
-        self.input_schema = schema;
+    pub fn input_schema(mut self, schema: impl Into<Schema>) -> Self {
+        self.input_schema = schema.into();
         self
     }
 
-    /// Sets the output schema.
+    /// Sets the output schema: a [`Value`], or a [`Schema`] (or `Arc<Value>`) to share one.
     #[must_use]
-    pub fn output_schema(mut self, schema: Value) -> Self {
-        self.output_schema = schema;
+    pub fn output_schema(mut self, schema: impl Into<Schema>) -> Self {
+        self.output_schema = schema.into();
         self
     }
 

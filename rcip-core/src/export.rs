@@ -57,9 +57,12 @@ fn definition_json(definition: &ApplicationDefinition) -> Result<Value, JcsError
             .iter()
             .flat_map(|usage| usage.examples.iter().flatten())
             .map(|example| &example.input);
-        [&capability.input_schema, &capability.output_schema]
-            .into_iter()
-            .chain(examples)
+        [
+            capability.input_schema.as_value(),
+            capability.output_schema.as_value(),
+        ]
+        .into_iter()
+        .chain(examples)
     });
     for value in values {
         if exceeds_depth(value, limit) {

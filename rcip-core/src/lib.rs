@@ -46,6 +46,7 @@ pub use outcome::{
 pub use preflight::{
     PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS, PreflightOutcome, PreflightReport,
 };
+pub use schema::Schema;
 pub use snapshot::{
     ApplicationSnapshot, Availability, CapabilityContract, CapabilityFilter, CapabilitySnapshot,
     ContextFilter, Relevance, SemanticContext,

@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::{ApplicationMetadata, CapabilityDefinition, Effect, ScopeDefinition, UsageGuidance};
+use crate::{
+    ApplicationMetadata, CapabilityDefinition, Effect, Schema, ScopeDefinition, UsageGuidance,
+};
 
 /// The active semantic context: which scopes are active, and optionally which is primary.
 ///
@@ -116,7 +117,9 @@ pub enum Relevance {
 /// The declared part of a capability as discovery publishes it: fixed when the catalog is
 /// compiled, and shared (one `Arc`) by every snapshot entry and policy context built from it.
 ///
-/// Non-exhaustive: made from a definition (`From<&CapabilityDefinition>`) or deserialized.
+/// Non-exhaustive: made from a definition (`From<CapabilityDefinition>`, which moves its
+/// texts, or `From<&CapabilityDefinition>`, which copies them; the schemas are shared either
+/// way) or deserialized.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -134,10 +137,11 @@ pub struct CapabilityContract {
     /// Whether it is declared idempotent; written only when `true` (absent = `false`).
     #[serde(default, skip_serializing_if = "crate::definition::is_false")]
     pub idempotent: bool,
-    /// Its input schema.
-    pub input_schema: Value,
-    /// Its output schema.
-    pub output_schema: Value,
+    /// Its input schema, shared with the definition it came from (and, after compiling, with
+    /// every capability of the catalog that has the same schema).
+    pub input_schema: Schema,
+    /// Its output schema, shared likewise.
+    pub output_schema: Schema,
     /// Its tags (`[]` when none were declared).
     pub tags: Vec<String>,
     /// Its usage guidance.
@@ -162,6 +166,23 @@ impl From<&CapabilityDefinition> for CapabilityContract {
             output_schema: definition.output_schema.clone(),
             tags: definition.tags.clone().unwrap_or_default(),
             usage: definition.usage.clone(),
+        }
+    }
+}
+
+impl From<CapabilityDefinition> for CapabilityContract {
+    fn from(definition: CapabilityDefinition) -> Self {
+        CapabilityContract {
+            id: definition.id,
+            title: definition.title,
+            description: definition.description,
+            scope_ids: definition.scope_ids,
+            effect: definition.effect,
+            idempotent: definition.idempotent,
+            input_schema: definition.input_schema,
+            output_schema: definition.output_schema,
+            tags: definition.tags.unwrap_or_default(),
+            usage: definition.usage,
         }
     }
 }

@@ -57,8 +57,8 @@ fn notes(input_schema: Value, output_schema: Value) -> rcip_core::ApplicationDef
         "List",
         "Lists notes.",
     );
-    capability.input_schema = input_schema;
-    capability.output_schema = output_schema;
+    capability.input_schema = input_schema.into();
+    capability.output_schema = output_schema.into();
     let mut definition = rcip_core::ApplicationDefinition::new("notes", "Notes", "Notes.");
     definition.capabilities.push(capability);
     definition
@@ -72,7 +72,7 @@ fn a_catalog_with_a_deep_schema_has_no_revision() {
         assert_eq!(error.code(), "value_too_deep");
         assert!(rcip_core::catalog_export(&definition).is_err());
         for capability in std::mem::take(&mut definition.capabilities) {
-            dismantle(capability.input_schema);
+            dismantle(capability.input_schema.into_value());
         }
     });
 }
@@ -157,7 +157,7 @@ fn validate_definition_refuses_a_deep_schema() {
         let error = rcip_core::validate_definition(&definition).expect_err("too deep");
         assert_eq!(error.code(), "INVALID_SCHEMA");
         for capability in std::mem::take(&mut definition.capabilities) {
-            dismantle(capability.output_schema);
+            dismantle(capability.output_schema.into_value());
         }
     });
 }

@@ -196,7 +196,10 @@ fn example_catalogs_round_trip() {
         let text = std::fs::read_to_string(root.join("programs").join(file)).unwrap();
         let package = rcip_relationship::parse_package(&text).unwrap();
         for capability in rcip_relationship::package_capabilities(&package) {
-            schemas.push((capability.id.clone(), capability.input_schema.clone()));
+            schemas.push((
+                capability.id.clone(),
+                capability.input_schema.as_value().clone(),
+            ));
         }
     }
     assert!(schemas.len() > 20, "{}", schemas.len());

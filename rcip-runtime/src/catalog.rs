@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rcip_core::{
     ApplicationDefinition, ApplicationMetadata, CapabilityContract, CapabilityDefinition,
-    DefinitionError, SchemaIds, SchemaRole, ScopeDefinition, check_examples, check_schema,
+    DefinitionError, Schema, SchemaIds, SchemaRole, ScopeDefinition, check_examples, check_schema,
     validate_structure,
 };
 use serde_json::Value;
@@ -72,42 +72,39 @@ impl CompiledCatalog {
     /// The first [`DefinitionError`] found, wrapped in [`Error::Definition`](crate::Error).
     pub fn compile(definition: ApplicationDefinition) -> Result<Arc<Self>, crate::Error> {
         validate_structure(&definition)?;
+        let mut schemas = Interner::default();
+        // First every check, on the borrowed definition (the `$id` record borrows its
+        // schemas), capability by capability, so errors come out in catalog order.
+        let mut entries = Vec::with_capacity(definition.capabilities.len());
         let mut ids = SchemaIds::default();
-        // Identical schemas (by their JSON text) share one validator, as the reference's
-        // validator cache does; that is also what makes a repeated identical `$id` fine.
-        let mut cache: HashMap<String, Arc<SchemaValidator>> = HashMap::new();
-        let mut compile = |cap: &CapabilityDefinition, role: SchemaRole, schema: &Value| {
-            let key = schema.to_string();
-            if let Some(found) = cache.get(&key) {
-                return Ok(found.clone());
-            }
-            let validator = SchemaValidator::compile(schema).map_err(|reason| {
-                DefinitionError::InvalidSchema {
-                    id: cap.id.clone(),
-                    role,
-                    rule: "INVALID_JSON_SCHEMA",
-                    pointer: String::new(),
-                    reason,
-                }
-            })?;
-            cache.insert(key, validator.clone());
-            Ok::<_, DefinitionError>(validator)
-        };
-
-        let mut capabilities = Vec::with_capacity(definition.capabilities.len());
-        // Capability by capability, so errors come out in catalog order.
         for cap in &definition.capabilities {
-            check_schema(&cap.id, SchemaRole::Input, &cap.input_schema, &mut ids)?;
-            let input = compile(cap, SchemaRole::Input, &cap.input_schema)?;
-            check_schema(&cap.id, SchemaRole::Output, &cap.output_schema, &mut ids)?;
-            let output = compile(cap, SchemaRole::Output, &cap.output_schema)?;
+            let input = schemas.intern(cap, SchemaRole::Input, &cap.input_schema, &mut ids)?;
+            let output = schemas.intern(cap, SchemaRole::Output, &cap.output_schema, &mut ids)?;
             check_examples(cap)?;
             let examples = cap.usage.iter().flat_map(|u| u.examples.iter().flatten());
             for example in examples {
-                if input.check(&example.input).is_err() {
+                if schemas.distinct[input].1.check(&example.input).is_err() {
                     return Err(DefinitionError::InvalidUsageExample(cap.id.clone()).into());
                 }
             }
+            entries.push((input, output));
+        }
+        drop(ids);
+
+        // Then the contracts: each takes its definition's texts by move and the one shared
+        // copy of each of its schemas (an equal copy of its own is dropped here).
+        let ApplicationDefinition {
+            application,
+            scopes,
+            capabilities: declared,
+            ..
+        } = definition;
+        let mut capabilities = Vec::with_capacity(declared.len());
+        for (mut cap, (input, output)) in declared.into_iter().zip(entries) {
+            let (input_schema, input) = schemas.distinct[input].clone();
+            let (output_schema, output) = schemas.distinct[output].clone();
+            cap.input_schema = input_schema;
+            cap.output_schema = output_schema;
             capabilities.push(CompiledCapability {
                 contract: Arc::new(CapabilityContract::from(cap)),
                 input,
@@ -119,10 +116,10 @@ impl CompiledCatalog {
             .enumerate()
             .map(|(i, c)| (Arc::from(c.contract.id.as_str()), i))
             .collect();
-        let scope_ids = definition.scopes.iter().map(|s| s.id.clone()).collect();
+        let scope_ids = scopes.iter().map(|s| s.id.clone()).collect();
         Ok(Arc::new(CompiledCatalog {
-            application: Arc::new(definition.application.clone()),
-            scopes: Arc::from(definition.scopes.as_slice()),
+            application: Arc::new(application),
+            scopes: Arc::from(scopes),
             scope_ids,
             capabilities: capabilities.into_boxed_slice(),
             index,
@@ -150,5 +147,64 @@ impl CompiledCatalog {
     /// The catalog position of a capability id, in O(1).
     pub(crate) fn position(&self, id: &str) -> Option<usize> {
         self.index.get(id).copied()
+    }
+}
+
+/// The distinct schemas of a catalog being compiled, each checked and compiled once, with
+/// the capabilities' schemas mapped to them.
+///
+/// Identical schemas (by content) share one entry, so one validator, as the reference's
+/// validator cache does; that is also what makes a repeated identical `$id` fine. Holders of
+/// one shared value (one `Arc`, as a catalog built from one schema has) are found by its
+/// address, without writing the schema out as text.
+#[derive(Default)]
+struct Interner {
+    /// Each distinct schema (its first holder's value) and its validator.
+    distinct: Vec<(Schema, Arc<SchemaValidator>)>,
+    /// A schema value already seen, by address; the definition keeps each alive (so its
+    /// address unique) while the interner is used.
+    by_address: HashMap<*const Value, usize>,
+    /// A distinct schema's JSON text (canonical: object members are sorted).
+    by_text: HashMap<String, usize>,
+}
+
+impl Interner {
+    /// The entry of `schema`, checked ([`check_schema`], `$id`s included) and compiled when
+    /// its content is new.
+    fn intern<'a>(
+        &mut self,
+        cap: &CapabilityDefinition,
+        role: SchemaRole,
+        schema: &'a Schema,
+        ids: &mut SchemaIds<'a>,
+    ) -> Result<usize, DefinitionError> {
+        let address = Arc::as_ptr(schema.as_arc());
+        if let Some(&entry) = self.by_address.get(&address) {
+            // The very value that passed every check below.
+            return Ok(entry);
+        }
+        // Before the text: it also refuses a schema too deep to write out. On a schema equal
+        // to one already interned it passes again and records nothing new.
+        check_schema(&cap.id, role, schema, ids)?;
+        let text = schema.to_string();
+        let entry = match self.by_text.get(&text) {
+            Some(&entry) => entry,
+            None => {
+                let validator = SchemaValidator::compile(schema).map_err(|reason| {
+                    DefinitionError::InvalidSchema {
+                        id: cap.id.clone(),
+                        role,
+                        rule: "INVALID_JSON_SCHEMA",
+                        pointer: String::new(),
+                        reason,
+                    }
+                })?;
+                self.distinct.push((schema.clone(), validator));
+                self.by_text.insert(text, self.distinct.len() - 1);
+                self.distinct.len() - 1
+            }
+        };
+        self.by_address.insert(address, entry);
+        Ok(entry)
     }
 }

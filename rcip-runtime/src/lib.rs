@@ -79,8 +79,8 @@ pub use rcip_core::{
     CapabilityDefinition, CapabilityFilter, CapabilitySnapshot, ConfirmationInfo, ContextFilter,
     DefinitionError, Effect, ErrorCode, EventPhase, InvocationOutcome, MAX_IDENTIFIER_LENGTH,
     OutcomeStatus, PreflightOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RcipError, Relevance,
-    RuntimeEvent, ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue,
-    catalog_export, catalog_revision, is_valid_identifier,
+    RuntimeEvent, Schema, ScopeDefinition, SemanticContext, UsageExample, UsageGuidance,
+    ValidationIssue, catalog_export, catalog_revision, is_valid_identifier,
 };
 pub use rcip_rcp;
 

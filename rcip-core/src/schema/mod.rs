@@ -17,10 +17,12 @@
 
 mod generate;
 mod keywords;
+mod shared;
 mod strict;
 mod violation;
 
 pub use generate::{SchemaGenerationError, strict_schema_for};
+pub use shared::Schema;
 pub use strict::describe as json_type;
 pub use strict::{MAX_SCHEMA_DEPTH, SUPPORTED_FORMATS, check_strict};
 pub use violation::{SchemaViolation, StrictRule};

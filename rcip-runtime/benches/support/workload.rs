@@ -75,12 +75,12 @@ pub(crate) fn id(i: usize) -> String {
     format!("notes.read{i}")
 }
 
-/// A catalog of `size` capabilities, all with the same input and the same output schema
-/// (built once; each capability gets its own clone, as the definition API takes them by
-/// value).
+/// A catalog of `size` capabilities, all with the same input and the same output schema,
+/// each built once and shared (a [`Schema`] clone is a reference count), as an application
+/// that declares many capabilities over one schema does.
 pub(crate) fn definition(size: usize) -> ApplicationDefinition {
-    let input = input_schema();
-    let output = output_schema();
+    let input = Schema::from(input_schema());
+    let output = Schema::from(output_schema());
     let mut app = ApplicationDefinition::new("bench", "Bench", "Benchmark catalog.")
         .scope(ScopeDefinition::new("notes", "Notes", "Notes."));
     for i in 0..size {
