@@ -252,7 +252,7 @@ impl CapabilityListBuilder<'_> {
     /// The list.
     #[must_use]
     pub fn finish(mut self) -> CapabilityList {
-        if self.chunks % PAGE_LEN != 0 {
+        if !self.chunks.is_multiple_of(PAGE_LEN) {
             self.close_page();
         }
         if self.canonical {
@@ -278,7 +278,7 @@ impl CapabilityListBuilder<'_> {
         self.short_seen |= length < CapabilityList::CHUNK_LEN;
         self.len += length;
         self.chunks += 1;
-        if self.chunks % PAGE_LEN == 0 {
+        if self.chunks.is_multiple_of(PAGE_LEN) {
             self.close_page();
         }
     }
@@ -499,6 +499,7 @@ impl ExactSizeIterator for CapabilityIter<'_> {}
 impl std::iter::FusedIterator for CapabilityIter<'_> {}
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::{CapabilityContract, CapabilityDefinition, Effect, Relevance};

@@ -19,7 +19,7 @@ fn id(i: usize) -> String {
 }
 
 fn scoped(i: usize) -> bool {
-    i % 3 == 0
+    i.is_multiple_of(3)
 }
 
 fn runtime() -> Runtime {
