@@ -515,7 +515,12 @@ impl Inner {
                     ..CapabilityFilter::default()
                 };
                 let mut filtered = (*snapshot).clone();
-                filtered.capabilities.retain(|c| reads.matches(c));
+                filtered.capabilities = filtered
+                    .capabilities
+                    .iter()
+                    .filter(|c| reads.matches(c))
+                    .cloned()
+                    .collect();
                 Arc::new(filtered)
             }
         }

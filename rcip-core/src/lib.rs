@@ -16,6 +16,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod capability_list;
 mod capability_set;
 mod definition;
 pub mod depth;
@@ -31,6 +32,7 @@ pub mod schema;
 mod snapshot;
 mod validate;
 
+pub use capability_list::{CapabilityIter, CapabilityList};
 pub use capability_set::CapabilitySet;
 pub use definition::{
     ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, RCIP_PROTOCOL_VERSION,

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ApplicationMetadata, CapabilityDefinition, Effect, Schema, ScopeDefinition, UsageGuidance,
+    ApplicationMetadata, CapabilityDefinition, CapabilityList, Effect, Schema, ScopeDefinition,
+    UsageGuidance,
 };
 
 /// The active semantic context: which scopes are active, and optionally which is primary.
@@ -265,19 +266,21 @@ pub struct ApplicationSnapshot {
     pub scopes: Arc<[ScopeDefinition]>,
     /// The semantic context.
     pub context: Arc<SemanticContext>,
-    /// Every declared capability, in catalog order.
-    pub capabilities: Vec<CapabilitySnapshot>,
+    /// Every declared capability, in catalog order, in chunks shared with the snapshots of
+    /// other revisions where nothing in them changed.
+    pub capabilities: CapabilityList,
 }
 
 impl ApplicationSnapshot {
-    /// A snapshot of protocol [`RCIP_PROTOCOL_VERSION`](crate::RCIP_PROTOCOL_VERSION).
+    /// A snapshot of protocol [`RCIP_PROTOCOL_VERSION`](crate::RCIP_PROTOCOL_VERSION);
+    /// `capabilities` is a [`CapabilityList`] or anything that converts into one (a `Vec`).
     #[must_use]
     pub fn new(
         revision: u64,
         application: Arc<ApplicationMetadata>,
         scopes: Arc<[ScopeDefinition]>,
         context: Arc<SemanticContext>,
-        capabilities: Vec<CapabilitySnapshot>,
+        capabilities: impl Into<CapabilityList>,
     ) -> Self {
         ApplicationSnapshot {
             protocol_version: Arc::from(crate::RCIP_PROTOCOL_VERSION),
@@ -285,7 +288,7 @@ impl ApplicationSnapshot {
             application,
             scopes,
             context,
-            capabilities,
+            capabilities: capabilities.into(),
         }
     }
 }

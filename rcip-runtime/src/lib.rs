@@ -76,11 +76,12 @@ pub use rcip_core;
 pub use rcip_core::CapabilitySet;
 pub use rcip_core::{
     ApplicationDefinition, ApplicationMetadata, ApplicationSnapshot, Availability,
-    CapabilityDefinition, CapabilityFilter, CapabilitySnapshot, ConfirmationInfo, ContextFilter,
-    DefinitionError, Effect, ErrorCode, EventPhase, InvocationOutcome, MAX_IDENTIFIER_LENGTH,
-    OutcomeStatus, PreflightOutcome, PreflightReport, RCIP_PROTOCOL_VERSION, RcipError, Relevance,
-    RuntimeEvent, Schema, ScopeDefinition, SemanticContext, UsageExample, UsageGuidance,
-    ValidationIssue, catalog_export, catalog_revision, is_valid_identifier,
+    CapabilityDefinition, CapabilityFilter, CapabilityIter, CapabilityList, CapabilitySnapshot,
+    ConfirmationInfo, ContextFilter, DefinitionError, Effect, ErrorCode, EventPhase,
+    InvocationOutcome, MAX_IDENTIFIER_LENGTH, OutcomeStatus, PreflightOutcome, PreflightReport,
+    RCIP_PROTOCOL_VERSION, RcipError, Relevance, RuntimeEvent, Schema, ScopeDefinition,
+    SemanticContext, UsageExample, UsageGuidance, ValidationIssue, catalog_export,
+    catalog_revision, is_valid_identifier,
 };
 pub use rcip_rcp;
 

@@ -2,7 +2,8 @@
 //!
 //! Everything per invocation is O(1) in the catalog's size: bindings live in one slot per
 //! capability, found through the catalog's id index; the snapshot is rebuilt lazily, at the
-//! first read after a revision change, never on the invoke path.
+//! first read after a revision change, never on the invoke path, and incrementally: it shares
+//! every chunk of entries in which nothing it shows can have changed with the snapshot before.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -10,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rcip_core::{
-    ApplicationDefinition, ApplicationSnapshot, Availability, CapabilitySnapshot, ErrorCode,
-    EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport, RuntimeEvent,
-    SemanticContext,
+    ApplicationDefinition, ApplicationSnapshot, Availability, CapabilityList, CapabilitySnapshot,
+    ErrorCode, EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport,
+    RuntimeEvent, SemanticContext,
 };
 
 use crate::binding::{AvailabilityFn, Handler};
@@ -207,6 +208,22 @@ impl Drop for Reservation {
     }
 }
 
+/// The cached snapshot and, per chunk of its capability list, where that chunk's entries
+/// were read.
+#[derive(Clone)]
+struct CachedSnapshot {
+    snapshot: Arc<ApplicationSnapshot>,
+    chunks: Arc<[ChunkOrigin]>,
+}
+
+/// When a chunk's entries were read from the slots, and whether one had an availability
+/// check then. A chunk reused from an earlier snapshot keeps its origin.
+#[derive(Clone, Copy)]
+struct ChunkOrigin {
+    read_at: u64,
+    checked: bool,
+}
+
 /// The state every surface of one runtime shares.
 pub(crate) struct Inner {
     pub(crate) catalog: Arc<CompiledCatalog>,
@@ -218,10 +235,14 @@ pub(crate) struct Inner {
     pub(crate) abort_on_cancel: bool,
     /// One slot per capability, in catalog order.
     bindings: Box<[Mutex<Option<Arc<BoundHandler>>>]>,
+    /// Per chunk of [`CapabilityList::CHUNK_LEN`] slots: the highest revision read (under
+    /// the slot's lock) by an install or uninstall in it. A chunk whose entries were read at
+    /// revision r reflects every change stamped below r (see [`Inner::mark_changed`]).
+    chunk_changed_at: Box<[AtomicU64]>,
     next_generation: AtomicU64,
     context: Mutex<Arc<SemanticContext>>,
     revision: AtomicU64,
-    snapshot: Mutex<Option<Arc<ApplicationSnapshot>>>,
+    snapshot: Mutex<Option<CachedSnapshot>>,
     listeners: Mutex<Arc<Vec<(u64, SharedListener)>>>,
     /// How many listeners there are, so a refresh with none takes no lock.
     listener_count: AtomicUsize,
@@ -256,6 +277,7 @@ impl Inner {
             handler,
             availability,
         }));
+        self.mark_changed(index);
         Some(generation)
     }
 
@@ -267,6 +289,7 @@ impl Inner {
         let removed = {
             let mut slot = lock(slot);
             if slot.as_ref().is_some_and(|b| b.generation == generation) {
+                self.mark_changed(index);
                 slot.take()
             } else {
                 None
@@ -275,6 +298,21 @@ impl Inner {
         // Dropped after the lock is released: the binding owns host closures, whose
         // destructors may reach back into the runtime.
         removed.is_some()
+    }
+
+    /// Stamps the chunk of slot `index` with the current revision; called with the slot's
+    /// lock held, after changing it and before the refresh that publishes the change.
+    ///
+    /// Why a snapshot whose chunk was read at revision r may skip changes stamped below r:
+    /// the build loads the revision (r) before it locks any slot. Had it locked this slot
+    /// before the change did, that load would happen before the change's own load of the
+    /// revision, which would then read r or more. So a stamp below r means the change held
+    /// the lock first, and the build saw it. A change the build missed is stamped r or more,
+    /// and its refresh makes the stamp visible to every later build.
+    fn mark_changed(&self, index: usize) {
+        if let Some(stamp) = self.chunk_changed_at.get(index / CapabilityList::CHUNK_LEN) {
+            stamp.fetch_max(self.revision(), Ordering::AcqRel);
+        }
     }
 
     // ----- context ------------------------------------------------------------------
@@ -309,47 +347,82 @@ impl Inner {
 
     pub(crate) fn snapshot(&self) -> Arc<ApplicationSnapshot> {
         let revision = self.revision();
-        if let Some(cached) = lock(&self.snapshot).as_ref()
-            && cached.revision == revision
-        {
-            return cached.clone();
-        }
+        let previous = match lock(&self.snapshot).as_ref() {
+            Some(cached) if cached.snapshot.revision >= revision => {
+                return cached.snapshot.clone();
+            }
+            cached => cached.cloned(),
+        };
         // Built without holding a lock: availability checks are host code and may read
         // the snapshot themselves.
-        let built = Arc::new(self.build_snapshot(revision));
+        let built = self.build_snapshot(revision, previous);
         let mut cache = lock(&self.snapshot);
         match cache.as_ref() {
-            Some(cached) if cached.revision >= revision => cached.clone(),
+            Some(cached) if cached.snapshot.revision >= revision => cached.snapshot.clone(),
             _ => {
+                let snapshot = built.snapshot.clone();
                 // Cache only what is still current, so one revision has one snapshot.
                 if self.revision() == revision {
-                    *cache = Some(built.clone());
+                    *cache = Some(built);
                 }
-                built
+                snapshot
             }
         }
     }
 
-    fn build_snapshot(&self, revision: u64) -> ApplicationSnapshot {
+    /// The snapshot at `revision`, sharing with `previous` every chunk that shows the same
+    /// thing: same context (relevance), no slot change since the chunk was read, and no
+    /// availability check (host code, re-read at every revision). The others are read anew.
+    fn build_snapshot(&self, revision: u64, previous: Option<CachedSnapshot>) -> CachedSnapshot {
         let context = self.context();
-        let capabilities = self
-            .catalog
-            .capabilities
-            .iter()
-            .enumerate()
-            .map(|(index, capability)| {
-                let binding = self.binding(index);
-                let availability = binding.as_ref().map(|b| b.availability());
-                capability_entry(capability, binding.is_some(), availability, &context)
-            })
-            .collect();
-        ApplicationSnapshot::new(
-            revision,
-            self.catalog.application.clone(),
-            self.catalog.scopes.clone(),
-            context,
-            capabilities,
-        )
+        // `replace_context` always stores a new `Arc`, and the cached snapshot keeps its own
+        // alive, so the same pointer is the same context.
+        let previous = previous.filter(|p| Arc::ptr_eq(&p.snapshot.context, &context));
+        let capabilities = &self.catalog.capabilities;
+        let mut list = CapabilityList::builder(previous.as_ref().map(|p| &p.snapshot.capabilities));
+        let mut origins = Vec::with_capacity(self.chunk_changed_at.len());
+        for (at, changed_at) in self.chunk_changed_at.iter().enumerate() {
+            if let Some(origin) = previous.as_ref().and_then(|p| p.chunks.get(at))
+                && !origin.checked
+                && changed_at.load(Ordering::Acquire) < origin.read_at
+                && list.reuse_chunk()
+            {
+                origins.push(*origin);
+                continue;
+            }
+            let start = at * CapabilityList::CHUNK_LEN;
+            let end = capabilities.len().min(start + CapabilityList::CHUNK_LEN);
+            let mut checked = false;
+            let chunk = (start..end)
+                .filter_map(|index| {
+                    let capability = capabilities.get(index)?;
+                    let binding = self.binding(index);
+                    checked |= binding.as_ref().is_some_and(|b| b.availability.is_some());
+                    let availability = binding.as_ref().map(|b| b.availability());
+                    Some(capability_entry(
+                        capability,
+                        binding.is_some(),
+                        availability,
+                        &context,
+                    ))
+                })
+                .collect();
+            list.push_chunk(chunk);
+            origins.push(ChunkOrigin {
+                read_at: revision,
+                checked,
+            });
+        }
+        CachedSnapshot {
+            snapshot: Arc::new(ApplicationSnapshot::new(
+                revision,
+                self.catalog.application.clone(),
+                self.catalog.scopes.clone(),
+                context,
+                list.finish(),
+            )),
+            chunks: origins.into(),
+        }
     }
 
     fn subscribe(self: &Arc<Self>, listener: Listener) -> Subscription {
@@ -550,6 +623,9 @@ impl Runtime {
     #[must_use]
     pub fn from_catalog(catalog: Arc<CompiledCatalog>, options: RuntimeOptions) -> Self {
         let bindings = (0..catalog.len()).map(|_| Mutex::new(None)).collect();
+        let chunk_changed_at = (0..catalog.len().div_ceil(CapabilityList::CHUNK_LEN))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Runtime {
             inner: Arc::new(Inner {
                 catalog,
@@ -560,6 +636,7 @@ impl Runtime {
                 max_input_bytes: options.max_input_bytes,
                 abort_on_cancel: options.abort_on_cancel,
                 bindings,
+                chunk_changed_at,
                 next_generation: AtomicU64::new(1),
                 context: Mutex::new(Arc::new(SemanticContext::default())),
                 revision: AtomicU64::new(0),

@@ -87,7 +87,7 @@ fn initial_snapshot_has_every_field_of_2_1() {
     assert_eq!(*snapshot.context, SemanticContext::default());
     assert!(snapshot.context.active_scope_ids.is_empty());
     assert_eq!(snapshot.context.primary_scope_id, None);
-    assert_eq!(ids(&snapshot.capabilities), ALL_IDS);
+    assert_eq!(ids(&snapshot.capabilities.to_vec()), ALL_IDS);
 
     for capability in &snapshot.capabilities {
         assert!(!capability.bound, "{} bound", capability.id);
