@@ -10,11 +10,15 @@ use rcip_core::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::binding::{CancellationSignal, Failure, HandlerError, InvocationContext};
+use crate::binding::{CancellationSignal, Failure, HandlerError, InvocationContext, Prepared};
 use crate::client::{InvocationRequest, MAX_INVOCATION_ID_LENGTH};
 use crate::extensions::Extensions;
-use crate::policy::{PolicyContext, PolicyDecision, PolicyPhase, PolicyVerdict};
+use crate::input::Input;
+use crate::policy::{
+    LazyText, PolicyContext, PolicyDecision, PolicyInput, PolicyPhase, PolicyVerdict,
+};
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
+use crate::support::BoxFuture;
 use crate::support::{cancellable, contain, contain_async, next_invocation_id};
 
 // Public only for rcip's sibling crates, through `__private::shared`; each constant is its text.
@@ -66,6 +70,61 @@ pub(crate) struct Attempt {
     /// original request's).
     pub(crate) extensions: Extensions,
     pub(crate) confirmed: bool,
+}
+
+/// An attempt's input, past step 4: a value, or JSON text a fast binding already parsed
+/// into its typed input (checked against the input schema's shape on the way, so it is
+/// schema-valid), with the text kept for the policy and a confirmation.
+pub(crate) enum RunInput {
+    Value(Arc<Value>),
+    Typed {
+        text: Arc<LazyText>,
+        /// The binding that parsed it: only its handler can take `prepared`.
+        binding: Arc<BoundHandler>,
+        prepared: Prepared,
+    },
+}
+
+impl RunInput {
+    /// The input as a value (a typed input's text parsed, once).
+    pub(crate) fn into_value(self) -> Arc<Value> {
+        match self {
+            RunInput::Value(value) => value,
+            RunInput::Typed { text, .. } => text.value().clone(),
+        }
+    }
+
+    /// The input as the policy sees it (shared).
+    pub(crate) fn policy_input(&self) -> PolicyInput {
+        match self {
+            RunInput::Value(value) => PolicyInput::Value(value.clone()),
+            RunInput::Typed { text, .. } => PolicyInput::Text(text.clone()),
+        }
+    }
+
+    /// Calls the handler of `binding` (step 10): a prepared input if `binding` prepared
+    /// it, else the value (the policy has dropped its share by now, so this moves rather
+    /// than copies).
+    fn call(
+        self,
+        binding: &BoundHandler,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        match self {
+            RunInput::Value(value) => binding.handler.call(Arc::unwrap_or_clone(value), context),
+            RunInput::Typed {
+                text,
+                binding: parsed_by,
+                prepared,
+            } => match binding.handler.typed_entry() {
+                Some(entry) if std::ptr::eq(&*parsed_by, binding) => {
+                    entry.call_prepared(prepared, context)
+                }
+                // Re-bound since step 4: the new handler gets the value.
+                _ => binding.handler.call(Value::clone(text.value()), context),
+            },
+        }
+    }
 }
 
 /// What passed the readiness checks.
@@ -143,7 +202,7 @@ impl Inner {
             );
         };
         // Step 4: detach the input, before even the capability lookup; no event.
-        let Some(input) = request.input.into_value(self.max_input_bytes) else {
+        let Some(input) = self.detach(&capability_id, request.input) else {
             return InvocationOutcome::from_error(
                 invocation_id.to_string(),
                 capability_id,
@@ -157,7 +216,31 @@ impl Inner {
             extensions: request.extensions,
             confirmed: false,
         };
-        self.run(attempt, Arc::new(input), reservation).await
+        self.run(attempt, input, reservation).await
+    }
+
+    /// Step 4. Text for a fast binding is parsed straight into its typed input; if that
+    /// parse refuses it (not JSON, not valid, not taken by the type), or for any other
+    /// input, the input is parsed and measured as a `Value`, so every refusal is today's.
+    fn detach(&self, capability_id: &str, input: Input) -> Option<RunInput> {
+        if let Input::Text(text) = &input
+            && text.len() <= self.max_input_bytes
+            && let Some(index) = self.catalog.position(capability_id)
+            && let Some(binding) = self.binding(index).filter(|b| b.fast)
+            && let Some(shape) = self.catalog.capabilities[index].input.shape()
+            && let Some(entry) = binding.handler.typed_entry()
+            // Host code (the type's `Deserialize`): a panic takes the `Value` path.
+            && let Some(Some(prepared)) = contain(|| entry.parse_text(text, shape))
+            && let Input::Text(text) = input
+        {
+            return Some(RunInput::Typed {
+                text: Arc::new(LazyText::new(text)),
+                binding,
+                prepared,
+            });
+        }
+        let value = input.into_value(self.max_input_bytes)?;
+        Some(RunInput::Value(Arc::new(value)))
     }
 
     /// Steps 5–14, shared by first attempts and confirmed re-runs. The reservation is held
@@ -165,7 +248,7 @@ impl Inner {
     pub(crate) async fn run(
         self: &Arc<Self>,
         attempt: Attempt,
-        input: Arc<Value>,
+        input: RunInput,
         reservation: Reservation,
     ) -> InvocationOutcome {
         let token = attempt.cancellation.as_ref();
@@ -179,7 +262,7 @@ impl Inner {
         let ready = match self
             .readiness(
                 &attempt.capability_id,
-                &input,
+                input.policy_input(),
                 token,
                 &attempt.extensions,
                 PolicyPhase::Invoke,
@@ -199,7 +282,13 @@ impl Inner {
                 );
             }
             let reason = reason.clone();
-            return self.issue_confirmation(attempt, input, &ready, reason, reservation);
+            return self.issue_confirmation(
+                attempt,
+                input.into_value(),
+                &ready,
+                reason,
+                reservation,
+            );
         }
 
         // Step 9: observers run synchronously and may change host state: check again. With
@@ -224,17 +313,15 @@ impl Inner {
             semantic_context: ready.context.clone(),
             extensions: attempt.extensions.clone(),
         };
-        // The policy has dropped its share by now, so this moves rather than copies.
-        let input = Arc::unwrap_or_clone(input);
-        let handler = ready.binding.handler.clone();
+        let binding = &ready.binding;
         let result = match token.filter(|_| self.abort_on_cancel) {
             // Opt-in: the caller's cancellation ends the invocation even if the handler
             // ignores it; its future is dropped, so its work stops at its next await.
-            Some(token) => match cancellable(token, || handler.call(input, context)).await {
+            Some(token) => match cancellable(token, || input.call(binding, context)).await {
                 Some(result) => result,
                 None => return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED)),
             },
-            None => match contain(|| handler.call(input, context)) {
+            None => match contain(|| input.call(binding, context)) {
                 Some(future) => contain_async(future).await,
                 None => None,
             },
@@ -309,7 +396,7 @@ impl Inner {
     pub(crate) async fn readiness(
         &self,
         capability_id: &str,
-        input: &Arc<Value>,
+        input: PolicyInput,
         token: Option<&CancellationToken>,
         extensions: &Extensions,
         phase: PolicyPhase,
@@ -332,7 +419,10 @@ impl Inner {
                 .map_or(Cow::Borrowed(m::UNAVAILABLE), Cow::Owned);
             return Err(error(ErrorCode::CapabilityUnavailable, message));
         }
-        if let Err(issues) = capability.input.check(input) {
+        // Text input passed the schema's shape as it was parsed into the typed input.
+        if let PolicyInput::Value(input) = &input
+            && let Err(issues) = capability.input.check(input)
+        {
             return Err(RcipError::with_issues(
                 ErrorCode::InputInvalid,
                 m::INPUT_SCHEMA,
@@ -347,7 +437,7 @@ impl Inner {
         let policy_context = PolicyContext {
             phase,
             capability: capability_entry(capability, true, Some(availability), &context),
-            input: input.clone(),
+            input,
             semantic_context: context.clone(),
             confirmed,
             extensions: extensions.clone(),

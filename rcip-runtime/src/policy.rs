@@ -1,7 +1,7 @@
 //! Host policy: allow, deny or ask for confirmation, synchronously or asynchronously.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rcip_core::{CapabilitySnapshot, Effect, SemanticContext};
 use serde::{Deserialize, Serialize};
@@ -29,7 +29,7 @@ pub enum PolicyPhase {
 pub struct PolicyContext {
     pub(crate) phase: PolicyPhase,
     pub(crate) capability: CapabilitySnapshot,
-    pub(crate) input: Arc<Value>,
+    pub(crate) input: PolicyInput,
     pub(crate) semantic_context: Arc<SemanticContext>,
     pub(crate) confirmed: bool,
     pub(crate) extensions: Extensions,
@@ -49,9 +49,16 @@ impl PolicyContext {
     }
 
     /// The schema-valid input (shared: clone the `Arc` to keep it).
+    ///
+    /// Raw JSON text taken straight into a typed handler's input is only parsed into this
+    /// value when a policy first asks for it: a policy that never reads the input costs
+    /// nothing for it.
     #[must_use]
     pub fn input(&self) -> &Arc<Value> {
-        &self.input
+        match &self.input {
+            PolicyInput::Value(value) => value,
+            PolicyInput::Text(text) => text.value(),
+        }
     }
 
     /// The semantic context at evaluation time (shared: clone the `Arc` to keep it).
@@ -86,6 +93,38 @@ impl PolicyContext {
     #[must_use]
     pub fn principal(&self) -> Option<&Principal> {
         self.extensions.principal()
+    }
+}
+
+/// The input as a policy sees it: a value, or JSON text parsed on first use.
+#[derive(Debug, Clone)]
+pub(crate) enum PolicyInput {
+    Value(Arc<Value>),
+    Text(Arc<LazyText>),
+}
+
+/// Raw JSON text that already passed the input schema (by the typed parse), and its
+/// `Value`, built on first use.
+#[derive(Debug)]
+pub(crate) struct LazyText {
+    text: String,
+    value: OnceLock<Arc<Value>>,
+}
+
+impl LazyText {
+    /// Text the typed parse accepted: JSON within the depth limit.
+    pub(crate) fn new(text: String) -> Self {
+        LazyText {
+            text,
+            value: OnceLock::new(),
+        }
+    }
+
+    /// The text as a `Value`: exactly what parsing it the `Value` way gives (it parsed
+    /// once already, so it always does; `null` would only stand for a text that does not).
+    pub(crate) fn value(&self) -> &Arc<Value> {
+        self.value
+            .get_or_init(|| Arc::new(serde_json::from_str(&self.text).unwrap_or(Value::Null)))
     }
 }
 

@@ -12,7 +12,7 @@ use rcip_core::{
 
 use crate::client::PreflightBatch;
 use crate::invoke::{clip, messages as m};
-use crate::policy::{PolicyDecision, PolicyPhase};
+use crate::policy::{PolicyDecision, PolicyInput, PolicyPhase};
 use crate::runtime::Inner;
 
 /// The protocol's bounds on a preflight batch (1 to 16 proposals).
@@ -43,11 +43,11 @@ impl Inner {
                         error: RcipError::new(ErrorCode::InputInvalid, m::PROPOSAL_NOT_JSON),
                     };
                 };
-                let input = Arc::new(input);
+                let input = PolicyInput::Value(Arc::new(input));
                 let ready = self
                     .readiness(
                         &capability_id,
-                        &input,
+                        input,
                         token.as_ref(),
                         extensions,
                         PolicyPhase::Preflight,
