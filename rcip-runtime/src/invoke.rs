@@ -15,11 +15,10 @@ use crate::client::{InvocationRequest, MAX_INVOCATION_ID_LENGTH};
 use crate::extensions::Extensions;
 use crate::input::Input;
 use crate::policy::{
-    LazyText, PolicyContext, PolicyDecision, PolicyInput, PolicyPhase, PolicyVerdict,
+    LazyText, PolicyContext, PolicyDecision, PolicyError, PolicyInput, PolicyPhase, PolicyVerdict,
 };
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
-use crate::support::BoxFuture;
-use crate::support::{cancellable, contain, contain_async, next_invocation_id};
+use crate::support::{BoxFuture, cancellable, contain, contain_async, next_invocation_id};
 
 // Public only for rcip's sibling crates, through `__private::shared`; each constant is its text.
 #[allow(missing_docs)]
@@ -94,11 +93,11 @@ impl RunInput {
         }
     }
 
-    /// The input as the policy sees it (shared).
-    pub(crate) fn policy_input(&self) -> PolicyInput {
+    /// The input for the readiness checks.
+    fn readiness_input(&self) -> ReadinessInput<'_> {
         match self {
-            RunInput::Value(value) => PolicyInput::Value(value.clone()),
-            RunInput::Typed { text, .. } => PolicyInput::Text(text.clone()),
+            RunInput::Value(value) => ReadinessInput::Shared(value),
+            RunInput::Typed { text, .. } => ReadinessInput::Typed(text),
         }
     }
 
@@ -137,6 +136,74 @@ pub(crate) struct Ready {
     pub(crate) context: Arc<SemanticContext>,
     /// `Allow` or `Confirm` (a `Deny` is an error by then).
     pub(crate) decision: PolicyDecision,
+}
+
+/// What a readiness check is for, beside the capability and input: the same for every
+/// proposal of a preflight batch.
+pub(crate) struct Ask<'a> {
+    pub(crate) token: Option<&'a CancellationToken>,
+    pub(crate) extensions: &'a Extensions,
+    pub(crate) phase: PolicyPhase,
+    pub(crate) confirmed: bool,
+    /// The context a batch read once, reused while the revision stays the one read before it.
+    pub(crate) seen: Option<&'a SeenContext>,
+}
+
+/// A semantic context and the revision read just before it: while the revision is still that
+/// one, the context is too (every context change bumps it).
+pub(crate) struct SeenContext {
+    pub(crate) revision: u64,
+    pub(crate) context: Arc<SemanticContext>,
+}
+
+/// The input a readiness check validates and shows the policy.
+pub(crate) enum ReadinessInput<'a> {
+    /// An invocation's: the handler gets it after the policy, so the policy gets a share.
+    Shared(&'a Arc<Value>),
+    /// A proposal's: nothing needs it after the policy, so the policy owns it (and shares it
+    /// only if it reads it).
+    Owned(Value),
+    /// An invocation's text, parsed into the typed input (and checked on the way) at step 4.
+    Typed(&'a Arc<LazyText>),
+}
+
+impl ReadinessInput<'_> {
+    /// The value to check against the input schema (`None`: text that passed it already).
+    fn value(&self) -> Option<&Value> {
+        match self {
+            ReadinessInput::Shared(input) => Some(input),
+            ReadinessInput::Owned(input) => Some(input),
+            ReadinessInput::Typed(_) => None,
+        }
+    }
+
+    fn into_policy_input(self) -> PolicyInput {
+        match self {
+            ReadinessInput::Shared(input) => PolicyInput::shared(input.clone()),
+            ReadinessInput::Owned(input) => PolicyInput::owned(input),
+            ReadinessInput::Typed(text) => PolicyInput::text(text.clone()),
+        }
+    }
+}
+
+/// What passed the checks before the policy.
+pub(crate) struct Checked {
+    revision: u64,
+    index: usize,
+    binding: Arc<BoundHandler>,
+    context: Arc<SemanticContext>,
+}
+
+/// A readiness check waiting on an asynchronous policy's answer.
+pub(crate) struct Pending {
+    checked: Checked,
+    future: BoxFuture<Result<PolicyDecision, PolicyError>>,
+}
+
+/// How [`Inner::readiness_start`] ends: decided (ready or not), or waiting on the policy.
+pub(crate) enum Start {
+    Done(Result<Ready, RcipError>),
+    Pending(Pending),
 }
 
 /// A caller's id as rcip echoes it: unchanged up to `limit` bytes; longer, cut at a character
@@ -259,15 +326,15 @@ impl Inner {
             None,
         );
 
+        let ask = Ask {
+            token,
+            extensions: &attempt.extensions,
+            phase: PolicyPhase::Invoke,
+            confirmed: attempt.confirmed,
+            seen: None,
+        };
         let ready = match self
-            .readiness(
-                &attempt.capability_id,
-                input.policy_input(),
-                token,
-                &attempt.extensions,
-                PolicyPhase::Invoke,
-                attempt.confirmed,
-            )
+            .readiness(&attempt.capability_id, input.readiness_input(), &ask)
             .await
         {
             Ok(ready) => ready,
@@ -391,69 +458,114 @@ impl Inner {
         )
     }
 
-    /// Step 6, shared with preflight: lookup, binding, live availability, input schema,
-    /// cancellation, policy (awaited abortably), post-policy recheck, denial.
+    /// Step 6 as one call (an invocation's): [`readiness_start`](Self::readiness_start),
+    /// then [`readiness_finish`](Self::readiness_finish) if the policy answers later.
     pub(crate) async fn readiness(
         &self,
         capability_id: &str,
-        input: PolicyInput,
-        token: Option<&CancellationToken>,
-        extensions: &Extensions,
-        phase: PolicyPhase,
-        confirmed: bool,
+        input: ReadinessInput<'_>,
+        ask: &Ask<'_>,
     ) -> Result<Ready, RcipError> {
-        let index = self
-            .catalog
-            .position(capability_id)
-            .ok_or_else(|| error(ErrorCode::CapabilityNotFound, m::NOT_FOUND))?;
+        match self.readiness_start(capability_id, input, ask) {
+            Start::Done(result) => result,
+            Start::Pending(pending) => self.readiness_finish(pending, ask.token).await,
+        }
+    }
+
+    /// Step 6 up to the policy's answer, synchronously: lookup, binding, live availability,
+    /// input schema, cancellation, policy; with a synchronous answer also the post-policy
+    /// recheck and denial, so nothing is left to await.
+    pub(crate) fn readiness_start(
+        &self,
+        capability_id: &str,
+        input: ReadinessInput<'_>,
+        ask: &Ask<'_>,
+    ) -> Start {
+        let index = match self.catalog.position(capability_id) {
+            Some(index) => index,
+            None => return Start::Done(Err(error(ErrorCode::CapabilityNotFound, m::NOT_FOUND))),
+        };
         let capability = &self.catalog.capabilities[index];
         let revision = self.revision();
-        let binding = self
-            .binding(index)
-            .ok_or_else(|| error(ErrorCode::CapabilityUnbound, m::UNBOUND))?;
+        let Some(binding) = self.binding(index) else {
+            return Start::Done(Err(error(ErrorCode::CapabilityUnbound, m::UNBOUND)));
+        };
         let availability = binding.availability();
         if !availability.available {
             let message = availability
                 .reason
-                .clone()
                 .map_or(Cow::Borrowed(m::UNAVAILABLE), Cow::Owned);
-            return Err(error(ErrorCode::CapabilityUnavailable, message));
+            return Start::Done(Err(error(ErrorCode::CapabilityUnavailable, message)));
         }
         // Text input passed the schema's shape as it was parsed into the typed input.
-        if let PolicyInput::Value(input) = &input
+        if let Some(input) = input.value()
             && let Err(issues) = capability.input.check(input)
         {
-            return Err(RcipError::with_issues(
+            return Start::Done(Err(RcipError::with_issues(
                 ErrorCode::InputInvalid,
                 m::INPUT_SCHEMA,
                 issues,
-            ));
+            )));
         }
-        if is_cancelled(token) {
-            return Err(error(ErrorCode::ExecutionAborted, m::ABORTED));
+        if is_cancelled(ask.token) {
+            return Start::Done(Err(error(ErrorCode::ExecutionAborted, m::ABORTED)));
         }
 
-        let context = self.context();
-        let policy_context = PolicyContext {
-            phase,
-            capability: capability_entry(capability, true, Some(availability), &context),
-            input,
-            semantic_context: context.clone(),
-            confirmed,
-            extensions: extensions.clone(),
+        let context = match ask.seen {
+            // Unchanged revision, unchanged context: no lock.
+            Some(seen) if self.revision() == seen.revision => seen.context.clone(),
+            _ => self.context(),
         };
-        let verdict = contain(|| self.policy.evaluate(policy_context));
-        let decision = match verdict {
+        let policy_context = PolicyContext {
+            phase: ask.phase,
+            capability: capability_entry(capability, true, Some(availability), &context),
+            input: input.into_policy_input(),
+            semantic_context: context.clone(),
+            confirmed: ask.confirmed,
+            extensions: ask.extensions.clone(),
+        };
+        let checked = Checked {
+            revision,
+            index,
+            binding,
+            context,
+        };
+        let decision = match contain(|| self.policy.evaluate(policy_context)) {
             Some(PolicyVerdict::Ready(result)) => result.ok(),
-            Some(PolicyVerdict::Pending(future)) => match token {
-                Some(token) => match cancellable(token, || future).await {
-                    None => return Err(error(ErrorCode::ExecutionAborted, m::ABORTED)),
-                    Some(result) => result.and_then(Result::ok),
-                },
-                None => contain_async(future).await.and_then(Result::ok),
-            },
+            Some(PolicyVerdict::Pending(future)) => {
+                return Start::Pending(Pending { checked, future });
+            }
             None => None,
         };
+        Start::Done(self.settle(checked, decision, ask.token))
+    }
+
+    /// The rest of step 6 after an asynchronous policy: its answer (awaited abortably), the
+    /// post-policy recheck, denial.
+    pub(crate) async fn readiness_finish(
+        &self,
+        pending: Pending,
+        token: Option<&CancellationToken>,
+    ) -> Result<Ready, RcipError> {
+        let Pending { checked, future } = pending;
+        let decision = match token {
+            Some(token) => match cancellable(token, || future).await {
+                None => return Err(error(ErrorCode::ExecutionAborted, m::ABORTED)),
+                Some(result) => result.and_then(Result::ok),
+            },
+            None => contain_async(future).await.and_then(Result::ok),
+        };
+        self.settle(checked, decision, token)
+    }
+
+    /// The policy's answer (`None`: it failed or panicked), then the post-policy recheck and
+    /// denial.
+    fn settle(
+        &self,
+        checked: Checked,
+        decision: Option<PolicyDecision>,
+        token: Option<&CancellationToken>,
+    ) -> Result<Ready, RcipError> {
         let Some(decision) = decision else {
             return Err(if is_cancelled(token) {
                 error(ErrorCode::ExecutionAborted, m::ABORTED)
@@ -461,7 +573,12 @@ impl Inner {
                 error(ErrorCode::PolicyEvaluationFailed, m::POLICY_FAILED)
             });
         };
-
+        let Checked {
+            revision,
+            index,
+            binding,
+            context,
+        } = checked;
         let ready = Ready {
             revision,
             index,
@@ -470,8 +587,8 @@ impl Inner {
             decision,
         };
         self.recheck(&ready, token)?;
-        if let PolicyDecision::Deny { reason } = &ready.decision {
-            let message = reason.clone().map_or(Cow::Borrowed(m::DENIED), Cow::Owned);
+        if let PolicyDecision::Deny { reason } = ready.decision {
+            let message = reason.map_or(Cow::Borrowed(m::DENIED), Cow::Owned);
             return Err(error(ErrorCode::PolicyDenied, message));
         }
         Ok(ready)

@@ -1,14 +1,14 @@
 //! Host policy: allow, deny or ask for confirmation, synchronously or asynchronously.
 
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rcip_core::{CapabilitySnapshot, Effect, SemanticContext};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::extensions::{Extensions, Principal};
-use crate::support::BoxFuture;
+use crate::support::{BoxFuture, lock};
 
 /// Why a policy is being asked. Non-exhaustive: a new surface that consults the policy (as
 /// preflight was added in 2.0.4) adds a phase; a policy should treat one it does not know
@@ -55,10 +55,7 @@ impl PolicyContext {
     /// nothing for it.
     #[must_use]
     pub fn input(&self) -> &Arc<Value> {
-        match &self.input {
-            PolicyInput::Value(value) => value,
-            PolicyInput::Text(text) => text.value(),
-        }
+        self.input.get()
     }
 
     /// The semantic context at evaluation time (shared: clone the `Arc` to keep it).
@@ -96,11 +93,70 @@ impl PolicyContext {
     }
 }
 
-/// The input as a policy sees it: a value, or JSON text parsed on first use.
-#[derive(Debug, Clone)]
-pub(crate) enum PolicyInput {
-    Value(Arc<Value>),
-    Text(Arc<LazyText>),
+/// The input as a policy sees it: shared already (an invocation's, which goes on to the
+/// handler), owned and put in an `Arc` only when first read (a preflight proposal's, which
+/// nothing needs after its policy: a policy that never reads the input costs no allocation),
+/// or JSON text a typed handler already took, parsed into a `Value` only when first read.
+/// Either way [`PolicyContext::input`] gives the same value.
+pub(crate) struct PolicyInput {
+    shared: OnceLock<Arc<Value>>,
+    /// The owned input until `shared` is first read, which takes it.
+    owned: Mutex<Option<Value>>,
+    /// The text, for an input that came as text (its `Value` is the text's own, shared).
+    text: Option<Arc<LazyText>>,
+}
+
+impl PolicyInput {
+    /// An input the caller keeps a share of.
+    pub(crate) fn shared(input: Arc<Value>) -> Self {
+        PolicyInput {
+            shared: OnceLock::from(input),
+            owned: Mutex::new(None),
+            text: None,
+        }
+    }
+
+    /// An input only the policy needs.
+    pub(crate) fn owned(input: Value) -> Self {
+        PolicyInput {
+            shared: OnceLock::new(),
+            owned: Mutex::new(Some(input)),
+            text: None,
+        }
+    }
+
+    /// An input that came as text.
+    pub(crate) fn text(text: Arc<LazyText>) -> Self {
+        PolicyInput {
+            shared: OnceLock::new(),
+            owned: Mutex::new(None),
+            text: Some(text),
+        }
+    }
+
+    fn get(&self) -> &Arc<Value> {
+        self.shared.get_or_init(|| match &self.text {
+            Some(text) => text.value().clone(),
+            // `owned` is `Some` until this first (and only) initialization takes it.
+            None => Arc::new(lock(&self.owned).take().unwrap_or_default()),
+        })
+    }
+}
+
+impl Clone for PolicyInput {
+    fn clone(&self) -> Self {
+        match (&self.text, self.shared.get()) {
+            // Still unread text stays unread.
+            (Some(text), None) => PolicyInput::text(text.clone()),
+            _ => PolicyInput::shared(self.get().clone()),
+        }
+    }
+}
+
+impl std::fmt::Debug for PolicyInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
 }
 
 /// Raw JSON text that already passed the input schema (by the typed parse), and its

@@ -1,18 +1,24 @@
 //! Preflight (reference section 5): advisory readiness of 1–16 independent proposals,
 //! checked concurrently. No handler runs, no id is reserved, no ticket is created, no event
 //! is emitted.
+//!
+//! The proposals are checked one after another up to their policy's answer, synchronously,
+//! so every policy is called (in proposal order) before any answer is awaited; only the
+//! proposals whose policy answers asynchronously are then awaited, together. With a
+//! synchronous policy no future exists per proposal and nothing is allocated beyond the
+//! outcomes.
 
 use std::sync::Arc;
 
 use futures_util::future::join_all;
 use rcip_core::{
-    ErrorCode, MAX_IDENTIFIER_LENGTH, PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS,
+    Effect, ErrorCode, MAX_IDENTIFIER_LENGTH, PREFLIGHT_MAX_PROPOSALS, PREFLIGHT_MIN_PROPOSALS,
     PreflightOutcome, PreflightReport, RcipError,
 };
 
 use crate::client::PreflightBatch;
-use crate::invoke::{clip, messages as m};
-use crate::policy::{PolicyDecision, PolicyInput, PolicyPhase};
+use crate::invoke::{Ask, ReadinessInput, Ready, SeenContext, Start, clip, messages as m};
+use crate::policy::{PolicyDecision, PolicyPhase};
 use crate::runtime::Inner;
 
 /// The protocol's bounds on a preflight batch (1 to 16 proposals).
@@ -31,61 +37,65 @@ impl Inner {
     ) -> Result<PreflightReport, crate::Error> {
         check_batch_size(batch.requests.len())?;
         let start_revision = self.revision();
-        let token = batch.cancellation;
-        let extensions = &batch.extensions;
-        let checks = batch.requests.into_iter().map(|proposal| {
-            let token = token.clone();
-            async move {
-                let capability_id = clip(proposal.capability_id, MAX_IDENTIFIER_LENGTH);
-                let Some(input) = proposal.input.into_value(self.max_input_bytes) else {
-                    return PreflightOutcome::Blocked {
-                        capability_id,
-                        error: RcipError::new(ErrorCode::InputInvalid, m::PROPOSAL_NOT_JSON),
-                    };
-                };
-                let input = PolicyInput::Value(Arc::new(input));
-                let ready = self
-                    .readiness(
-                        &capability_id,
-                        input,
-                        token.as_ref(),
-                        extensions,
-                        PolicyPhase::Preflight,
-                        false,
-                    )
-                    .await;
-                match ready {
-                    Err(error) => PreflightOutcome::Blocked {
-                        capability_id,
-                        error,
-                    },
-                    Ok(ready) => {
-                        let capability = &self.catalog.capabilities[ready.index];
-                        match ready.decision {
-                            PolicyDecision::Confirm { reason } => {
-                                PreflightOutcome::ConfirmationRequired {
-                                    capability_id,
-                                    effect: capability.effect,
-                                    reason: reason
-                                        .unwrap_or_else(|| capability.description.to_string()),
-                                }
-                            }
-                            _ => PreflightOutcome::Ready {
-                                capability_id,
-                                effect: capability.effect,
-                            },
-                        }
-                    }
+        // Read once for the batch (after the revision, as `SeenContext` requires).
+        let seen = SeenContext {
+            revision: start_revision,
+            context: self.context(),
+        };
+        let ask = Ask {
+            token: batch.cancellation.as_ref(),
+            extensions: &batch.extensions,
+            phase: PolicyPhase::Preflight,
+            confirmed: false,
+            seen: Some(&seen),
+        };
+        let mut outcomes = Vec::with_capacity(batch.requests.len());
+        // (slot in `outcomes`, capability id, the check waiting on its policy); allocated
+        // only if some policy answers asynchronously.
+        let mut waiting = Vec::new();
+        for proposal in batch.requests {
+            let capability_id = clip(proposal.capability_id, MAX_IDENTIFIER_LENGTH);
+            let Some(input) = proposal.input.into_value(self.max_input_bytes) else {
+                outcomes.push(PreflightOutcome::Blocked {
+                    capability_id,
+                    error: RcipError::new(ErrorCode::InputInvalid, m::PROPOSAL_NOT_JSON),
+                });
+                continue;
+            };
+            match self.readiness_start(&capability_id, ReadinessInput::Owned(input), &ask) {
+                Start::Done(result) => outcomes.push(self.proposal_outcome(capability_id, result)),
+                Start::Pending(pending) => {
+                    waiting.push((outcomes.len(), capability_id, pending));
+                    // A placeholder (no allocation), replaced once the policy answers.
+                    outcomes.push(PreflightOutcome::Ready {
+                        capability_id: String::new(),
+                        effect: Effect::Read,
+                    });
                 }
             }
-        });
-        let mut outcomes = join_all(checks).await;
+        }
+        if !waiting.is_empty() {
+            let token = ask.token;
+            let settled = join_all(waiting.into_iter().map(
+                |(slot, capability_id, pending)| async move {
+                    let result = self.readiness_finish(pending, token).await;
+                    (slot, capability_id, result)
+                },
+            ))
+            .await;
+            for (slot, capability_id, result) in settled {
+                outcomes[slot] = self.proposal_outcome(capability_id, result);
+            }
+        }
+
         let consistent = self.revision() == start_revision;
         if !consistent {
             for outcome in &mut outcomes {
-                if !matches!(outcome, PreflightOutcome::Blocked { .. }) {
+                if let PreflightOutcome::Ready { capability_id, .. }
+                | PreflightOutcome::ConfirmationRequired { capability_id, .. } = outcome
+                {
                     *outcome = PreflightOutcome::Blocked {
-                        capability_id: outcome.capability_id().to_owned(),
+                        capability_id: std::mem::take(capability_id),
                         error: RcipError::new(ErrorCode::PreflightStale, m::PREFLIGHT_STALE),
                     };
                 }
@@ -97,5 +107,34 @@ impl Inner {
             consistent,
             outcomes,
         ))
+    }
+
+    /// One proposal's outcome from its readiness.
+    fn proposal_outcome(
+        &self,
+        capability_id: String,
+        ready: Result<Ready, RcipError>,
+    ) -> PreflightOutcome {
+        let ready = match ready {
+            Ok(ready) => ready,
+            Err(error) => {
+                return PreflightOutcome::Blocked {
+                    capability_id,
+                    error,
+                };
+            }
+        };
+        let capability = &self.catalog.capabilities[ready.index];
+        match ready.decision {
+            PolicyDecision::Confirm { reason } => PreflightOutcome::ConfirmationRequired {
+                capability_id,
+                effect: capability.effect,
+                reason: reason.unwrap_or_else(|| capability.description.to_string()),
+            },
+            _ => PreflightOutcome::Ready {
+                capability_id,
+                effect: capability.effect,
+            },
+        }
     }
 }
