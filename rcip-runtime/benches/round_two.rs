@@ -3,6 +3,8 @@
 //! - `invoke/catalog_{1,10,1000,10000}/{value,text}`: a full `client.invoke` of the middle
 //!   capability of a catalog of that many bound capabilities (allow policy), the input a
 //!   JSON value (cloned per call) or JSON text;
+//! - `invoke/derived_10/{value,text}`: the same at catalog 10 over the input schema derived
+//!   from the type (`strict_schema_for::<NoteInput>()`), as `#[capability]` derives it;
 //! - `invoke/floor/value`: no runtime: clone the input value, convert it into the typed
 //!   input, call the handler, serialize its output into a value;
 //! - `invoke/floor/text`: the typed floor: parse the text straight into the typed input, call
