@@ -3,6 +3,8 @@
 //! - `invoke/catalog_{1,10,1000,10000}/{value,text}`: a full `client.invoke` of the middle
 //!   capability of a catalog of that many bound capabilities (allow policy), the input a
 //!   JSON value (cloned per call) or JSON text;
+//! - `invoke/derived_10/{value,text}`: the same at catalog 10 over the input schema derived
+//!   from the type (`strict_schema_for::<NoteInput>()`), as `#[capability]` derives it;
 //! - `invoke/floor/value`: no runtime: clone the input value, convert it into the typed
 //!   input, call the handler, serialize its output into a value;
 //! - `invoke/floor/text`: the typed floor: parse the text straight into the typed input, call
@@ -137,6 +139,26 @@ fn invoke_arms(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
             });
         });
     }
+    // The same at catalog 10, over the input schema derived from the type.
+    let runtime = derived_runtime(10);
+    let client = runtime.client();
+    let middle = id(5);
+    check_invoke(rt, &client, &middle, Input::Value(value.clone()));
+    check_invoke(rt, &client, &middle, Input::text(INPUT));
+    group.bench_function("derived_10/value", |b| {
+        b.to_async(rt).iter(|| {
+            let request = InvocationRequest::new(middle.as_str(), Input::Value(value.clone()));
+            let outcome = client.invoke(request);
+            async move { black_box(outcome.await) }
+        });
+    });
+    group.bench_function("derived_10/text", |b| {
+        b.to_async(rt).iter(|| {
+            let request = InvocationRequest::new(middle.as_str(), Input::text(INPUT));
+            let outcome = client.invoke(request);
+            async move { black_box(outcome.await) }
+        });
+    });
     group.bench_function("floor/value", |b| {
         b.to_async(rt)
             .iter(|| async { black_box(value_floor(&value).await) });
@@ -256,6 +278,13 @@ fn interleaved_ratios() {
     let shared = value.clone();
     let invoke_value = invoke_arm(&client, id(5), move || Input::Value((*shared).clone()));
     let invoke_text = invoke_arm(&client, id(5), || Input::text(INPUT));
+    let derived = derived_runtime(10);
+    let derived_client = derived.client();
+    let shared = value.clone();
+    let derived_value = invoke_arm(&derived_client, id(5), move || {
+        Input::Value((*shared).clone())
+    });
+    let derived_text = invoke_arm(&derived_client, id(5), || Input::text(INPUT));
     let shared = value.clone();
     let floor_value = move || -> Arm {
         let value = shared.clone();
@@ -276,26 +305,31 @@ fn interleaved_ratios() {
         })
     };
     const INVOKE_ITERATIONS: u32 = 1_000;
-    let arms: [&dyn Fn() -> Arm; 5] = [
+    let arms: [&dyn Fn() -> Arm; 7] = [
         &invoke_value,
         &floor_value,
         &invoke_text,
         &floor_text,
         &preflight,
+        &derived_value,
+        &derived_text,
     ];
     let ratios = support::interleaved(
         &rt,
         ROUNDS,
         INVOKE_ITERATIONS,
         &arms,
-        &[(0, 1), (2, 3), (4, 0)],
+        &[(0, 1), (2, 3), (4, 0), (5, 1), (6, 3)],
     );
     println!(
         "interleaved medians over {ROUNDS} rounds of {INVOKE_ITERATIONS}: \
          invoke catalog_10 / floor (value input) = {:.2} (target <= 2.0), \
          invoke catalog_10 / typed floor (text input) = {:.2} (target <= 2.0), \
-         preflight of 16 / one invoke (value input) = {:.2} (target <= 4)",
-        ratios[0], ratios[1], ratios[2]
+         preflight of 16 / one invoke (value input) = {:.2} (target <= 4); \
+         over the input schema derived from the type: \
+         invoke / floor (value input) = {:.2} (target <= 2.0), \
+         invoke / typed floor (text input) = {:.2} (target <= 2.0)",
+        ratios[0], ratios[1], ratios[2], ratios[3], ratios[4]
     );
 
     // The synchronous snapshot arms, wrapped as arms of the same helper.

@@ -1,6 +1,7 @@
 //! Live bindings: the handler (and optional availability check) a host installs for a
 //! declared capability.
 
+use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::extensions::{Extensions, Principal};
+use crate::shape::Shape;
 use crate::support::BoxFuture;
 
 /// The read side of an invocation's cancellation: a handler can watch it but, as with the
@@ -266,6 +268,39 @@ pub trait Handler: Send + Sync + 'static {
         input: Value,
         context: InvocationContext,
     ) -> BoxFuture<Result<Value, HandlerError>>;
+
+    /// The typed entry of [`Binding::typed`] handlers, which can take raw JSON text
+    /// straight into their input type. Not a public API: other handlers have none.
+    #[doc(hidden)]
+    fn typed_entry(&self) -> Option<&dyn TypedEntry> {
+        None
+    }
+}
+
+/// A handler's input parsed straight from JSON text into its type (by
+/// [`TypedEntry::parse_text`]), for that same handler's [`TypedEntry::call_prepared`].
+pub struct Prepared(Box<dyn Any + Send>);
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepared(..)")
+    }
+}
+
+/// The typed side of a [`Binding::typed`] handler. Not a public API.
+#[doc(hidden)]
+pub trait TypedEntry: Send + Sync {
+    /// `text` parsed into the handler's input type, every value checked against the input
+    /// schema's shape on the way; `None` if the text is not JSON, not valid by the shape, or
+    /// refused by the type (the caller then takes the `Value` path).
+    fn parse_text(&self, text: &str, shape: &Shape) -> Option<Prepared>;
+
+    /// Runs the handler on an input this handler prepared.
+    fn call_prepared(
+        &self,
+        input: Prepared,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Value, HandlerError>>;
 }
 
 impl<F, Fut> Handler for F
@@ -289,11 +324,26 @@ struct TypedHandler<F, I, O> {
     _types: std::marker::PhantomData<fn(I) -> O>,
 }
 
+impl<F, Fut, I, O> TypedHandler<F, I, O>
+where
+    F: Fn(I, InvocationContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
+    O: Serialize + 'static,
+{
+    fn run(&self, input: I, context: InvocationContext) -> BoxFuture<Result<Value, HandlerError>> {
+        let fut = (self.f)(input, context);
+        Box::pin(async move {
+            let output = fut.await?;
+            serde_json::to_value(output).map_err(HandlerError::invalid_output)
+        })
+    }
+}
+
 impl<F, Fut, I, O> Handler for TypedHandler<F, I, O>
 where
     F: Fn(I, InvocationContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
-    I: DeserializeOwned + 'static,
+    I: DeserializeOwned + Send + 'static,
     O: Serialize + 'static,
 {
     fn call(
@@ -303,15 +353,41 @@ where
     ) -> BoxFuture<Result<Value, HandlerError>> {
         // The schema accepted this input; if serde still refuses it, schema and type
         // disagree, which is a host defect: EXECUTION_FAILED, never a crash.
-        let input = match I::deserialize(input) {
-            Ok(input) => input,
-            Err(e) => return Box::pin(std::future::ready(Err(HandlerError::failed(e)))),
-        };
-        let fut = (self.f)(input, context);
-        Box::pin(async move {
-            let output = fut.await?;
-            serde_json::to_value(output).map_err(HandlerError::invalid_output)
-        })
+        match I::deserialize(input) {
+            Ok(input) => self.run(input, context),
+            Err(e) => Box::pin(std::future::ready(Err(HandlerError::failed(e)))),
+        }
+    }
+
+    fn typed_entry(&self) -> Option<&dyn TypedEntry> {
+        Some(self)
+    }
+}
+
+impl<F, Fut, I, O> TypedEntry for TypedHandler<F, I, O>
+where
+    F: Fn(I, InvocationContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
+    I: DeserializeOwned + Send + 'static,
+    O: Serialize + 'static,
+{
+    fn parse_text(&self, text: &str, shape: &Shape) -> Option<Prepared> {
+        let input: I = crate::shape::parse_text(text, shape)?;
+        Some(Prepared(Box::new(input)))
+    }
+
+    fn call_prepared(
+        &self,
+        input: Prepared,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        match input.0.downcast::<I>() {
+            Ok(input) => self.run(*input, context),
+            // The runtime only hands a handler what it prepared itself.
+            Err(_) => Box::pin(std::future::ready(Err(HandlerError::failed(
+                "input prepared by another handler",
+            )))),
+        }
     }
 }
 
@@ -355,6 +431,12 @@ impl Binding {
     /// A binding of a typed handler: `I` is deserialized from the validated input and `O`
     /// serialized into the output.
     ///
+    /// When the input schema uses only plain keywords (what the strict generator writes
+    /// for structs of strings, numbers, options and lists: no `format`, `pattern`,
+    /// composition), raw JSON text input is parsed straight into `I`, each value checked
+    /// against the schema on its way in, with no `Value` in between; anything it does not
+    /// take goes the `Value` way, so the outcome, events and issues are the same.
+    ///
     /// ```
     /// use rcip_runtime::{Binding, HandlerError, InvocationContext};
     /// #[derive(serde::Deserialize)]
@@ -368,7 +450,7 @@ impl Binding {
     where
         F: Fn(I, InvocationContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
-        I: DeserializeOwned + 'static,
+        I: DeserializeOwned + Send + 'static,
         O: Serialize + 'static,
     {
         Binding::new(TypedHandler {

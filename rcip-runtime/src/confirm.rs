@@ -14,7 +14,7 @@ use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::extensions::Extensions;
-use crate::invoke::{Attempt, Ready, messages as m};
+use crate::invoke::{Attempt, Ready, RunInput, messages as m};
 use crate::runtime::{Inner, Reservation};
 use crate::support::{lock, new_confirmation_id, next_invocation_id, try_sleep};
 
@@ -341,7 +341,7 @@ impl Inner {
             return self.fail(&attempt, error);
         }
         // 6. The whole pipeline again, confirmed, with the same invocation id.
-        self.run(attempt, input, reservation).await
+        self.run(attempt, RunInput::Value(input), reservation).await
     }
 }
 

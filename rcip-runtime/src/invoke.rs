@@ -10,11 +10,12 @@ use rcip_core::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::binding::{CancellationSignal, Failure, HandlerError, InvocationContext};
+use crate::binding::{CancellationSignal, Failure, HandlerError, InvocationContext, Prepared};
 use crate::client::{InvocationRequest, MAX_INVOCATION_ID_LENGTH};
 use crate::extensions::Extensions;
+use crate::input::Input;
 use crate::policy::{
-    PolicyContext, PolicyDecision, PolicyError, PolicyInput, PolicyPhase, PolicyVerdict,
+    LazyText, PolicyContext, PolicyDecision, PolicyError, PolicyInput, PolicyPhase, PolicyVerdict,
 };
 use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
 use crate::support::{BoxFuture, cancellable, contain, contain_async, next_invocation_id};
@@ -70,6 +71,61 @@ pub(crate) struct Attempt {
     pub(crate) confirmed: bool,
 }
 
+/// An attempt's input, past step 4: a value, or JSON text a fast binding already parsed
+/// into its typed input (checked against the input schema's shape on the way, so it is
+/// schema-valid), with the text kept for the policy and a confirmation.
+pub(crate) enum RunInput {
+    Value(Arc<Value>),
+    Typed {
+        text: Arc<LazyText>,
+        /// The binding that parsed it: only its handler can take `prepared`.
+        binding: Arc<BoundHandler>,
+        prepared: Prepared,
+    },
+}
+
+impl RunInput {
+    /// The input as a value (a typed input's text parsed, once).
+    pub(crate) fn into_value(self) -> Arc<Value> {
+        match self {
+            RunInput::Value(value) => value,
+            RunInput::Typed { text, .. } => text.value().clone(),
+        }
+    }
+
+    /// The input for the readiness checks.
+    fn readiness_input(&self) -> ReadinessInput<'_> {
+        match self {
+            RunInput::Value(value) => ReadinessInput::Shared(value),
+            RunInput::Typed { text, .. } => ReadinessInput::Typed(text),
+        }
+    }
+
+    /// Calls the handler of `binding` (step 10): a prepared input if `binding` prepared
+    /// it, else the value (the policy has dropped its share by now, so this moves rather
+    /// than copies).
+    fn call(
+        self,
+        binding: &BoundHandler,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        match self {
+            RunInput::Value(value) => binding.handler.call(Arc::unwrap_or_clone(value), context),
+            RunInput::Typed {
+                text,
+                binding: parsed_by,
+                prepared,
+            } => match binding.handler.typed_entry() {
+                Some(entry) if std::ptr::eq(&*parsed_by, binding) => {
+                    entry.call_prepared(prepared, context)
+                }
+                // Re-bound since step 4: the new handler gets the value.
+                _ => binding.handler.call(Value::clone(text.value()), context),
+            },
+        }
+    }
+}
+
 /// What passed the readiness checks.
 pub(crate) struct Ready {
     /// The revision before the binding and context were read: while it is unchanged,
@@ -107,13 +163,17 @@ pub(crate) enum ReadinessInput<'a> {
     /// A proposal's: nothing needs it after the policy, so the policy owns it (and shares it
     /// only if it reads it).
     Owned(Value),
+    /// An invocation's text, parsed into the typed input (and checked on the way) at step 4.
+    Typed(&'a Arc<LazyText>),
 }
 
 impl ReadinessInput<'_> {
-    fn value(&self) -> &Value {
+    /// The value to check against the input schema (`None`: text that passed it already).
+    fn value(&self) -> Option<&Value> {
         match self {
-            ReadinessInput::Shared(input) => input,
-            ReadinessInput::Owned(input) => input,
+            ReadinessInput::Shared(input) => Some(input),
+            ReadinessInput::Owned(input) => Some(input),
+            ReadinessInput::Typed(_) => None,
         }
     }
 
@@ -121,6 +181,7 @@ impl ReadinessInput<'_> {
         match self {
             ReadinessInput::Shared(input) => PolicyInput::shared(input.clone()),
             ReadinessInput::Owned(input) => PolicyInput::owned(input),
+            ReadinessInput::Typed(text) => PolicyInput::text(text.clone()),
         }
     }
 }
@@ -208,7 +269,7 @@ impl Inner {
             );
         };
         // Step 4: detach the input, before even the capability lookup; no event.
-        let Some(input) = request.input.into_value(self.max_input_bytes) else {
+        let Some(input) = self.detach(&capability_id, request.input) else {
             return InvocationOutcome::from_error(
                 invocation_id.to_string(),
                 capability_id,
@@ -222,7 +283,31 @@ impl Inner {
             extensions: request.extensions,
             confirmed: false,
         };
-        self.run(attempt, Arc::new(input), reservation).await
+        self.run(attempt, input, reservation).await
+    }
+
+    /// Step 4. Text for a fast binding is parsed straight into its typed input; if that
+    /// parse refuses it (not JSON, not valid, not taken by the type), or for any other
+    /// input, the input is parsed and measured as a `Value`, so every refusal is today's.
+    fn detach(&self, capability_id: &str, input: Input) -> Option<RunInput> {
+        if let Input::Text(text) = &input
+            && text.len() <= self.max_input_bytes
+            && let Some(index) = self.catalog.position(capability_id)
+            && let Some(binding) = self.binding(index).filter(|b| b.fast)
+            && let Some(shape) = self.catalog.capabilities[index].input.shape()
+            && let Some(entry) = binding.handler.typed_entry()
+            // Host code (the type's `Deserialize`): a panic takes the `Value` path.
+            && let Some(Some(prepared)) = contain(|| entry.parse_text(text, shape))
+            && let Input::Text(text) = input
+        {
+            return Some(RunInput::Typed {
+                text: Arc::new(LazyText::new(text)),
+                binding,
+                prepared,
+            });
+        }
+        let value = input.into_value(self.max_input_bytes)?;
+        Some(RunInput::Value(Arc::new(value)))
     }
 
     /// Steps 5–14, shared by first attempts and confirmed re-runs. The reservation is held
@@ -230,7 +315,7 @@ impl Inner {
     pub(crate) async fn run(
         self: &Arc<Self>,
         attempt: Attempt,
-        input: Arc<Value>,
+        input: RunInput,
         reservation: Reservation,
     ) -> InvocationOutcome {
         let token = attempt.cancellation.as_ref();
@@ -248,7 +333,10 @@ impl Inner {
             confirmed: attempt.confirmed,
             seen: None,
         };
-        let ready = match self.readiness(&attempt.capability_id, &input, &ask).await {
+        let ready = match self
+            .readiness(&attempt.capability_id, input.readiness_input(), &ask)
+            .await
+        {
             Ok(ready) => ready,
             Err(e) => return self.fail(&attempt, e),
         };
@@ -261,7 +349,13 @@ impl Inner {
                 );
             }
             let reason = reason.clone();
-            return self.issue_confirmation(attempt, input, &ready, reason, reservation);
+            return self.issue_confirmation(
+                attempt,
+                input.into_value(),
+                &ready,
+                reason,
+                reservation,
+            );
         }
 
         // Step 9: observers run synchronously and may change host state: check again. With
@@ -286,17 +380,15 @@ impl Inner {
             semantic_context: ready.context.clone(),
             extensions: attempt.extensions.clone(),
         };
-        // The policy has dropped its share by now, so this moves rather than copies.
-        let input = Arc::unwrap_or_clone(input);
-        let handler = ready.binding.handler.clone();
+        let binding = &ready.binding;
         let result = match token.filter(|_| self.abort_on_cancel) {
             // Opt-in: the caller's cancellation ends the invocation even if the handler
             // ignores it; its future is dropped, so its work stops at its next await.
-            Some(token) => match cancellable(token, || handler.call(input, context)).await {
+            Some(token) => match cancellable(token, || input.call(binding, context)).await {
                 Some(result) => result,
                 None => return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED)),
             },
-            None => match contain(|| handler.call(input, context)) {
+            None => match contain(|| input.call(binding, context)) {
                 Some(future) => contain_async(future).await,
                 None => None,
             },
@@ -371,10 +463,10 @@ impl Inner {
     pub(crate) async fn readiness(
         &self,
         capability_id: &str,
-        input: &Arc<Value>,
+        input: ReadinessInput<'_>,
         ask: &Ask<'_>,
     ) -> Result<Ready, RcipError> {
-        match self.readiness_start(capability_id, ReadinessInput::Shared(input), ask) {
+        match self.readiness_start(capability_id, input, ask) {
             Start::Done(result) => result,
             Start::Pending(pending) => self.readiness_finish(pending, ask.token).await,
         }
@@ -405,7 +497,10 @@ impl Inner {
                 .map_or(Cow::Borrowed(m::UNAVAILABLE), Cow::Owned);
             return Start::Done(Err(error(ErrorCode::CapabilityUnavailable, message)));
         }
-        if let Err(issues) = capability.input.check(input.value()) {
+        // Text input passed the schema's shape as it was parsed into the typed input.
+        if let Some(input) = input.value()
+            && let Err(issues) = capability.input.check(input)
+        {
             return Start::Done(Err(RcipError::with_issues(
                 ErrorCode::InputInvalid,
                 m::INPUT_SCHEMA,

@@ -64,6 +64,7 @@ mod policy;
 mod preflight;
 pub mod prelude;
 mod runtime;
+mod shape;
 mod signature;
 mod support;
 mod surfaces;

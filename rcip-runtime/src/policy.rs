@@ -49,6 +49,10 @@ impl PolicyContext {
     }
 
     /// The schema-valid input (shared: clone the `Arc` to keep it).
+    ///
+    /// Raw JSON text taken straight into a typed handler's input is only parsed into this
+    /// value when a policy first asks for it: a policy that never reads the input costs
+    /// nothing for it.
     #[must_use]
     pub fn input(&self) -> &Arc<Value> {
         self.input.get()
@@ -90,13 +94,16 @@ impl PolicyContext {
 }
 
 /// The input as a policy sees it: shared already (an invocation's, which goes on to the
-/// handler), or owned and put in an `Arc` only when first read (a preflight proposal's, which
-/// nothing needs after its policy: a policy that never reads the input costs no allocation).
+/// handler), owned and put in an `Arc` only when first read (a preflight proposal's, which
+/// nothing needs after its policy: a policy that never reads the input costs no allocation),
+/// or JSON text a typed handler already took, parsed into a `Value` only when first read.
 /// Either way [`PolicyContext::input`] gives the same value.
 pub(crate) struct PolicyInput {
     shared: OnceLock<Arc<Value>>,
     /// The owned input until `shared` is first read, which takes it.
     owned: Mutex<Option<Value>>,
+    /// The text, for an input that came as text (its `Value` is the text's own, shared).
+    text: Option<Arc<LazyText>>,
 }
 
 impl PolicyInput {
@@ -105,6 +112,7 @@ impl PolicyInput {
         PolicyInput {
             shared: OnceLock::from(input),
             owned: Mutex::new(None),
+            text: None,
         }
     }
 
@@ -113,25 +121,66 @@ impl PolicyInput {
         PolicyInput {
             shared: OnceLock::new(),
             owned: Mutex::new(Some(input)),
+            text: None,
+        }
+    }
+
+    /// An input that came as text.
+    pub(crate) fn text(text: Arc<LazyText>) -> Self {
+        PolicyInput {
+            shared: OnceLock::new(),
+            owned: Mutex::new(None),
+            text: Some(text),
         }
     }
 
     fn get(&self) -> &Arc<Value> {
-        // `owned` is `Some` until this first (and only) initialization takes it.
-        self.shared
-            .get_or_init(|| Arc::new(lock(&self.owned).take().unwrap_or_default()))
+        self.shared.get_or_init(|| match &self.text {
+            Some(text) => text.value().clone(),
+            // `owned` is `Some` until this first (and only) initialization takes it.
+            None => Arc::new(lock(&self.owned).take().unwrap_or_default()),
+        })
     }
 }
 
 impl Clone for PolicyInput {
     fn clone(&self) -> Self {
-        PolicyInput::shared(self.get().clone())
+        match (&self.text, self.shared.get()) {
+            // Still unread text stays unread.
+            (Some(text), None) => PolicyInput::text(text.clone()),
+            _ => PolicyInput::shared(self.get().clone()),
+        }
     }
 }
 
 impl std::fmt::Debug for PolicyInput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.get().fmt(f)
+    }
+}
+
+/// Raw JSON text that already passed the input schema (by the typed parse), and its
+/// `Value`, built on first use.
+#[derive(Debug)]
+pub(crate) struct LazyText {
+    text: String,
+    value: OnceLock<Arc<Value>>,
+}
+
+impl LazyText {
+    /// Text the typed parse accepted: JSON within the depth limit.
+    pub(crate) fn new(text: String) -> Self {
+        LazyText {
+            text,
+            value: OnceLock::new(),
+        }
+    }
+
+    /// The text as a `Value`: exactly what parsing it the `Value` way gives (it parsed
+    /// once already, so it always does; `null` would only stand for a text that does not).
+    pub(crate) fn value(&self) -> &Arc<Value> {
+        self.value
+            .get_or_init(|| Arc::new(serde_json::from_str(&self.text).unwrap_or(Value::Null)))
     }
 }
 

@@ -173,6 +173,9 @@ pub(crate) struct BoundHandler {
     pub(crate) generation: u64,
     pub(crate) handler: Arc<dyn Handler>,
     pub(crate) availability: Option<Arc<AvailabilityFn>>,
+    /// Whether raw JSON text goes straight into the handler's typed input: it has a typed
+    /// entry and the input schema a shape (decided once, at the bind).
+    pub(crate) fast: bool,
 }
 
 impl BoundHandler {
@@ -272,10 +275,13 @@ impl Inner {
             return None;
         }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
+        let fast = handler.typed_entry().is_some()
+            && self.catalog.capabilities[index].input.shape().is_some();
         *slot = Some(Arc::new(BoundHandler {
             generation,
             handler,
             availability,
+            fast,
         }));
         self.mark_changed(index);
         Some(generation)

@@ -6,6 +6,8 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use rcip_core::ValidationIssue;
 use serde_json::{Map, Value};
 
+use crate::shape::Shape;
+
 /// The most schema issues one check reports. Past it the list ends with one
 /// [`TRUNCATED_KEYWORD`] issue, so an invalid input's outcome stays small (a few KiB) however
 /// many of its parts are wrong: without a bound, a 2 MB array of wrong items gave a 73 MB
@@ -32,6 +34,8 @@ pub(crate) fn truncated_issue() -> ValidationIssue {
 /// One compiled draft 2020-12 validator, shared by every capability with the same schema.
 pub struct SchemaValidator {
     validator: jsonschema::Validator,
+    /// The schema's fast check, if it uses only the keywords [`Shape`] knows.
+    shape: Option<Shape>,
 }
 
 impl std::fmt::Debug for SchemaValidator {
@@ -41,6 +45,11 @@ impl std::fmt::Debug for SchemaValidator {
 }
 
 impl SchemaValidator {
+    /// The fast check of the schema, if it has one.
+    pub(crate) fn shape(&self) -> Option<&Shape> {
+        self.shape.as_ref()
+    }
+
     /// Compiles a schema (this also checks it against the 2020-12 meta-schema). Returns
     /// the validator's message on failure.
     ///
@@ -53,7 +62,12 @@ impl SchemaValidator {
         jsonschema::draft202012::options()
             .should_validate_formats(true)
             .build(schema)
-            .map(|validator| Arc::new(SchemaValidator { validator }))
+            .map(|validator| {
+                Arc::new(SchemaValidator {
+                    validator,
+                    shape: Shape::compile(schema),
+                })
+            })
             .map_err(|e| e.to_string())
     }
 
@@ -63,7 +77,13 @@ impl SchemaValidator {
     /// [`FULL_REPORT_WEIGHT`] reports the issues of its first error only, then the marker
     /// (with `maxValues` in its params): the cost stays bounded by the limits, not the input.
     pub fn check(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
-        if self.validator.is_valid(instance) {
+        // The shape only ever says "valid" sooner; on a refusal the validator decides.
+        if self
+            .shape
+            .as_ref()
+            .is_some_and(|shape| shape.accepts(instance))
+            || self.validator.is_valid(instance)
+        {
             return Ok(());
         }
         let mut issues = Vec::new();

@@ -16,7 +16,7 @@ pub(crate) const INPUT: &str =
     r#"{"title":"Weekly sync","count":7,"tags":["team","sync","weekly"]}"#;
 
 /// The handler's typed input.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct NoteInput {
     pub(crate) title: String,
@@ -60,6 +60,12 @@ pub(crate) fn input_schema() -> Value {
     })
 }
 
+/// The input schema derived from [`NoteInput`], as `#[capability]` derives it: no lengths or
+/// bounds beyond the types' (`count` is a `u32`).
+pub(crate) fn derived_input_schema() -> Value {
+    rcip_core::schema::strict_schema_for::<NoteInput>(rcip_core::SchemaRole::Input).unwrap()
+}
+
 /// The output schema.
 pub(crate) fn output_schema() -> Value {
     json!({
@@ -79,7 +85,12 @@ pub(crate) fn id(i: usize) -> String {
 /// each built once and shared (a [`Schema`] clone is a reference count), as an application
 /// that declares many capabilities over one schema does.
 pub(crate) fn definition(size: usize) -> ApplicationDefinition {
-    let input = Schema::from(input_schema());
+    definition_with(size, input_schema())
+}
+
+/// [`definition`] with the given input schema.
+pub(crate) fn definition_with(size: usize, input: impl Into<Schema>) -> ApplicationDefinition {
+    let input = input.into();
     let output = Schema::from(output_schema());
     let mut app = ApplicationDefinition::new("bench", "Bench", "Benchmark catalog.")
         .scope(ScopeDefinition::new("notes", "Notes", "Notes."));
@@ -115,6 +126,14 @@ pub(crate) fn allow_options() -> RuntimeOptions {
 /// A runtime over [`definition`]`(size)` with every capability bound and an allow policy.
 pub(crate) fn bound_runtime(size: usize) -> Runtime {
     let runtime = Runtime::new(definition(size), allow_options()).unwrap();
+    bind_all(&runtime, size);
+    runtime
+}
+
+/// [`bound_runtime`] over [`derived_input_schema`].
+pub(crate) fn derived_runtime(size: usize) -> Runtime {
+    let definition = definition_with(size, derived_input_schema());
+    let runtime = Runtime::new(definition, allow_options()).unwrap();
     bind_all(&runtime, size);
     runtime
 }
