@@ -1,30 +1,62 @@
 #!/usr/bin/env bash
-# Compile-time cost of rcip's macros (not part of CI; takes several minutes).
+# Compile-time cost of binding capabilities, measured as an application is built (not part
+# of CI; bounded: about RUNS x 5 crates x 30 s, plus one build of the dependencies).
 #
-# Generates two crates of 200 functions, each with its own three-field input struct
-# (serde + schemars derives in both): one with `#[capability]` on every function and a
-# `catalog!` listing them, one with the same functions and no rcip macro. Then, alternating
-# the two crates RUNS times, it measures
+# Generates five *binary* crates with the same 200 functions, each taking its own
+# three-field input struct (`Deserialize` + `JsonSchema` in every crate, so the difference
+# measured is the tool layer, not the derives):
+#   ops_rcip:   `#[capability]` on each function, one `catalog!`; `main` builds the
+#               catalog's runtime (`Ops::runtime`), which binds all 200;
+#   ops_plain:  `main` calls the 200 functions directly (no tool layer at all);
+#   ops_json:   a hand-written `dispatch(name, Value) -> Result<Value, _>`: match on the
+#               name, `serde_json` into the input type, call, back to a `Value` -- the least
+#               any JSON-driven tool layer compiles (the floor of the target);
+#   ops_rmcp:   rmcp (the workspace's version; features `server`, `macros`): the functions
+#               as `#[tool]` methods of one `#[tool_router]` impl, `#[tool_handler] impl
+#               ServerHandler`; `main` builds the router (the peer);
+#   ops_bare:   ops_json without the `JsonSchema` derive (reported for transparency: what
+#               the schema derive itself costs the floor).
+# Then, RUNS times, in an order that rotates each run, it measures per crate
 #   clean:       `cargo build` of the crate alone (dependencies already built),
 #   incremental: `cargo build` after editing one function body,
-#   check:       `cargo check` after editing one function body,
-# and prints the medians and the ratios macros / plain (target: at most 1.5 on all three).
+#   check:       `cargo check` after editing one function body (the check state warm),
+# and prints medians and the ratios rcip / JSON floor (target <= 1.2 each) and rcip / rmcp
+# (target < 1).
 #
-# Usage: scripts/compile-time.sh [RUNS]   (default 7; work area: target/compile-time)
+# Usage:
+#   scripts/compile-time.sh [RUNS]     (default 5) the alternating runs above
+#   scripts/compile-time.sh deps       unique dependency packages, cold builds (with all
+#                                      dependencies, a fresh target dir) and release binary
+#                                      sizes of ops_rcip, ops_rmcp, ops_json and the polls
+#                                      example (several minutes per cold build)
+# Work area: target/compile-time (its own target dir; crates.io is the only network use:
+# the generated crates start from the workspace's Cargo.lock, rmcp's macros crate may need a
+# download the first time).
 set -euo pipefail
-RUNS=${1:-7}
+MODE=${1:-5}
 N=200
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK="$ROOT/target/compile-time"
 export CARGO_TARGET_DIR="$WORK/target"
 mkdir -p "$WORK"
+KINDS="rcip plain json rmcp bare"
 
-generate() { # $1: crate name, $2: "macros" or "plain"
-    local dir="$WORK/$1"
-    mkdir -p "$dir/src"
-    cat > "$dir/Cargo.toml" <<TOML
+rmcp_version() { # the workspace's rmcp requirement
+    sed -n -E 's/^rmcp = \{ version = "([^"]+)".*/\1/p' "$ROOT/Cargo.toml"
+}
+
+manifest() { # $1: kind
+    local dependencies
+    case $1 in
+        rcip) dependencies="rcip-runtime = { path = \"$ROOT/rcip-runtime\" }" ;;
+        rmcp) dependencies="rmcp = { version = \"$(rmcp_version)\", default-features = false, features = [\"server\", \"macros\"] }" ;;
+        *) dependencies="serde_json = \"1\"" ;;
+    esac
+    local schemars='schemars = { version = "1.2", features = ["derive"] }'
+    [ "$1" = bare ] && schemars=""
+    cat <<TOML
 [package]
-name = "$1"
+name = "ops_$1"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -32,21 +64,21 @@ publish = false
 [workspace]
 
 [dependencies]
-rcip-runtime = { path = "$ROOT/rcip-runtime" }
+$dependencies
 serde = { version = "1", features = ["derive"] }
-schemars = { version = "1.2", features = ["derive"] }
+$schemars
 TOML
-    {
-        echo "#![allow(dead_code, unused_imports)]"
-        echo "use rcip_runtime::*;"
-        echo "use schemars::JsonSchema;"
-        echo "use serde::Deserialize;"
-        for i in $(seq 1 $N); do
-            cat <<RS
+}
 
-#[derive(Deserialize, JsonSchema)]
+input_struct() { # $1: kind, $2: index
+    if [ "$1" = bare ]; then
+        echo "#[derive(Deserialize)]"
+    else
+        echo "#[derive(Deserialize, JsonSchema)]"
+    fi
+    cat <<RS
 #[serde(deny_unknown_fields)]
-pub struct Input$i {
+pub struct Input$2 {
     /// A name.
     pub name: String,
     /// A count.
@@ -54,22 +86,41 @@ pub struct Input$i {
     /// A flag.
     pub flag: bool,
 }
-
-/// Operation $i.
-///
-/// Does operation number $i.
 RS
-            if [ "$2" = macros ]; then
-                echo "#[capability(effect = \"read\", scope = \"ops\")]"
-            fi
-            cat <<RS
-pub fn operation_$i(input: Input$i) -> String {
-    format!("{} {} {} {}", $i, input.name, input.count, input.flag)
 }
-RS
-        done
-        if [ "$2" = macros ]; then
-            echo
+
+body() { # $1: index (the edit below changes the literal of function 100)
+    echo "    format!(\"{} {} {} {}\", $1, input.name, input.count, input.flag)"
+}
+
+source() { # $1: kind
+    local kind=$1 i
+    echo "#![allow(dead_code, unused_imports)]"
+    echo "use serde::Deserialize;"
+    [ "$kind" = bare ] || echo "use schemars::JsonSchema;"
+    case $kind in
+        rcip) echo "use rcip_runtime::*;" ;;
+        rmcp)
+            echo "use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};"
+            echo "use rmcp::{ServerHandler, tool, tool_handler, tool_router};"
+            ;;
+    esac
+    for i in $(seq 1 $N); do
+        echo
+        input_struct "$kind" "$i"
+        [ "$kind" = rmcp ] && continue
+        echo
+        echo "/// Operation $i."
+        echo "///"
+        echo "/// Does operation number $i."
+        [ "$kind" = rcip ] && echo "#[capability(effect = \"read\", scope = \"ops\")]"
+        echo "pub fn operation_$i(input: Input$i) -> String {"
+        body "$i"
+        echo "}"
+    done
+    echo
+    case $kind in
+        rcip)
             echo "catalog! {"
             echo "    pub struct Ops {"
             echo "        id = \"ops\", name = \"Ops\", description = \"Operations.\","
@@ -79,12 +130,82 @@ RS
             echo "],"
             echo "    }"
             echo "}"
-        fi
-    } > "$dir/src/lib.rs"
+            echo
+            echo "fn main() {"
+            echo "    let runtime = Ops::runtime(RuntimeOptions::default(), ()).expect(\"the catalog binds\");"
+            echo "    println!(\"{:?}\", runtime.check_bound().is_ok());"
+            echo "}"
+            ;;
+        plain)
+            echo "fn main() {"
+            echo "    let count = std::env::args().count() as u32;"
+            for i in $(seq 1 $N); do
+                echo "    println!(\"{}\", operation_$i(Input$i { name: String::new(), count, flag: false }));"
+            done
+            echo "}"
+            ;;
+        json | bare)
+            echo "/// Runs the operation \`name\` on a JSON input."
+            echo "pub fn dispatch(name: &str, input: serde_json::Value) -> Result<serde_json::Value, serde_json::Error> {"
+            echo "    match name {"
+            for i in $(seq 1 $N); do
+                echo "        \"ops.operation$i\" => serde_json::to_value(operation_$i(serde_json::from_value(input)?)),"
+            done
+            echo "        _ => Err(serde::de::Error::custom(\"unknown operation\")),"
+            echo "    }"
+            echo "}"
+            echo
+            echo "fn main() {"
+            echo "    let name = std::env::args().nth(1).unwrap_or_default();"
+            echo "    let input = serde_json::json!({\"name\": \"a\", \"count\": 1, \"flag\": true});"
+            echo "    println!(\"{:?}\", dispatch(&name, input).map(|output| output.to_string()));"
+            echo "}"
+            ;;
+        rmcp)
+            echo "#[derive(Clone)]"
+            echo "pub struct Ops {"
+            echo "    tool_router: ToolRouter<Ops>,"
+            echo "}"
+            echo
+            echo "#[tool_router]"
+            echo "impl Ops {"
+            echo "    pub fn new() -> Self {"
+            echo "        Ops { tool_router: Self::tool_router() }"
+            echo "    }"
+            for i in $(seq 1 $N); do
+                echo
+                echo "    /// Operation $i."
+                echo "    ///"
+                echo "    /// Does operation number $i."
+                echo "    #[tool(name = \"ops.operation$i\")]"
+                echo "    fn operation_$i(&self, Parameters(input): Parameters<Input$i>) -> String {"
+                body "$i"
+                echo "    }"
+            done
+            echo "}"
+            echo
+            echo "#[tool_handler]"
+            echo "impl ServerHandler for Ops {}"
+            echo
+            echo "fn main() {"
+            echo "    let ops = Ops::new();"
+            echo "    println!(\"{}\", ops.tool_router.list_all().len());"
+            echo "}"
+            ;;
+    esac
 }
 
-edit() { # change the body of one function, so each edit is a real change
-    sed -i -E "s/format!\(\"\{\} \{\} \{\} \{\}\", 100(_[0-9]+)?,/format!(\"{} {} {} {}\", 100_$2,/" "$WORK/$1/src/lib.rs"
+generate() { # $1: kind
+    local dir="$WORK/ops_$1"
+    mkdir -p "$dir/src"
+    manifest "$1" > "$dir/Cargo.toml"
+    source "$1" > "$dir/src/main.rs"
+    # The workspace's versions (cargo drops what the crate does not use, adds what it lacks).
+    [ -f "$dir/Cargo.lock" ] || cp "$ROOT/Cargo.lock" "$dir/Cargo.lock"
+}
+
+edit() { # $1 kind, $2 a fresh suffix: change the body of function 100, a real change each time
+    sed -i -E "s/format!\(\"\{\} \{\} \{\} \{\}\", 100(_[0-9]+)?,/format!(\"{} {} {} {}\", 100_$2,/" "$WORK/ops_$1/src/main.rs"
 }
 
 seconds() { # run a command, print its wall time in seconds; a failing build stops the script
@@ -99,43 +220,99 @@ seconds() { # run a command, print its wall time in seconds; a failing build sto
     awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}'
 }
 
-measure() { # $1 crate, $2 run number -> "clean incremental check"
-    local dir="$WORK/$1"
-    cargo clean -p "$1" --manifest-path "$dir/Cargo.toml" >/dev/null 2>&1
-    local clean incremental check
-    clean=$(seconds cargo build --manifest-path "$dir/Cargo.toml")
+measure() { # $1 kind, $2 run number -> "clean incremental check"
+    local manifest="$WORK/ops_$1/Cargo.toml" clean incremental check
+    cargo clean -p "ops_$1" --manifest-path "$manifest" >/dev/null 2>&1
+    clean=$(seconds cargo build --manifest-path "$manifest")
     edit "$1" "${2}1"
-    incremental=$(seconds cargo build --manifest-path "$dir/Cargo.toml")
+    incremental=$(seconds cargo build --manifest-path "$manifest")
+    # Not timed: brings the check's own incremental state up to date, so the timed check
+    # below is incremental as the build was.
+    seconds cargo check --manifest-path "$manifest" >/dev/null
     edit "$1" "${2}2"
-    check=$(seconds cargo check --manifest-path "$dir/Cargo.toml")
+    check=$(seconds cargo check --manifest-path "$manifest")
     echo "$clean $incremental $check"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-generate ops_macros macros
-generate ops_plain plain
-echo "building dependencies once..."
-cargo build --manifest-path "$WORK/ops_macros/Cargo.toml" >/dev/null 2>&1
-cargo check --manifest-path "$WORK/ops_macros/Cargo.toml" >/dev/null 2>&1
-cargo build --manifest-path "$WORK/ops_plain/Cargo.toml" >/dev/null 2>&1
-cargo check --manifest-path "$WORK/ops_plain/Cargo.toml" >/dev/null 2>&1
+# Unique packages in the normal dependency tree of a manifest (the root excluded).
+dependency_count() { # $1 manifest, $2... extra cargo tree arguments
+    cargo tree --manifest-path "$1" "${@:2}" -e normal --prefix none 2>/dev/null \
+        | sed 's/ (\*)$//' | sort -u | tail -n +1 | wc -l | awk '{print $1 - 1}'
+}
 
-: > "$WORK/macros.txt"
-: > "$WORK/plain.txt"
+cold_build() { # $1 label, then the cargo arguments: a debug build from a fresh target dir
+    local label=$1 fresh="$WORK/cold"
+    shift
+    rm -rf "$fresh"
+    local time
+    time=$(CARGO_TARGET_DIR="$fresh" seconds cargo build "$@")
+    rm -rf "$fresh"
+    printf "%-26s %8.1f s\n" "$label" "$time"
+}
+
+for kind in $KINDS; do generate "$kind"; done
+
+if [ "$MODE" = deps ]; then
+    printf "%-26s %10s\n" "unique dependencies" "packages"
+    for kind in rcip rmcp json; do
+        printf "%-26s %10s\n" "ops_$kind" "$(dependency_count "$WORK/ops_$kind/Cargo.toml")"
+    done
+    printf "%-26s %10s\n" "polls example (normal)" \
+        "$(dependency_count "$ROOT/Cargo.toml" -p rcip-examples)"
+    echo
+    echo "release binary size"
+    for kind in rcip rmcp json; do
+        cargo build --release --manifest-path "$WORK/ops_$kind/Cargo.toml" >/dev/null 2>&1
+        printf "%-26s %10s bytes\n" "ops_$kind" "$(stat -c %s "$CARGO_TARGET_DIR/release/ops_$kind")"
+    done
+    (cd "$ROOT" && cargo build --release -p rcip-examples --example polls >/dev/null 2>&1)
+    printf "%-26s %10s bytes\n" "polls example" "$(stat -c %s "$CARGO_TARGET_DIR/release/examples/polls")"
+    echo
+    echo "cold build (debug, with every dependency, fresh target dir)"
+    for kind in rcip rmcp json; do
+        cold_build "ops_$kind" --manifest-path "$WORK/ops_$kind/Cargo.toml"
+    done
+    cold_build "polls example" --manifest-path "$ROOT/Cargo.toml" -p rcip-examples --example polls
+    exit 0
+fi
+
+RUNS=$MODE
+echo "building dependencies once..."
+for kind in $KINDS; do
+    seconds cargo build --manifest-path "$WORK/ops_$kind/Cargo.toml" >/dev/null
+    seconds cargo check --manifest-path "$WORK/ops_$kind/Cargo.toml" >/dev/null
+    : > "$WORK/$kind.txt"
+done
+
+set -- $KINDS
+count=$#
 for run in $(seq 1 "$RUNS"); do
-    if [ $((run % 2)) = 1 ]; then order="macros plain"; else order="plain macros"; fi
+    # Rotate: each crate takes each position in turn, so a slow spell of the machine does
+    # not always fall on the same one.
+    order=""
+    for position in $(seq 0 $((count - 1))); do
+        index=$(( (position + run - 1) % count + 1 ))
+        order="$order ${!index}"
+    done
     for kind in $order; do
-        line=$(measure "ops_$kind" "$run")
+        line=$(measure "$kind" "$run")
         echo "$line" >> "$WORK/$kind.txt"
         echo "run $run $kind: clean/incremental/check = $line s"
     done
 done
 
-printf "\n%-12s %10s %10s %8s\n" "measure" "macros s" "plain s" "ratio"
-for column in 1 2 3; do
-    name=$(echo "clean incremental check" | cut -d' ' -f$column)
-    m=$(cut -d' ' -f$column "$WORK/macros.txt" | median)
-    p=$(cut -d' ' -f$column "$WORK/plain.txt" | median)
-    printf "%-12s %10.2f %10.2f %8.2f\n" "$name" "$m" "$p" "$(awk -v m="$m" -v p="$p" 'BEGIN {print m / p}')"
+med() { cut -d' ' -f"$2" "$WORK/$1.txt" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+printf "\nmedians of %s runs (s)\n" "$RUNS"
+printf "%-12s %8s %8s %8s %8s %8s %10s %10s\n" measure rcip json rmcp plain "json-bare" "rcip/json" "rcip/rmcp"
+column=0
+for name in clean incremental check; do
+    column=$((column + 1))
+    r=$(med rcip $column); j=$(med json $column); m=$(med rmcp $column)
+    p=$(med plain $column); b=$(med bare $column)
+    printf "%-12s %8.2f %8.2f %8.2f %8.2f %8.2f %10s %10s\n" "$name" "$r" "$j" "$m" "$p" "$b" \
+        "$(ratio "$r" "$j")" "$(ratio "$r" "$m")"
 done
+echo "(targets: rcip/json <= 1.2 and rcip/rmcp < 1 on each; json-bare is the floor without the JsonSchema derive)"

@@ -483,12 +483,15 @@ pub(crate) fn declare(declaration: &Declaration<'_>, args: &CapabilityArgs) -> T
         Callee::Free(function) => quote!(#function(#(#arguments),*)),
         Callee::Method { self_ty, name } => quote!(<#self_ty>::#name(&*state, #(#arguments),*)),
     };
-    // At the return type: an output that is no capability output is reported there.
+    // At the return type: an output that is no capability output is reported there. A
+    // function's own future is boxed once; a plain function's result goes through
+    // `__private::ready`, generic only in the result, so its boxing is compiled once per
+    // output type, not once per capability.
     let run = respan(
         if shape.is_async {
             quote!(::std::boxed::Box::pin(async move { #into_output(#call.await) }))
         } else {
-            quote!(::std::boxed::Box::pin(::core::future::ready(#into_output(#call))))
+            quote!(#private::ready(#into_output(#call)))
         },
         returns_span,
     );
@@ -546,9 +549,7 @@ pub(crate) fn declare(declaration: &Declaration<'_>, args: &CapabilityArgs) -> T
                     let (#(#arguments,)*) = match #split {
                         ::core::result::Result::Ok(arguments) => arguments,
                         ::core::result::Result::Err(error) => {
-                            return ::std::boxed::Box::pin(::core::future::ready(
-                                ::core::result::Result::Err(error),
-                            ));
+                            return #private::ready(::core::result::Result::Err(error));
                         }
                     };
                     #run

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::binding::{Binding, HandlerError, InvocationContext};
+use crate::binding::{Binding, Handler, HandlerError, InvocationContext};
 use crate::support::BoxFuture;
 
 /// A capability's declaration from Rust types: its id, effect, scopes, texts, usage, and
@@ -132,8 +132,8 @@ pub trait Capability: CapabilitySpec {
     /// Runs the function once: `state` is this call's own copy.
     ///
     /// A plain associated function rather than a closure the macro builds: each annotated
-    /// function then compiles to one small item, and the closure that adapts it to a
-    /// [`Binding`] is only compiled for capabilities a program actually binds.
+    /// function then compiles to one small item, and [`binding`](Self::binding) adapts it to
+    /// a [`Binding`] through a pointer to it, with no closure per capability.
     fn call(
         state: Self::State,
         input: Self::Input,
@@ -142,8 +142,53 @@ pub trait Capability: CapabilitySpec {
 
     /// The binding of this capability over `state`.
     fn binding(state: Self::State) -> Binding {
-        Binding::typed(move |input: Self::Input, context: InvocationContext| {
-            Self::call(state.clone(), input, context)
+        Binding::new(CapabilityHandler {
+            state,
+            call: Self::call,
         })
     }
+}
+
+/// The handler of a bound [`Capability`]: what [`Binding::typed`] does for a closure, with a
+/// pointer to the capability's `call` in place of the closure. Compile time is a feature:
+/// this is generic in the state, input and output types, not in the capability, so there is
+/// no closure type per capability; its `Handler::call` is the input's `Value` deserializer
+/// and one call, and the output's serialization after the await is [`output_value`], generic
+/// only in the output type (`Binding::typed` compiles a closure, an adapter and an async
+/// block for every capability).
+///
+/// Same behaviour as `Binding::typed`: an input serde refuses after the schema accepted it is
+/// `HandlerError::failed` (schema and type disagree: a host defect), the function runs when
+/// the handler is called, an output that does not serialize is `HandlerError::invalid_output`.
+struct CapabilityHandler<S, I, O> {
+    state: S,
+    call: fn(S, I, InvocationContext) -> BoxFuture<Result<O, HandlerError>>,
+}
+
+impl<S, I, O> Handler for CapabilityHandler<S, I, O>
+where
+    S: Clone + Send + Sync + 'static,
+    I: DeserializeOwned + 'static,
+    O: Serialize + Send + 'static,
+{
+    fn call(
+        &self,
+        input: serde_json::Value,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
+        match I::deserialize(input) {
+            Ok(input) => output_value((self.call)(self.state.clone(), input, context)),
+            Err(error) => Box::pin(std::future::ready(Err(HandlerError::failed(error)))),
+        }
+    }
+}
+
+/// A capability's output future turned into the `Value` future of a handler.
+fn output_value<O: Serialize + Send + 'static>(
+    output: BoxFuture<Result<O, HandlerError>>,
+) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
+    Box::pin(async move {
+        let output = output.await?;
+        serde_json::to_value(output).map_err(HandlerError::invalid_output)
+    })
 }

@@ -11,6 +11,13 @@ use crate::signature::{FromInvocation, NoInput};
 pub use crate::support::BoxFuture;
 use crate::support::fnv1a;
 
+/// A finished result as a boxed future: what a plain (not `async`) capability function's
+/// `call` returns. Generic only in the result, so a catalog compiles the boxing once per
+/// output type rather than once per capability.
+pub fn ready<T: Send + 'static>(result: T) -> BoxFuture<T> {
+    Box::pin(std::future::ready(result))
+}
+
 /// The probe of `#[capability]` and `catalog!`: a question about a concrete type `T`, asked
 /// through an associated constant. The answer `true` is an inherent constant whose impl has
 /// the bound in question; the answer `false` is the same-named constant of a fallback trait
