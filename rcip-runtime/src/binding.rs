@@ -281,6 +281,26 @@ pub trait Handler: Send + Sync + 'static {
 /// [`TypedEntry::parse_text`]), for that same handler's [`TypedEntry::call_prepared`].
 pub struct Prepared(Box<dyn Any + Send>);
 
+impl Prepared {
+    /// `text` parsed into `T` through `shape` (see [`TypedEntry::parse_text`]).
+    pub(crate) fn parse<T: DeserializeOwned + Send + 'static>(
+        text: &str,
+        shape: &Shape,
+    ) -> Option<Prepared> {
+        let input: T = crate::shape::parse_text(text, shape)?;
+        Some(Prepared(Box::new(input)))
+    }
+
+    /// The input back as `T`, or the handler error for an input another handler prepared
+    /// (the runtime only hands a handler what it prepared itself, so this is a defect).
+    pub(crate) fn into_input<T: 'static>(self) -> Result<T, HandlerError> {
+        self.0
+            .downcast::<T>()
+            .map(|input| *input)
+            .map_err(|_| HandlerError::failed("input prepared by another handler"))
+    }
+}
+
 impl std::fmt::Debug for Prepared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Prepared(..)")
@@ -372,8 +392,7 @@ where
     O: Serialize + 'static,
 {
     fn parse_text(&self, text: &str, shape: &Shape) -> Option<Prepared> {
-        let input: I = crate::shape::parse_text(text, shape)?;
-        Some(Prepared(Box::new(input)))
+        Prepared::parse::<I>(text, shape)
     }
 
     fn call_prepared(
@@ -381,12 +400,9 @@ where
         input: Prepared,
         context: InvocationContext,
     ) -> BoxFuture<Result<Value, HandlerError>> {
-        match input.0.downcast::<I>() {
-            Ok(input) => self.run(*input, context),
-            // The runtime only hands a handler what it prepared itself.
-            Err(_) => Box::pin(std::future::ready(Err(HandlerError::failed(
-                "input prepared by another handler",
-            )))),
+        match input.into_input::<I>() {
+            Ok(input) => self.run(input, context),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
 }

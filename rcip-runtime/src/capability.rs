@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::binding::{Binding, Handler, HandlerError, InvocationContext};
+use crate::binding::{Binding, Handler, HandlerError, InvocationContext, Prepared, TypedEntry};
+use crate::shape::Shape;
 use crate::support::BoxFuture;
 
 /// A capability's declaration from Rust types: its id, effect, scopes, texts, usage, and
@@ -168,7 +169,7 @@ struct CapabilityHandler<S, I, O> {
 impl<S, I, O> Handler for CapabilityHandler<S, I, O>
 where
     S: Clone + Send + Sync + 'static,
-    I: DeserializeOwned + 'static,
+    I: DeserializeOwned + Send + 'static,
     O: Serialize + Send + 'static,
 {
     fn call(
@@ -179,6 +180,34 @@ where
         match I::deserialize(input) {
             Ok(input) => output_value((self.call)(self.state.clone(), input, context)),
             Err(error) => Box::pin(std::future::ready(Err(HandlerError::failed(error)))),
+        }
+    }
+
+    fn typed_entry(&self) -> Option<&dyn TypedEntry> {
+        Some(self)
+    }
+}
+
+/// The typed fast path for macro capabilities: raw JSON text goes straight into the input
+/// type, checked against the input schema's shape on the way (as for `Binding::typed`).
+impl<S, I, O> TypedEntry for CapabilityHandler<S, I, O>
+where
+    S: Clone + Send + Sync + 'static,
+    I: DeserializeOwned + Send + 'static,
+    O: Serialize + Send + 'static,
+{
+    fn parse_text(&self, text: &str, shape: &Shape) -> Option<Prepared> {
+        Prepared::parse::<I>(text, shape)
+    }
+
+    fn call_prepared(
+        &self,
+        input: Prepared,
+        context: InvocationContext,
+    ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
+        match input.into_input::<I>() {
+            Ok(input) => output_value((self.call)(self.state.clone(), input, context)),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
 }
