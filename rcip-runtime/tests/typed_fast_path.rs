@@ -170,6 +170,10 @@ struct Probe {
 
 static DESERIALIZERS: Mutex<Vec<bool>> = Mutex::new(Vec::new());
 
+/// Held by each test that reads [`DESERIALIZERS`], so tests running in parallel do not mix
+/// their records.
+static PROBING: Mutex<()> = Mutex::new(());
+
 impl<'de> Deserialize<'de> for Probe {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -185,6 +189,7 @@ impl<'de> Deserialize<'de> for Probe {
 
 #[test]
 fn text_goes_straight_into_the_type_when_the_schema_has_a_shape() {
+    let _probing = PROBING.lock().unwrap_or_else(|e| e.into_inner());
     let rt = tokio();
     let (fast, general) = pair::<Probe>();
     let taken = |side: &Side, input: Input| {
@@ -198,4 +203,44 @@ fn text_goes_straight_into_the_type_when_the_schema_has_a_shape() {
     assert_eq!(taken(&fast, text()), [false], "typed, no Value");
     assert_eq!(taken(&general, text()), [true], "no shape: the Value path");
     assert_eq!(taken(&fast, Input::Value(json!({"title": "a"}))), [true]);
+}
+
+/// Echoes the title.
+///
+/// Reads the probe's title back.
+#[capability(effect = "read", scope = "probes")]
+fn probe_title(input: Probe) -> String {
+    input.title
+}
+
+rcip_runtime::catalog! {
+    /// A one-capability application over [`Probe`].
+    struct Probes {
+        id = "probes",
+        name = "Probes",
+        description = "Probes.",
+        scopes = [("probes", "Probes", "Probes.")],
+        capabilities = [probe_title],
+    }
+}
+
+#[test]
+fn a_macro_capability_takes_the_typed_path_too() {
+    let _probing = PROBING.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = tokio();
+    let options = RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow));
+    let runtime = Probes::runtime(options, ()).unwrap();
+    let client = runtime.client();
+    let invoke = |input: Input| {
+        DESERIALIZERS.lock().unwrap().clear();
+        let outcome = rt.block_on(client.invoke(InvocationRequest::new(probe_title::ID, input)));
+        assert_eq!(outcome.output(), Some(&json!("a")), "{outcome:?}");
+        DESERIALIZERS.lock().unwrap().clone()
+    };
+    assert_eq!(
+        invoke(Input::text(r#"{"title":"a"}"#)),
+        [false],
+        "typed, no Value"
+    );
+    assert_eq!(invoke(Input::Value(json!({"title": "a"}))), [true]);
 }
