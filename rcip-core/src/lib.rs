@@ -32,7 +32,7 @@ pub mod schema;
 mod snapshot;
 mod validate;
 
-pub use capability_list::{CapabilityIter, CapabilityList};
+pub use capability_list::{CapabilityIter, CapabilityList, CapabilityListBuilder};
 pub use capability_set::CapabilitySet;
 pub use definition::{
     ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, RCIP_PROTOCOL_VERSION,
