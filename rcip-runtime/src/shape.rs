@@ -40,18 +40,6 @@ const STRING: u8 = 64;
 /// No `type` keyword: any type.
 const ANY: u8 = 0x7f;
 
-/// Keywords that constrain nothing.
-const ANNOTATIONS: [&str; 8] = [
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
-
 /// What an object allows besides its `properties`.
 #[derive(Debug)]
 enum Additional {
@@ -160,7 +148,7 @@ impl Shape {
                     shape.strings = Some(names);
                 }
                 "const" => shape.strings = Some(vec![Box::from(value.as_str()?)]),
-                other if ANNOTATIONS.contains(&other) => {}
+                other if rcip_core::schema::ANNOTATIONS.contains(&other) => {}
                 _ => return None,
             }
         }

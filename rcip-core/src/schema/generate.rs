@@ -261,8 +261,8 @@ const VALUE_POSITIONS: [&str; 5] = [
     "items",
     "prefixItems",
 ];
-/// Keywords that constrain nothing.
-const ANNOTATIONS: [&str; 8] = [
+/// Keywords that constrain nothing: a schema's annotations, which no validator checks.
+pub const ANNOTATIONS: [&str; 8] = [
     "title",
     "description",
     "default",

@@ -21,7 +21,7 @@ mod shared;
 mod strict;
 mod violation;
 
-pub use generate::{SchemaGenerationError, strict_schema_for};
+pub use generate::{ANNOTATIONS, SchemaGenerationError, strict_schema_for};
 pub use shared::Schema;
 pub use strict::describe as json_type;
 pub use strict::{MAX_SCHEMA_DEPTH, SUPPORTED_FORMATS, check_strict};
