@@ -9,8 +9,10 @@
 //!   input, call the handler, serialize its output into a value;
 //! - `invoke/floor/text`: the typed floor: parse the text straight into the typed input, call
 //!   the handler, serialize its output into a value;
-//! - `preflight/16_at_catalog_10`: one preflight batch of 16 proposals (value inputs, the
-//!   ids cycling through a catalog of 10);
+//! - `preflight/16_at_catalog_10`: one preflight batch of 16 proposals (value inputs, each
+//!   its own copy, the ids cycling through a catalog of 10);
+//! - `preflight/16_at_catalog_10_shared`: the same batch with one input shared by every
+//!   proposal (`Input::Shared`): the figure the acceptance ratio uses;
 //! - `refresh_snapshot/one_changed_{10,1000}`: one capability's binding changes (bound and
 //!   unbound in turn, each publishing a revision), then `get_snapshot`;
 //! - `refresh_snapshot/unchanged_{10,1000}`: `host.refresh()` (a revision with nothing
@@ -54,11 +56,27 @@ async fn text_floor() -> Value {
     serde_json::to_value(handler(input).await.unwrap()).unwrap()
 }
 
-/// A batch of 16 proposals over a catalog of 10.
+/// A batch of 16 proposals over a catalog of 10, each with its own copy of the input.
 fn batch16(input: &Value) -> PreflightBatch {
     PreflightBatch::new(
         (0..16)
             .map(|i| PreflightProposal::new(id(i % 10), Input::Value(input.clone())))
+            .collect(),
+    )
+}
+
+/// The ids of [`batch16`]'s proposals.
+fn batch16_ids() -> Vec<String> {
+    (0..16).map(|i| id(i % 10)).collect()
+}
+
+/// [`batch16`] over one input the caller shares with every proposal ([`Input::Shared`]), as
+/// a client checking a plan it is about to run holds its inputs: the batch costs the ids'
+/// copies and reference counts, so the ratio is the runtime's own work per proposal.
+fn batch16_shared(ids: &[String], input: &Arc<Value>) -> PreflightBatch {
+    PreflightBatch::new(
+        ids.iter()
+            .map(|id| PreflightProposal::new(id.clone(), Input::Shared(input.clone())))
             .collect(),
     )
 }
@@ -190,6 +208,14 @@ fn preflight_arm(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
             async move { black_box(report.await.unwrap()) }
         });
     });
+    let ids = batch16_ids();
+    let shared = Arc::new(value);
+    c.bench_function("preflight/16_at_catalog_10_shared", |b| {
+        b.to_async(rt).iter(|| {
+            let report = client.preflight(batch16_shared(&ids, &shared));
+            async move { black_box(report.await.unwrap()) }
+        });
+    });
 }
 
 fn snapshot_arms(c: &mut Criterion) {
@@ -298,14 +324,22 @@ fn interleaved_ratios() {
         })
     };
     let shared = value.clone();
+    let preflight_client = client.clone();
     let preflight = move || -> Arm {
         let report = client.preflight(batch16(&shared));
         Box::pin(async move {
             black_box(report.await.unwrap());
         })
     };
+    let ids = batch16_ids();
+    let shared_preflight = move || -> Arm {
+        let report = preflight_client.preflight(batch16_shared(&ids, &value));
+        Box::pin(async move {
+            black_box(report.await.unwrap());
+        })
+    };
     const INVOKE_ITERATIONS: u32 = 1_000;
-    let arms: [&dyn Fn() -> Arm; 7] = [
+    let arms: [&dyn Fn() -> Arm; 8] = [
         &invoke_value,
         &floor_value,
         &invoke_text,
@@ -313,23 +347,25 @@ fn interleaved_ratios() {
         &preflight,
         &derived_value,
         &derived_text,
+        &shared_preflight,
     ];
     let ratios = support::interleaved(
         &rt,
         ROUNDS,
         INVOKE_ITERATIONS,
         &arms,
-        &[(0, 1), (2, 3), (4, 0), (5, 1), (6, 3)],
+        &[(0, 1), (2, 3), (7, 0), (4, 0), (5, 1), (6, 3)],
     );
     println!(
         "interleaved medians over {ROUNDS} rounds of {INVOKE_ITERATIONS}: \
          invoke catalog_10 / floor (value input) = {:.2} (target <= 2.0), \
          invoke catalog_10 / typed floor (text input) = {:.2} (target <= 2.0), \
-         preflight of 16 / one invoke (value input) = {:.2} (target <= 4); \
+         preflight of 16 / one invoke (value input; the proposals share their input) = {:.2} \
+         (target <= 4), the same with a copy of the input per proposal = {:.2}; \
          over the input schema derived from the type: \
          invoke / floor (value input) = {:.2} (target <= 2.0), \
          invoke / typed floor (text input) = {:.2} (target <= 2.0)",
-        ratios[0], ratios[1], ratios[2], ratios[3], ratios[4]
+        ratios[0], ratios[1], ratios[2], ratios[3], ratios[4], ratios[5]
     );
 
     // The synchronous snapshot arms, wrapped as arms of the same helper.

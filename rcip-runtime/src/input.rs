@@ -1,6 +1,8 @@
 //! Input as it arrives from a client: a JSON value or raw JSON text, with hostile-input
 //! limits applied before anything else looks at it.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 /// The deepest nesting of arrays and objects an input may have (`[[1]]` nests 2 deep).
@@ -14,13 +16,18 @@ pub const MAX_INPUT_DEPTH: usize = 64;
 /// [`RuntimeOptions::max_input_bytes`](crate::RuntimeOptions::max_input_bytes)).
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
 
-/// A capability input: already a JSON value, or raw JSON text to be parsed.
+/// A capability input: already a JSON value, raw JSON text to be parsed, or a value shared
+/// with the caller.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use rcip_runtime::Input;
 /// let a: Input = serde_json::json!({"title": "Lunch?"}).into();
 /// let b = Input::text(r#"{"title": "Lunch?"}"#);
-/// # let _ = (a, b);
+/// // Preflight a plan's inputs, then invoke them, without copying them for the checks.
+/// let shared = Arc::new(serde_json::json!({"title": "Lunch?"}));
+/// let c = Input::Shared(shared.clone());
+/// # let _ = (a, b, c);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -32,6 +39,11 @@ pub enum Input {
     /// No input at all: a request read from JSON without an `input` member (the
     /// reference's `undefined`). Always `INPUT_INVALID`, before anything else is looked at.
     Missing,
+    /// A value the caller keeps a share of: checked and shown to the policy as it is, never
+    /// copied for that (a preflight proposal costs a reference count, not a copy of its
+    /// input); a handler that takes the value gets its own copy only if the caller still
+    /// holds the value by then. Behaves exactly as [`Input::Value`] otherwise.
+    Shared(Arc<Value>),
 }
 
 impl Input {
@@ -42,9 +54,25 @@ impl Input {
     }
 
     /// Parses and measures the input. `None` means "not an acceptable JSON value".
-    pub(crate) fn into_value(self, max_bytes: usize) -> Option<Value> {
+    #[cfg(test)]
+    fn into_value(self, max_bytes: usize) -> Option<Value> {
+        self.into_owned(max_bytes)
+    }
+
+    /// Parses and measures the input, keeping a shared value shared. `None` means "not an
+    /// acceptable JSON value".
+    pub(crate) fn into_detached(self, max_bytes: usize) -> Option<Detached> {
+        match self {
+            Input::Shared(value) => within_depth(&value).then_some(Detached::Shared(value)),
+            input => input.into_owned(max_bytes).map(Detached::Owned),
+        }
+    }
+
+    /// The input as the runtime's own value.
+    fn into_owned(self, max_bytes: usize) -> Option<Value> {
         match self {
             Input::Value(value) => within_depth(&value).then_some(value),
+            Input::Shared(value) => within_depth(&value).then(|| Arc::unwrap_or_clone(value)),
             Input::Text(text) => {
                 if text.len() > max_bytes {
                     return None;
@@ -54,6 +82,28 @@ impl Input {
             }
             Input::Missing => None,
         }
+    }
+}
+
+/// An acceptable input: the runtime's own value, or one it shares with the caller.
+pub(crate) enum Detached {
+    Owned(Value),
+    Shared(Arc<Value>),
+}
+
+impl Detached {
+    /// The value behind one `Arc`, allocated only for an owned one.
+    pub(crate) fn into_shared(self) -> Arc<Value> {
+        match self {
+            Detached::Owned(value) => Arc::new(value),
+            Detached::Shared(value) => value,
+        }
+    }
+}
+
+impl From<Arc<Value>> for Input {
+    fn from(value: Arc<Value>) -> Self {
+        Input::Shared(value)
     }
 }
 

@@ -306,8 +306,8 @@ impl Inner {
                 prepared,
             });
         }
-        let value = input.into_value(self.max_input_bytes)?;
-        Some(RunInput::Value(Arc::new(value)))
+        let value = input.into_detached(self.max_input_bytes)?;
+        Some(RunInput::Value(value.into_shared()))
     }
 
     /// Steps 5–14, shared by first attempts and confirmed re-runs. The reservation is held
@@ -384,10 +384,15 @@ impl Inner {
         let result = match token.filter(|_| self.abort_on_cancel) {
             // Opt-in: the caller's cancellation ends the invocation even if the handler
             // ignores it; its future is dropped, so its work stops at its next await.
-            Some(token) => match cancellable(token, || input.call(binding, context)).await {
-                Some(result) => result,
-                None => return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED)),
-            },
+            // Boxed for the same reason: an opt-in path.
+            Some(token) => {
+                match Box::pin(cancellable(token, || input.call(binding, context))).await {
+                    Some(result) => result,
+                    None => {
+                        return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED));
+                    }
+                }
+            }
             None => match contain(|| input.call(binding, context)) {
                 Some(future) => contain_async(future).await,
                 None => None,
@@ -468,7 +473,9 @@ impl Inner {
     ) -> Result<Ready, RcipError> {
         match self.readiness_start(capability_id, input, ask) {
             Start::Done(result) => result,
-            Start::Pending(pending) => self.readiness_finish(pending, ask.token).await,
+            // Boxed: only an asynchronous policy's answer is awaited here, and inline its
+            // wait would add its state to every invocation's future.
+            Start::Pending(pending) => Box::pin(self.readiness_finish(pending, ask.token)).await,
         }
     }
 

@@ -98,7 +98,15 @@ impl PolicyContext {
 /// nothing needs after its policy: a policy that never reads the input costs no allocation),
 /// or JSON text a typed handler already took, parsed into a `Value` only when first read.
 /// Either way [`PolicyContext::input`] gives the same value.
-pub(crate) struct PolicyInput {
+pub(crate) enum PolicyInput {
+    /// Shared already: nothing to build on a read.
+    Shared(Arc<Value>),
+    /// Built on the first read.
+    Lazy(LazyInput),
+}
+
+/// An input whose shared value is built on its first read.
+pub(crate) struct LazyInput {
     shared: OnceLock<Arc<Value>>,
     /// The owned input until `shared` is first read, which takes it.
     owned: Mutex<Option<Value>>,
@@ -109,45 +117,48 @@ pub(crate) struct PolicyInput {
 impl PolicyInput {
     /// An input the caller keeps a share of.
     pub(crate) fn shared(input: Arc<Value>) -> Self {
-        PolicyInput {
-            shared: OnceLock::from(input),
-            owned: Mutex::new(None),
-            text: None,
-        }
+        PolicyInput::Shared(input)
     }
 
     /// An input only the policy needs.
     pub(crate) fn owned(input: Value) -> Self {
-        PolicyInput {
+        PolicyInput::Lazy(LazyInput {
             shared: OnceLock::new(),
             owned: Mutex::new(Some(input)),
             text: None,
-        }
+        })
     }
 
     /// An input that came as text.
     pub(crate) fn text(text: Arc<LazyText>) -> Self {
-        PolicyInput {
+        PolicyInput::Lazy(LazyInput {
             shared: OnceLock::new(),
             owned: Mutex::new(None),
             text: Some(text),
-        }
+        })
     }
 
     fn get(&self) -> &Arc<Value> {
-        self.shared.get_or_init(|| match &self.text {
-            Some(text) => text.value().clone(),
-            // `owned` is `Some` until this first (and only) initialization takes it.
-            None => Arc::new(lock(&self.owned).take().unwrap_or_default()),
-        })
+        match self {
+            PolicyInput::Shared(input) => input,
+            PolicyInput::Lazy(lazy) => lazy.shared.get_or_init(|| match &lazy.text {
+                Some(text) => text.value().clone(),
+                // `owned` is `Some` until this first (and only) initialization takes it.
+                None => Arc::new(lock(&lazy.owned).take().unwrap_or_default()),
+            }),
+        }
     }
 }
 
 impl Clone for PolicyInput {
     fn clone(&self) -> Self {
-        match (&self.text, self.shared.get()) {
+        match self {
             // Still unread text stays unread.
-            (Some(text), None) => PolicyInput::text(text.clone()),
+            PolicyInput::Lazy(LazyInput {
+                shared,
+                text: Some(text),
+                ..
+            }) if shared.get().is_none() => PolicyInput::text(text.clone()),
             _ => PolicyInput::shared(self.get().clone()),
         }
     }

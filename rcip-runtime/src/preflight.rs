@@ -17,6 +17,7 @@ use rcip_core::{
 };
 
 use crate::client::PreflightBatch;
+use crate::input::Detached;
 use crate::invoke::{Ask, ReadinessInput, Ready, SeenContext, Start, clip, messages as m};
 use crate::policy::{PolicyDecision, PolicyPhase};
 use crate::runtime::Inner;
@@ -55,14 +56,23 @@ impl Inner {
         let mut waiting = Vec::new();
         for proposal in batch.requests {
             let capability_id = clip(proposal.capability_id, MAX_IDENTIFIER_LENGTH);
-            let Some(input) = proposal.input.into_value(self.max_input_bytes) else {
+            let Some(input) = proposal.input.into_detached(self.max_input_bytes) else {
                 outcomes.push(PreflightOutcome::Blocked {
                     capability_id,
                     error: RcipError::new(ErrorCode::InputInvalid, m::PROPOSAL_NOT_JSON),
                 });
                 continue;
             };
-            match self.readiness_start(&capability_id, ReadinessInput::Owned(input), &ask) {
+            // A shared input stays shared: the policy gets a reference count, no copy.
+            let shared;
+            let input = match input {
+                Detached::Owned(value) => ReadinessInput::Owned(value),
+                Detached::Shared(value) => {
+                    shared = value;
+                    ReadinessInput::Shared(&shared)
+                }
+            };
+            match self.readiness_start(&capability_id, input, &ask) {
                 Start::Done(result) => outcomes.push(self.proposal_outcome(capability_id, result)),
                 Start::Pending(pending) => {
                     waiting.push((outcomes.len(), capability_id, pending));

@@ -218,17 +218,40 @@ impl Shape {
 
     fn members(&self, members: &Map<String, Value>) -> bool {
         let mut seen = 0_u64;
+        // Members come sorted by name (a `BTreeMap`), as the properties are: one walk over
+        // both finds each member's property, with a binary search only for a member that
+        // comes out of order (a map that keeps insertion order).
+        let mut cursor = 0;
         for (name, value) in members {
-            match self.member(name) {
-                Err(()) => return false,
-                Ok((at, shape)) => {
-                    if let Some(at) = at {
-                        seen |= 1 << at;
+            let name = name.as_str();
+            let mut at = None;
+            while let Some((property, _)) = self.properties.get(cursor) {
+                match (**property).cmp(name) {
+                    std::cmp::Ordering::Less => cursor += 1,
+                    std::cmp::Ordering::Equal => {
+                        at = Some(cursor);
+                        cursor += 1;
+                        break;
                     }
-                    if shape.is_some_and(|shape| !shape.accepts(value)) {
-                        return false;
-                    }
+                    std::cmp::Ordering::Greater => break,
                 }
+            }
+            if at.is_none() && cursor > 0 && *self.properties[cursor - 1].0 >= *name {
+                at = self.position(name);
+            }
+            let shape = match at {
+                Some(at) => {
+                    seen |= 1 << at;
+                    Some(&self.properties[at].1)
+                }
+                None => match &self.additional {
+                    Additional::Any => None,
+                    Additional::Forbidden => return false,
+                    Additional::Shape(shape) => Some(&**shape),
+                },
+            };
+            if shape.is_some_and(|shape| !shape.accepts(value)) {
+                return false;
             }
         }
         seen & self.required == self.required
@@ -240,8 +263,12 @@ impl Shape {
     }
 
     fn string(&self, text: &str) -> bool {
-        if self.min_length.is_some() || self.max_length.is_some() {
-            // JSON Schema counts code points.
+        // JSON Schema counts code points: at most one per byte, at least one per four, so
+        // the byte length alone often settles both bounds without counting.
+        let bytes = text.len() as u64;
+        let settled = self.max_length.is_none_or(|max| bytes <= max)
+            && self.min_length.is_none_or(|min| bytes.div_ceil(4) >= min);
+        if !settled {
             let length = text.chars().count() as u64;
             if self.min_length.is_some_and(|min| length < min)
                 || self.max_length.is_some_and(|max| length > max)

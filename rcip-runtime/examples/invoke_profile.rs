@@ -1,0 +1,84 @@
+//! One round-two arm in a loop, for instruction counts: run it under
+//! `valgrind --tool=callgrind` (or `perf stat`), one arm per process, and divide by the count.
+//!
+//! Run: `cargo run --release -p rcip-runtime --example invoke_profile -- ARM [COUNT]`, where
+//! ARM is one of `invoke-value`, `invoke-text`, `floor-value`, `floor-text`, `preflight`,
+//! `preflight-shared` (the batch's inputs shared, its ids
+//! copied), `derived-value`, `derived-text`, `none` (the set-up alone, to subtract). The arms are the
+//! bench's (`benches/round_two.rs`), on the same workload.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+#[path = "../benches/support/workload.rs"]
+mod workload;
+
+use std::hint::black_box;
+
+use rcip_runtime::*;
+use serde::Deserialize;
+use workload::*;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let arm = args.next().unwrap_or_else(|| "invoke-value".to_owned());
+    let count: u32 = args.next().map_or(100_000, |n| n.parse().unwrap());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let value = input_value();
+    let runtime = match arm.as_str() {
+        "derived-value" | "derived-text" => derived_runtime(10),
+        _ => bound_runtime(10),
+    };
+    let client = runtime.client();
+    let id = id(5);
+    let ids: Vec<String> = (0..16).map(|i| workload::id(i % 10)).collect();
+    let shared = std::sync::Arc::new(value.clone());
+    if arm == "size" {
+        let future = client.invoke(InvocationRequest::new(
+            id.as_str(),
+            Input::Value(value.clone()),
+        ));
+        println!("invoke future: {} bytes", std::mem::size_of_val(&*future));
+        return;
+    }
+    rt.block_on(async {
+        for _ in 0..count {
+            match arm.as_str() {
+                "invoke-value" | "derived-value" => {
+                    let request = InvocationRequest::new(id.as_str(), Input::Value(value.clone()));
+                    black_box(client.invoke(request).await);
+                }
+                "invoke-text" | "derived-text" => {
+                    let request = InvocationRequest::new(id.as_str(), Input::text(INPUT));
+                    black_box(client.invoke(request).await);
+                }
+                "floor-value" => {
+                    let input = NoteInput::deserialize(black_box(&value).clone()).unwrap();
+                    black_box(serde_json::to_value(handler(input).await.unwrap()).unwrap());
+                }
+                "floor-text" => {
+                    let input: NoteInput = serde_json::from_str(black_box(INPUT)).unwrap();
+                    black_box(serde_json::to_value(handler(input).await.unwrap()).unwrap());
+                }
+                "preflight" => {
+                    let batch = PreflightBatch::new(
+                        (0..16)
+                            .map(|i| PreflightProposal::new(workload::id(i % 10), value.clone()))
+                            .collect(),
+                    );
+                    black_box(client.preflight(batch).await.unwrap());
+                }
+                "preflight-shared" => {
+                    let batch = PreflightBatch::new(
+                        ids.iter()
+                            .map(|id| PreflightProposal::new(id.clone(), shared.clone()))
+                            .collect(),
+                    );
+                    black_box(client.preflight(batch).await.unwrap());
+                }
+                "none" => {}
+                other => panic!("unknown arm {other}"),
+            }
+        }
+    });
+}
