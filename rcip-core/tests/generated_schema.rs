@@ -675,3 +675,54 @@ fn schema_agrees_with_serde_on_a_flattened_enum() {
         json!({ "id": 300, "kind": "Stop" }),
     ]);
 }
+
+/// A type whose schema function generates another type's strict schema on the way, then
+/// panics if asked to.
+struct Nested;
+
+thread_local! {
+    static NESTED_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl JsonSchema for Nested {
+    fn schema_name() -> Cow<'static, str> {
+        "Nested".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let inner = strict_schema_for::<Tree>(SchemaRole::Input);
+        assert!(inner.is_err(), "Tree is recursive");
+        assert!(!NESTED_PANICS.with(std::cell::Cell::get), "asked to panic");
+        let name = generator.subschema_for::<String>();
+        json_schema!({
+            "type": "object",
+            "properties": {"name": name},
+            "required": ["name"],
+            "additionalProperties": false
+        })
+    }
+}
+
+#[test]
+fn generation_is_reentrant_and_survives_a_panicking_schema() {
+    // Generation inside generation: the outer type's schema is still its own.
+    let outer = input::<Nested>();
+    assert_eq!(
+        outer,
+        json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+            "additionalProperties": false
+        }),
+        "no title: the root was still `Nested` when its title was written"
+    );
+    // A schema function that panics leaves nothing behind: the next generation is normal.
+    NESTED_PANICS.with(|p| p.set(true));
+    let panicked = std::panic::catch_unwind(|| strict_schema_for::<Nested>(SchemaRole::Input));
+    NESTED_PANICS.with(|p| p.set(false));
+    assert!(panicked.is_err());
+    assert_eq!(input::<Nested>(), outer);
+    let tree = input_err::<Tree>();
+    assert_eq!(tree.code(), "RECURSIVE_TYPE");
+}

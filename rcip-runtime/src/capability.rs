@@ -7,7 +7,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::binding::{Binding, Handler, HandlerError, InvocationContext, Prepared, TypedEntry};
+use crate::binding::{Binding, Handler, HandlerError, InvocationContext};
+#[cfg(feature = "typed-text")]
+use crate::binding::{Prepared, TypedEntry};
+#[cfg(feature = "typed-text")]
 use crate::shape::Shape;
 use crate::support::BoxFuture;
 
@@ -183,13 +186,19 @@ where
         }
     }
 
+    #[cfg(feature = "typed-text")]
     fn typed_entry(&self) -> Option<&dyn TypedEntry> {
         Some(self)
     }
 }
 
-/// The typed fast path for macro capabilities: raw JSON text goes straight into the input
-/// type, checked against the input schema's shape on the way (as for `Binding::typed`).
+/// The typed fast path for macro capabilities (feature `typed-text`): raw JSON text goes
+/// straight into the input type, checked against the input schema's shape on the way (as
+/// for `Binding::typed`). Off by default because it is what a capability costs most to
+/// compile: a second `Deserialize` instantiation per input type, over serde_json's text
+/// parser (200 capabilities: 12.5 s clean without it 8.9 s, docs/performance.md); without it
+/// text input is parsed into a `Value` first, as before the fast path.
+#[cfg(feature = "typed-text")]
 impl<S, I, O> TypedEntry for CapabilityHandler<S, I, O>
 where
     S: Clone + Send + Sync + 'static,

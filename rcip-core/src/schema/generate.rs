@@ -2,10 +2,12 @@
 //!
 //! See [`strict_schema_for`] for the rules.
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
-use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Number, Value};
 
 use super::strict::{SUPPORTED_FORMATS, check_strict};
@@ -194,10 +196,74 @@ impl fmt::Display for Where<'_> {
 /// assert_eq!(error.code(), "UNSUPPORTED_FORMAT");
 /// ```
 pub fn strict_schema_for<T: JsonSchema>(role: SchemaRole) -> Result<Value, SchemaGenerationError> {
-    // Only this line depends on `T`: everything else is shared code, so a catalog of many
-    // types compiles one copy of it (compile time is a feature).
-    let schema = generator(role).into_root_schema_for::<T>();
-    finish(schema.to_value(), &T::schema_name())
+    // Only these three function pointers depend on `T`: everything else, schemars' root
+    // generation included, is one shared function, so a catalog of many types compiles one
+    // copy of it (compile time is a feature).
+    strict_schema_of(
+        RootType {
+            name: T::schema_name,
+            id: T::schema_id,
+            schema: T::json_schema,
+        },
+        role,
+    )
+}
+
+/// The schema functions of the type a strict schema is generated for.
+#[derive(Clone, Copy)]
+struct RootType {
+    name: fn() -> Cow<'static, str>,
+    id: fn() -> Cow<'static, str>,
+    schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+thread_local! {
+    /// The type [`Root`] stands for while [`strict_schema_of`] generates its schema.
+    static ROOT: Cell<Option<RootType>> = const { Cell::new(None) };
+}
+
+/// The one type schemars' root generation is instantiated for: it answers as the
+/// [`RootType`] in [`ROOT`] does. schemars takes the root type as a type parameter and
+/// compiles its generic root code (recursion bookkeeping, title, definitions, transforms)
+/// once per type; every call from here shares one copy of it. The schema is the same as
+/// `into_root_schema_for::<T>`'s: the root's id is `T`'s, so a recursive `T` is still
+/// found by that id and referenced (then refused as recursive) exactly as before.
+struct Root;
+
+impl JsonSchema for Root {
+    fn schema_name() -> Cow<'static, str> {
+        ROOT.with(Cell::get)
+            .map_or(Cow::Borrowed("Root"), |root| (root.name)())
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        ROOT.with(Cell::get)
+            .map_or(Cow::Borrowed("rcip_core::Root"), |root| (root.id)())
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        // `ROOT` is set for as long as `strict_schema_of` runs, the only caller.
+        ROOT.with(Cell::get)
+            .map_or(Schema::from(false), |root| (root.schema)(generator))
+    }
+}
+
+/// Restores the previous [`ROOT`] when generation ends, however it ends.
+struct RootGuard(Option<RootType>);
+
+impl Drop for RootGuard {
+    fn drop(&mut self) {
+        ROOT.with(|root| root.set(self.0));
+    }
+}
+
+/// [`strict_schema_for`] without the type parameter.
+fn strict_schema_of(root: RootType, role: SchemaRole) -> Result<Value, SchemaGenerationError> {
+    let schema = {
+        let _guard = RootGuard(ROOT.with(|cell| cell.replace(Some(root))));
+        generator(role).into_root_schema_for::<Root>()
+    };
+    finish(schema.to_value(), &(root.name)())
 }
 
 /// The schemars generator rcip uses for a role.
