@@ -108,7 +108,7 @@ impl Ending {
             Ending::Aborted => m::ABORTED,
         };
         InvocationOutcome::from_error(
-            pending.invocation_id.to_string(),
+            String::from(&*pending.invocation_id),
             pending.capability_id.clone(),
             RcipError::new(self.code(), message),
         )
@@ -139,7 +139,7 @@ impl Inner {
             expires_at,
         );
         let outcome = InvocationOutcome::ConfirmationRequired {
-            invocation_id: attempt.invocation_id.to_string(),
+            invocation_id: String::from(&*attempt.invocation_id),
             capability_id: attempt.capability_id.clone(),
             confirmation,
         };
@@ -333,7 +333,7 @@ impl Inner {
                     Some(error.code),
                 );
                 return InvocationOutcome::from_error(
-                    attempt.invocation_id.to_string(),
+                    String::from(&*attempt.invocation_id),
                     attempt.capability_id,
                     error,
                 );

@@ -263,7 +263,7 @@ impl Inner {
         });
         let Some(reservation) = reservation else {
             return InvocationOutcome::from_error(
-                invocation_id.to_string(),
+                String::from(&*invocation_id),
                 capability_id,
                 error(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
             );
@@ -271,7 +271,7 @@ impl Inner {
         // Step 4: detach the input, before even the capability lookup; no event.
         let Some(input) = self.detach(&capability_id, request.input) else {
             return InvocationOutcome::from_error(
-                invocation_id.to_string(),
+                String::from(&*invocation_id),
                 capability_id,
                 error(ErrorCode::InputInvalid, m::NOT_JSON),
             );
@@ -437,8 +437,9 @@ impl Inner {
         );
         self.refresh();
         drop(reservation);
+        // `String::from(&str)`, not `to_string()`: an `Arc<str>`'s goes through `Display`.
         InvocationOutcome::Succeeded {
-            invocation_id: attempt.invocation_id.to_string(),
+            invocation_id: String::from(&*attempt.invocation_id),
             capability_id: attempt.capability_id,
             output,
         }
@@ -457,7 +458,7 @@ impl Inner {
             Some(error.code),
         );
         InvocationOutcome::from_error(
-            attempt.invocation_id.to_string(),
+            String::from(&*attempt.invocation_id),
             attempt.capability_id.clone(),
             error,
         )
