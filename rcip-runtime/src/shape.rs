@@ -175,6 +175,14 @@ impl Shape {
     }
 
     fn position(&self, name: &str) -> Option<usize> {
+        // A few properties (most objects): a scan that compares lengths before bytes beats
+        // a binary search, which compares bytes at every step.
+        if self.properties.len() <= 8 {
+            return self
+                .properties
+                .iter()
+                .position(|(other, _)| other.len() == name.len() && **other == *name);
+        }
         self.properties
             .binary_search_by(|(other, _)| (**other).cmp(name))
             .ok()
