@@ -14,8 +14,8 @@ use rmcp::model::{
     ElicitResult, ElicitationAction, Implementation, ProtocolVersion, SubscriptionFilter,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext, RoleClient,
-    RunningService, Subscription,
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext,
+    RequestContext, RoleClient, RunningService, Subscription,
 };
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ErrorData};
@@ -340,13 +340,26 @@ async fn polls_over_mcp_on_http() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert!(up, "polls -- mcp-http did not listen");
-        let transport = StreamableHttpClientTransport::from_uri(uri);
         let human = Human::default();
-        let client = human
-            .clone()
-            .serve_with_lifecycle(transport, lifecycle(modern))
-            .await
-            .unwrap();
+        // A connection refused or reset at the very first request (the server process still
+        // starting behind its socket on a loaded machine) is tried again, a few times; any
+        // other failure, or a server that never answers, fails the test.
+        let mut attempts = 0;
+        let client = loop {
+            let transport = StreamableHttpClientTransport::from_uri(uri.clone());
+            match human
+                .clone()
+                .serve_with_lifecycle(transport, lifecycle(modern))
+                .await
+            {
+                Ok(client) => break client,
+                Err(ClientInitializeError::TransportError { .. }) if attempts < 5 => {
+                    attempts += 1;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(error) => panic!("initialize failed: {error}"),
+            }
+        };
         let pid = server.0.id();
         story(client, human, modern, pid).await;
         drop(server);
