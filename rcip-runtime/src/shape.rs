@@ -17,8 +17,13 @@
 //!   type's `Deserialize` does (accepting a struct as an array, aliases, `deserialize_with`,
 //!   a hand-written impl), what it accepted is schema-valid, because the shape saw it: so
 //!   serde never needs to agree with the schema for this to be exact, it only decides how
-//!   often the fast path succeeds. A refusal falls back to the `Value` path in full.
+//!   often the fast path succeeds. A refusal falls back to the `Value` path in full, and so
+//!   does any error met on the way, even one the type swallowed and went on from (the value
+//!   it was reading went unchecked); so do a property given twice and serde_json's private
+//!   newtypes and keys (`RawValue`, `arbitrary_precision` numbers), which carry JSON the
+//!   shape cannot see.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{
@@ -369,21 +374,46 @@ fn integer(value: &Value) -> Option<i128> {
 /// `Deserialize`. `None`: not JSON, not valid, deeper than [`MAX_INPUT_DEPTH`], or refused
 /// by `T` (the caller takes the `Value` path then, which answers exactly as before).
 pub(crate) fn parse_text<T: de::DeserializeOwned>(text: &str, shape: &Shape) -> Option<T> {
+    FAILED.set(false);
     let mut json = serde_json::Deserializer::from_str(text);
     let value = T::deserialize(Checked {
         inner: &mut json,
         shape: Some(shape),
         depth: 0,
-    })
-    .ok()?;
+    });
+    // An error the type swallowed counts as much as one it returned.
+    if FAILED.replace(false) {
+        return None;
+    }
     json.end().ok()?;
-    Some(value)
+    value.ok()
 }
+
+thread_local! {
+    /// Whether the typed parse running on this thread met an error anywhere: a refusal of
+    /// the shape, or an error of serde_json or of the type. A `Deserialize` may swallow an
+    /// error and carry on (a `deserialize_with` that falls back to a default): the value it
+    /// was reading then went unchecked, so any error at all sends the input the `Value` way.
+    /// (The typed parse does not nest: a type's `Deserialize` cannot reach it.)
+    static FAILED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The prefix of serde_json's private type and key names.
+const SERDE_JSON_PRIVATE: &str = "$serde_json::private::";
 
 /// The refusal every check gives (its text is never shown: a refusal means "take the
 /// `Value` path").
 fn refused<E: de::Error>() -> E {
+    FAILED.set(true);
     E::custom("not on the typed path")
+}
+
+/// `result`, with an error recorded (see [`FAILED`]).
+fn noted<T, E>(result: Result<T, E>) -> Result<T, E> {
+    if result.is_err() {
+        FAILED.set(true);
+    }
+    result
 }
 
 /// A deserializer that checks what it hands on. `shape: None` is "anything" (still within
@@ -439,7 +469,7 @@ macro_rules! forward {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
             let visitor = self.wrap(visitor);
-            self.inner.$method(visitor)
+            noted(self.inner.$method(visitor))
         }
     )*};
 }
@@ -484,7 +514,7 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for Checked<'s, D> {
         visitor: V,
     ) -> Result<V::Value, D::Error> {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_unit_struct(name, visitor)
+        noted(self.inner.deserialize_unit_struct(name, visitor))
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -492,8 +522,13 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for Checked<'s, D> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
+        // serde_json's private newtypes (`RawValue`, and numbers under its
+        // `arbitrary_precision` feature) hand over raw or encoded JSON the shape cannot see.
+        if name.starts_with(SERDE_JSON_PRIVATE) {
+            return Err(refused());
+        }
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_newtype_struct(name, visitor)
+        noted(self.inner.deserialize_newtype_struct(name, visitor))
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(
@@ -502,7 +537,7 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for Checked<'s, D> {
         visitor: V,
     ) -> Result<V::Value, D::Error> {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_tuple(len, visitor)
+        noted(self.inner.deserialize_tuple(len, visitor))
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -512,7 +547,7 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for Checked<'s, D> {
         visitor: V,
     ) -> Result<V::Value, D::Error> {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_tuple_struct(name, len, visitor)
+        noted(self.inner.deserialize_tuple_struct(name, len, visitor))
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -522,7 +557,7 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for Checked<'s, D> {
         visitor: V,
     ) -> Result<V::Value, D::Error> {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_struct(name, fields, visitor)
+        noted(self.inner.deserialize_struct(name, fields, visitor))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -533,10 +568,10 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for Checked<'s, D> {
     ) -> Result<V::Value, D::Error> {
         // Only the string form of a unit variant: serde_json would also take
         // `{"Variant": null}`, which no string schema allows.
-        self.inner.deserialize_any(StringEnum {
+        noted(self.inner.deserialize_any(StringEnum {
             visitor,
             shape: self.shape,
-        })
+        }))
     }
 
     fn is_human_readable(&self) -> bool {
@@ -707,11 +742,11 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, A::Error> {
-        let element = self.seq.next_element_seed(CheckedSeed {
+        let element = noted(self.seq.next_element_seed(CheckedSeed {
             seed,
             shape: self.items,
             depth: self.depth,
-        })?;
+        }))?;
         if element.is_some() {
             *self.count += 1;
         }
@@ -745,16 +780,21 @@ impl<'de, 's, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'s, '_, A> {
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         let mut member = Member::Unread;
-        let key = self.map.next_key_seed(KeySeed {
+        let key = noted(self.map.next_key_seed(KeySeed {
             seed,
             shape: self.shape,
             member: &mut member,
-        })?;
+        }))?;
         if key.is_some() {
             match member {
                 Member::Unread => return Err(refused()),
                 Member::Read(at, shape) => {
                     if let Some(at) = at {
+                        // A property twice: the `Value` path keeps the last, a type may keep
+                        // the first; only the `Value` path answers for both.
+                        if *self.seen & (1 << at) != 0 {
+                            return Err(refused());
+                        }
                         *self.seen |= 1 << at;
                     }
                     self.next = shape.map_or(Next::Any, Next::Shape);
@@ -769,11 +809,11 @@ impl<'de, 's, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'s, '_, A> {
             Next::Any => None,
             Next::Shape(shape) => Some(shape),
         };
-        self.map.next_value_seed(CheckedSeed {
+        noted(self.map.next_value_seed(CheckedSeed {
             seed,
             shape,
             depth: self.depth,
-        })
+        }))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -839,11 +879,11 @@ macro_rules! key_forward {
             // A key is a string in JSON: read it as one (serde_json's key deserializer
             // would parse it as a number for a number-typed key, which the fast path
             // leaves to the `Value` path).
-            self.inner.deserialize_str(KeyVisitor {
+            noted(self.inner.deserialize_str(KeyVisitor {
                 visitor,
                 shape: self.shape,
                 member: self.member,
-            })
+            }))
         }
     )*};
 }
@@ -868,6 +908,11 @@ struct KeyVisitor<'s, 'm, V> {
 
 impl<'s, V> KeyVisitor<'s, '_, V> {
     fn record<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
+        // serde_json's private keys (a number under `arbitrary_precision`, a `RawValue`)
+        // stand for a value encoded as a map, not for a member.
+        if name.starts_with(SERDE_JSON_PRIVATE) {
+            return Err(refused());
+        }
         *self.member = match self.shape {
             None => Member::Read(None, None),
             Some(shape) => match shape.member(name) {
@@ -986,6 +1031,41 @@ mod tests {
         }
     }
 
+    /// A type whose `Deserialize` swallows an error: a count it cannot read is no count.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Swallowing {
+        title: String,
+        #[serde(default, deserialize_with = "count_or_none")]
+        count: Option<u32>,
+    }
+
+    fn count_or_none<'de, D: de::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        Ok(Option::<u32>::deserialize(d).unwrap_or_default())
+    }
+
+    /// A type that asks for serde_json's private `RawValue` newtype.
+    #[derive(Debug, PartialEq)]
+    struct Raw;
+
+    impl<'de> Deserialize<'de> for Raw {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Any;
+            impl<'de> Visitor<'de> for Any {
+                type Value = Raw;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("anything")
+                }
+                fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                    self,
+                    d: D,
+                ) -> Result<Raw, D::Error> {
+                    de::IgnoredAny::deserialize(d).map(|_| Raw)
+                }
+            }
+            d.deserialize_newtype_struct("$serde_json::private::RawValue", Any)
+        }
+    }
+
     fn workload_schema() -> Value {
         json!({
             "type": "object",
@@ -1081,6 +1161,98 @@ mod tests {
         let shape = Shape::compile(&lenient).unwrap();
         assert!(parse_text::<Lenient>(r#"{"count":"many"}"#, &shape).is_none());
         assert!(parse_text::<Lenient>(r#"{"count":3}"#, &shape).is_some());
+    }
+
+    #[test]
+    fn an_error_the_type_swallows_still_sends_the_input_the_value_way() {
+        let shape = Shape::compile(&workload_schema()).unwrap();
+        // Over the bound, and not an integer at all: the type would take both as no count.
+        assert!(serde_json::from_str::<Swallowing>(r#"{"title":"a","count":5000}"#).is_ok());
+        assert!(parse_text::<Swallowing>(r#"{"title":"a","count":5000}"#, &shape).is_none());
+        assert!(parse_text::<Swallowing>(r#"{"title":"a","count":"x"}"#, &shape).is_none());
+        assert_eq!(
+            parse_text::<Swallowing>(r#"{"title":"a","count":5}"#, &shape),
+            Some(Swallowing {
+                title: "a".into(),
+                count: Some(5)
+            })
+        );
+        // The next parse on the thread starts afresh.
+        assert!(parse_text::<Swallowing>(r#"{"title":"b"}"#, &shape).is_some());
+    }
+
+    #[test]
+    fn serde_json_private_names_and_repeated_properties_go_the_value_way() {
+        let object = Shape::compile(&json!({"type": "object"})).unwrap();
+        assert!(parse_text::<Raw>(r#"{"a":[1]}"#, &object).is_none());
+        type Map = std::collections::HashMap<String, Value>;
+        assert!(parse_text::<Map>(r#"{"$serde_json::private::Number":"1.5"}"#, &object).is_none());
+        assert!(parse_text::<Map>(r#"{"a":"1.5"}"#, &object).is_some());
+        // A `Value` keeps the last of a repeated property, as the `Value` path does, but a
+        // type may keep the first: a repeated property is left to the `Value` path.
+        let note = Shape::compile(&workload_schema()).unwrap();
+        assert!(parse_text::<Value>(r#"{"title":"a","title":"b"}"#, &note).is_none());
+        assert!(parse_text::<Value>(r#"{"title":"a","count":1}"#, &note).is_some());
+    }
+
+    /// Each schema against values on both sides of its keywords: the shape accepts exactly
+    /// the values listed as valid, and `jsonschema` agrees on every one.
+    #[test]
+    fn the_shape_accepts_what_jsonschema_accepts_at_each_keyword() {
+        let cases = [
+            (
+                json!({"type": "number", "minimum": -2, "exclusiveMaximum": 3}),
+                vec![json!(-2), json!(-1.5), json!(2.99), json!(0)],
+                vec![json!(-3), json!(3), json!(3.0), json!("1"), json!(null)],
+            ),
+            (
+                json!({"type": "integer", "exclusiveMinimum": 0, "maximum": 10}),
+                vec![json!(1), json!(10)],
+                vec![json!(0), json!(11), json!(true)],
+            ),
+            (
+                json!({"const": "on"}),
+                vec![json!("on")],
+                vec![json!("off"), json!(null), json!(1)],
+            ),
+            (
+                json!({"type": ["string", "null"], "enum": ["a", "b", null]}),
+                vec![json!("a"), json!(null)],
+                vec![json!("c"), json!(1)],
+            ),
+            (
+                json!({"type": "string", "minLength": 2, "maxLength": 3}),
+                vec![json!("ab"), json!("äöü"), json!("😀😀")],
+                vec![json!("a"), json!("abcd"), json!("😀")],
+            ),
+            (
+                json!({
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}},
+                    "required": ["a"],
+                    "additionalProperties": {"type": "integer"}
+                }),
+                vec![json!({"a": "x"}), json!({"a": "x", "b": 1, "0": 2})],
+                vec![json!({}), json!({"a": "x", "b": "y"}), json!({"b": 1})],
+            ),
+            (
+                json!({"type": "array", "items": {"type": "boolean"}, "minItems": 1, "maxItems": 2}),
+                vec![json!([true]), json!([true, false])],
+                vec![json!([]), json!([true, true, true]), json!([1])],
+            ),
+        ];
+        for (schema, valid, invalid) in cases {
+            let validator = jsonschema::draft202012::new(&schema).unwrap();
+            let shape = Shape::compile(&schema).expect("a shaped schema");
+            for value in &valid {
+                assert!(validator.is_valid(value), "{schema}: {value} is valid");
+                assert!(shape.accepts(value), "{schema}: the shape takes {value}");
+            }
+            for value in &invalid {
+                assert!(!validator.is_valid(value), "{schema}: {value} is not valid");
+                assert!(!shape.accepts(value), "{schema}: the shape refuses {value}");
+            }
+        }
     }
 
     #[test]
