@@ -156,18 +156,7 @@ pub struct CapabilityContract {
 
 impl From<&CapabilityDefinition> for CapabilityContract {
     fn from(definition: &CapabilityDefinition) -> Self {
-        CapabilityContract {
-            id: definition.id.clone(),
-            title: definition.title.clone(),
-            description: definition.description.clone(),
-            scope_ids: definition.scope_ids.clone(),
-            effect: definition.effect,
-            idempotent: definition.idempotent,
-            input_schema: definition.input_schema.clone(),
-            output_schema: definition.output_schema.clone(),
-            tags: definition.tags.clone().unwrap_or_default(),
-            usage: definition.usage.clone(),
-        }
+        definition.clone().into()
     }
 }
 

@@ -291,14 +291,36 @@ impl Prepared {
         Some(Prepared(Box::new(input)))
     }
 
-    /// The input back as `T`, or the handler error for an input another handler prepared
-    /// (the runtime only hands a handler what it prepared itself, so this is a defect).
-    pub(crate) fn into_input<T: 'static>(self) -> Result<T, HandlerError> {
-        self.0
-            .downcast::<T>()
-            .map(|input| *input)
-            .map_err(|_| HandlerError::failed("input prepared by another handler"))
+    /// `run` on the input back as `T`; the handler error for an input another handler
+    /// prepared (the runtime only hands a handler what it prepared itself, so that is a
+    /// defect).
+    pub(crate) fn run<T: 'static>(
+        self,
+        run: impl FnOnce(T) -> BoxFuture<Result<Value, HandlerError>>,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        match self.0.downcast::<T>() {
+            Ok(input) => run(*input),
+            Err(_) => failed(HandlerError::failed("input prepared by another handler")),
+        }
     }
+}
+
+/// `run` on a schema-valid `input` as `I`, the `Value` way of typed handlers. If serde still
+/// refuses it, schema and type disagree, which is a host defect: `EXECUTION_FAILED`, never
+/// a crash.
+pub(crate) fn run_value<I: DeserializeOwned>(
+    input: Value,
+    run: impl FnOnce(I) -> BoxFuture<Result<Value, HandlerError>>,
+) -> BoxFuture<Result<Value, HandlerError>> {
+    match I::deserialize(input) {
+        Ok(input) => run(input),
+        Err(error) => failed(HandlerError::failed(error)),
+    }
+}
+
+/// A handler's answer that is an error already.
+fn failed(error: HandlerError) -> BoxFuture<Result<Value, HandlerError>> {
+    Box::pin(std::future::ready(Err(error)))
 }
 
 impl std::fmt::Debug for Prepared {
@@ -371,12 +393,7 @@ where
         input: Value,
         context: InvocationContext,
     ) -> BoxFuture<Result<Value, HandlerError>> {
-        // The schema accepted this input; if serde still refuses it, schema and type
-        // disagree, which is a host defect: EXECUTION_FAILED, never a crash.
-        match I::deserialize(input) {
-            Ok(input) => self.run(input, context),
-            Err(e) => Box::pin(std::future::ready(Err(HandlerError::failed(e)))),
-        }
+        run_value(input, |input| self.run(input, context))
     }
 
     fn typed_entry(&self) -> Option<&dyn TypedEntry> {
@@ -400,10 +417,7 @@ where
         input: Prepared,
         context: InvocationContext,
     ) -> BoxFuture<Result<Value, HandlerError>> {
-        match input.into_input::<I>() {
-            Ok(input) => self.run(input, context),
-            Err(error) => Box::pin(std::future::ready(Err(error))),
-        }
+        input.run(|input: I| self.run(input, context))
     }
 }
 

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::binding::{Binding, Handler, HandlerError, InvocationContext};
+use crate::binding::{Binding, Handler, HandlerError, InvocationContext, run_value};
 #[cfg(feature = "typed-text")]
 use crate::binding::{Prepared, TypedEntry};
 #[cfg(feature = "typed-text")]
@@ -180,10 +180,9 @@ where
         input: serde_json::Value,
         context: InvocationContext,
     ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
-        match I::deserialize(input) {
-            Ok(input) => output_value((self.call)(self.state.clone(), input, context)),
-            Err(error) => Box::pin(std::future::ready(Err(HandlerError::failed(error)))),
-        }
+        run_value(input, |input| {
+            output_value((self.call)(self.state.clone(), input, context))
+        })
     }
 
     #[cfg(feature = "typed-text")]
@@ -214,10 +213,7 @@ where
         input: Prepared,
         context: InvocationContext,
     ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
-        match input.into_input::<I>() {
-            Ok(input) => output_value((self.call)(self.state.clone(), input, context)),
-            Err(error) => Box::pin(std::future::ready(Err(error))),
-        }
+        input.run(|input: I| output_value((self.call)(self.state.clone(), input, context)))
     }
 }
 

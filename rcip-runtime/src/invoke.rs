@@ -286,15 +286,16 @@ impl Inner {
         self.run(attempt, input, reservation).await
     }
 
-    /// Step 4. Text for a fast binding is parsed straight into its typed input; if that
-    /// parse refuses it (not JSON, not valid, not taken by the type), or for any other
-    /// input, the input is parsed and measured as a `Value`, so every refusal is today's.
+    /// Step 4. Text for a typed binding of a shaped schema is parsed straight into its typed
+    /// input; if that parse refuses it (not JSON, not valid, not taken by the type), or for
+    /// any other input, the input is parsed and measured as a `Value`, so every refusal is
+    /// today's.
     fn detach(&self, capability_id: &str, input: Input) -> Option<RunInput> {
         if let Input::Text(text) = &input
             && text.len() <= self.max_input_bytes
             && let Some(index) = self.catalog.position(capability_id)
-            && let Some(binding) = self.binding(index).filter(|b| b.fast)
             && let Some(shape) = self.catalog.capabilities[index].input.shape()
+            && let Some(binding) = self.binding(index)
             && let Some(entry) = binding.handler.typed_entry()
             // Host code (the type's `Deserialize`): a panic takes the `Value` path.
             && let Some(Some(prepared)) = contain(|| entry.parse_text(text, shape))

@@ -173,9 +173,6 @@ pub(crate) struct BoundHandler {
     pub(crate) generation: u64,
     pub(crate) handler: Arc<dyn Handler>,
     pub(crate) availability: Option<Arc<AvailabilityFn>>,
-    /// Whether raw JSON text goes straight into the handler's typed input: it has a typed
-    /// entry and the input schema a shape (decided once, at the bind).
-    pub(crate) fast: bool,
 }
 
 impl BoundHandler {
@@ -275,13 +272,10 @@ impl Inner {
             return None;
         }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
-        let fast = handler.typed_entry().is_some()
-            && self.catalog.capabilities[index].input.shape().is_some();
         *slot = Some(Arc::new(BoundHandler {
             generation,
             handler,
             availability,
-            fast,
         }));
         self.mark_changed(index);
         Some(generation)
@@ -381,13 +375,17 @@ impl Inner {
     /// availability check (host code, re-read at every revision). The others are read anew.
     fn build_snapshot(&self, revision: u64, previous: Option<CachedSnapshot>) -> CachedSnapshot {
         let context = self.context();
-        // `replace_context` always stores a new `Arc`, and the cached snapshot keeps its own
-        // alive, so the same pointer is the same context.
-        let previous = previous.filter(|p| Arc::ptr_eq(&p.snapshot.context, &context));
-        let capabilities = &self.catalog.capabilities;
+        // Entries depend on the context through their relevance only: an equal context (set
+        // again, or the same `Arc`) keeps every entry it allows to be kept.
+        let previous = previous.filter(|p| *p.snapshot.context == *context);
         let mut list = CapabilityList::builder(previous.as_ref().map(|p| &p.snapshot.capabilities));
         let mut origins = Vec::with_capacity(self.chunk_changed_at.len());
-        for (at, changed_at) in self.chunk_changed_at.iter().enumerate() {
+        let chunks = self
+            .catalog
+            .capabilities
+            .chunks(CapabilityList::CHUNK_LEN)
+            .zip(&*self.chunk_changed_at);
+        for (at, (capabilities, changed_at)) in chunks.enumerate() {
             if let Some(origin) = previous.as_ref().and_then(|p| p.chunks.get(at))
                 && !origin.checked
                 && changed_at.load(Ordering::Acquire) < origin.read_at
@@ -397,20 +395,15 @@ impl Inner {
                 continue;
             }
             let start = at * CapabilityList::CHUNK_LEN;
-            let end = capabilities.len().min(start + CapabilityList::CHUNK_LEN);
             let mut checked = false;
-            let chunk = (start..end)
-                .filter_map(|index| {
-                    let capability = capabilities.get(index)?;
-                    let binding = self.binding(index);
+            let chunk = capabilities
+                .iter()
+                .enumerate()
+                .map(|(offset, capability)| {
+                    let binding = self.binding(start + offset);
                     checked |= binding.as_ref().is_some_and(|b| b.availability.is_some());
                     let availability = binding.as_ref().map(|b| b.availability());
-                    Some(capability_entry(
-                        capability,
-                        binding.is_some(),
-                        availability,
-                        &context,
-                    ))
+                    capability_entry(capability, binding.is_some(), availability, &context)
                 })
                 .collect();
             list.push_chunk(chunk);

@@ -233,13 +233,14 @@ fn a_context_change_rebuilds_relevance() {
             .iter()
             .all(|e| e.relevance == Relevance::Current)
     );
-    // The same context again is still a new context: everything is re-read.
+    // The same context again shows the same relevance: every entry is kept.
     runtime
         .host()
         .set_context(SemanticContext::active(["a"]))
         .unwrap();
     let same = client.get_snapshot();
-    assert_eq!(shared(&after, &same), [false, false, false]);
+    assert!(same.revision > after.revision);
+    assert_eq!(shared(&after, &same), [true, true, true]);
     assert_eq!(same.capabilities, after.capabilities);
 }
 
@@ -248,9 +249,11 @@ fn the_wire_form_is_unchanged_by_sharing() {
     let runtime = runtime();
     bind_all_but(&runtime, Some(3));
     let client = runtime.client();
-    let _ = client.get_snapshot();
+    let first = client.get_snapshot();
     runtime.host().refresh();
     let shared_snapshot = client.get_snapshot();
+    // The snapshot written out is one that shares its chunks with the one before.
+    assert_eq!(shared(&first, &shared_snapshot), [true, true, true]);
     let text = serde_json::to_string(&*shared_snapshot).unwrap();
     let value: Value = serde_json::from_str(&text).unwrap();
     let entries = value["capabilities"].as_array().unwrap();
@@ -314,14 +317,12 @@ fn concurrent_changes_and_reads_end_in_the_current_state() {
             })
         })
         .collect();
-    let mut writers_done = 0;
     for writer in writers {
         writer.join().unwrap();
-        writers_done += 1;
     }
     done.store(true, Ordering::SeqCst);
+    // The reader checked every snapshot it read while the writers ran.
     assert!(reader.join().unwrap() > 0);
-    assert_eq!(writers_done, WRITERS);
 
     let snapshot = runtime.client().get_snapshot();
     for (i, entry) in snapshot.capabilities.iter().enumerate() {
