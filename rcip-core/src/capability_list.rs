@@ -163,12 +163,10 @@ impl CapabilityList {
     /// The entries in order.
     #[must_use]
     pub fn iter(&self) -> CapabilityIter<'_> {
+        let chunks: fn(&Page) -> std::slice::Iter<'_, Chunk> = |page| page.iter();
+        let entries: fn(&Chunk) -> std::slice::Iter<'_, CapabilitySnapshot> = |chunk| chunk.iter();
         CapabilityIter {
-            list: self,
-            front: [].iter(),
-            back: [].iter(),
-            next_chunk: 0,
-            end_chunk: self.chunk_count(),
+            entries: self.pages.iter().flat_map(chunks).flat_map(entries),
             remaining: self.len,
         }
     }
@@ -435,36 +433,30 @@ impl<'de> Deserialize<'de> for CapabilityList {
 /// The entries of a [`CapabilityList`] by reference, in order.
 #[derive(Debug, Clone)]
 pub struct CapabilityIter<'a> {
-    list: &'a CapabilityList,
-    front: std::slice::Iter<'a, CapabilitySnapshot>,
-    back: std::slice::Iter<'a, CapabilitySnapshot>,
-    /// The chunks `next_chunk..end_chunk` are in neither `front` nor `back` yet.
-    next_chunk: usize,
-    end_chunk: usize,
+    entries: Entries<'a>,
+    /// Entries left: `Flatten` cannot know it, the list does.
     remaining: usize,
 }
+
+/// Pages, then their chunks, then the chunks' entries: std's double-ended flattening over
+/// named (function pointer) steps.
+type Entries<'a> = std::iter::FlatMap<
+    std::iter::FlatMap<
+        std::slice::Iter<'a, Page>,
+        std::slice::Iter<'a, Chunk>,
+        fn(&'a Page) -> std::slice::Iter<'a, Chunk>,
+    >,
+    std::slice::Iter<'a, CapabilitySnapshot>,
+    fn(&'a Chunk) -> std::slice::Iter<'a, CapabilitySnapshot>,
+>;
 
 impl<'a> Iterator for CapabilityIter<'a> {
     type Item = &'a CapabilitySnapshot;
 
     fn next(&mut self) -> Option<&'a CapabilitySnapshot> {
-        loop {
-            if let Some(entry) = self.front.next() {
-                self.remaining -= 1;
-                return Some(entry);
-            }
-            if self.next_chunk < self.end_chunk {
-                self.front = self
-                    .list
-                    .chunk(self.next_chunk)
-                    .map_or([].iter(), |c| c.iter());
-                self.next_chunk += 1;
-            } else {
-                let entry = self.back.next()?;
-                self.remaining -= 1;
-                return Some(entry);
-            }
-        }
+        let entry = self.entries.next()?;
+        self.remaining -= 1;
+        Some(entry)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -474,23 +466,9 @@ impl<'a> Iterator for CapabilityIter<'a> {
 
 impl<'a> DoubleEndedIterator for CapabilityIter<'a> {
     fn next_back(&mut self) -> Option<&'a CapabilitySnapshot> {
-        loop {
-            if let Some(entry) = self.back.next_back() {
-                self.remaining -= 1;
-                return Some(entry);
-            }
-            if self.next_chunk < self.end_chunk {
-                self.end_chunk -= 1;
-                self.back = self
-                    .list
-                    .chunk(self.end_chunk)
-                    .map_or([].iter(), |c| c.iter());
-            } else {
-                let entry = self.front.next_back()?;
-                self.remaining -= 1;
-                return Some(entry);
-            }
-        }
+        let entry = self.entries.next_back()?;
+        self.remaining -= 1;
+        Some(entry)
     }
 }
 
