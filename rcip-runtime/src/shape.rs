@@ -1219,6 +1219,25 @@ mod tests {
                 vec![json!([]), json!([true, true, true]), json!([1])],
             ),
         ];
+        // More properties than the short scan takes: found by a binary search.
+        let properties: serde_json::Map<String, Value> = (0..10)
+            .map(|i| (format!("p{i}"), json!({"type": "integer"})))
+            .collect();
+        let wide = json!({
+            "type": "object",
+            "properties": properties,
+            "required": ["p9"],
+            "additionalProperties": false
+        });
+        let cases = cases.into_iter().chain([(
+            wide,
+            vec![json!({"p9": 1}), json!({"p0": 1, "p5": 2, "p9": 3})],
+            vec![
+                json!({"p0": 1}),
+                json!({"p9": "x"}),
+                json!({"p9": 1, "q": 1}),
+            ],
+        )]);
         for (schema, valid, invalid) in cases {
             let validator = jsonschema::draft202012::new(&schema).unwrap();
             let shape = Shape::compile(&schema).expect("a shaped schema");

@@ -23,10 +23,15 @@ fn scoped(i: usize) -> bool {
 }
 
 fn runtime() -> Runtime {
+    runtime_of(SIZE)
+}
+
+/// A runtime of `size` capabilities, as [`runtime`]'s.
+fn runtime_of(size: usize) -> Runtime {
     let mut definition = ApplicationDefinition::new("app", "App", "An application.")
         .scope(ScopeDefinition::new("a", "A", "Scope a."))
         .scope(ScopeDefinition::new("b", "B", "Scope b."));
-    for i in 0..SIZE {
+    for i in 0..size {
         let mut capability =
             CapabilityDefinition::new(id(i), Effect::Read, "Title", "Description.");
         if scoped(i) {
@@ -242,6 +247,37 @@ fn a_context_change_rebuilds_relevance() {
     assert!(same.revision > after.revision);
     assert_eq!(shared(&after, &same), [true, true, true]);
     assert_eq!(same.capabilities, after.capabilities);
+}
+
+/// Past one page (16 chunks of 16) and ending on a whole chunk: 33 chunks in 3 pages.
+#[test]
+fn a_change_in_a_large_catalog_rereads_one_chunk() {
+    const LARGE: usize = 33 * CHUNK;
+    let runtime = runtime_of(LARGE);
+    let mut guards: Vec<_> = (0..LARGE)
+        .map(|i| Some(runtime.host().bind(&id(i), binding()).unwrap()))
+        .collect();
+    let client = runtime.client();
+    let before = client.get_snapshot();
+    assert_eq!(before.capabilities.chunk_count(), 33);
+    // One capability in the second page, one in the last chunk.
+    for changed in [20 * CHUNK + 5, LARGE - 1] {
+        let previous = client.get_snapshot();
+        assert!(guards[changed].take().unwrap().unbind());
+        guards[changed] = Some(runtime.host().bind(&id(changed), binding()).unwrap());
+        let after = client.get_snapshot();
+        let shared = shared(&previous, &after);
+        let rebuilt: Vec<usize> = (0..shared.len()).filter(|&at| !shared[at]).collect();
+        assert_eq!(
+            rebuilt,
+            [changed / CHUNK],
+            "only the changed chunk is read anew"
+        );
+        assert_eq!(after.capabilities.len(), LARGE);
+        assert!(after.capabilities.iter().all(|entry| entry.bound));
+        let ids: Vec<String> = after.capabilities.iter().map(|c| c.id.clone()).collect();
+        assert_eq!(ids, (0..LARGE).map(id).collect::<Vec<_>>());
+    }
 }
 
 #[test]
