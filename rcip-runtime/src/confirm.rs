@@ -15,7 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::extensions::Extensions;
 use crate::invoke::{Attempt, Ready, RunInput, messages as m};
-use crate::runtime::{Inner, Reservation};
+use crate::reservation::Reservation;
+use crate::runtime::Inner;
 use crate::support::{lock, new_confirmation_id, next_invocation_id, try_sleep};
 
 /// How many receipts of tickets that ended on their own are kept.
@@ -23,14 +24,13 @@ pub const MAX_CONFIRMATION_RECEIPTS: usize = 256;
 
 /// A ticket waiting for the host.
 struct Pending {
-    invocation_id: Arc<str>,
     capability_id: String,
     input: Arc<Value>,
     cancellation: Option<CancellationToken>,
     /// The original request's extensions, for the confirmed re-run.
     extensions: Extensions,
     /// Holds the invocation id until the ticket ends.
-    reservation: Reservation,
+    reservation: Reservation<'static>,
     binding_generation: u64,
     index: usize,
     context: Arc<SemanticContext>,
@@ -108,7 +108,7 @@ impl Ending {
             Ending::Aborted => m::ABORTED,
         };
         InvocationOutcome::from_error(
-            String::from(&*pending.invocation_id),
+            String::from(&**pending.reservation.id()),
             pending.capability_id.clone(),
             RcipError::new(self.code(), message),
         )
@@ -120,11 +120,10 @@ impl Inner {
     /// `confirmation_requested`. The invocation id stays reserved.
     pub(crate) fn issue_confirmation(
         self: &Arc<Self>,
-        attempt: Attempt,
+        attempt: Attempt<'_>,
         input: Arc<Value>,
         ready: &Ready,
         reason: Option<String>,
-        reservation: Reservation,
     ) -> InvocationOutcome {
         let capability = &self.catalog.capabilities[ready.index];
         let id = new_confirmation_id();
@@ -139,14 +138,14 @@ impl Inner {
             expires_at,
         );
         let outcome = InvocationOutcome::ConfirmationRequired {
-            invocation_id: String::from(&*attempt.invocation_id),
+            invocation_id: String::from(&**attempt.reservation.id()),
             capability_id: attempt.capability_id.clone(),
             confirmation,
         };
         // The event goes out before the ticket exists, so that nothing (an expiry of a
         // zero TTL, a cancellation) can end the ticket ahead of its own announcement.
         self.emit(
-            &attempt.invocation_id,
+            attempt.reservation.id(),
             &attempt.capability_id,
             EventPhase::ConfirmationRequested,
             None,
@@ -155,12 +154,11 @@ impl Inner {
         lock(&self.confirmations).pending.insert(
             id.clone(),
             Pending {
-                invocation_id: attempt.invocation_id.clone(),
-                capability_id: attempt.capability_id.clone(),
+                capability_id: attempt.capability_id,
                 input,
                 cancellation: attempt.cancellation,
                 extensions: attempt.extensions,
-                reservation,
+                reservation: attempt.reservation.into_shared(),
                 binding_generation: ready.binding.generation,
                 index: ready.index,
                 context: ready.context.clone(),
@@ -201,7 +199,7 @@ impl Inner {
         let stale = {
             let table = lock(&self.confirmations);
             table.pending.iter().find_map(|(id, p)| {
-                if &*p.invocation_id != invocation_id {
+                if &**p.reservation.id() != invocation_id {
                     return None;
                 }
                 if p.cancelled() {
@@ -238,14 +236,13 @@ impl Inner {
     /// Releases an ended ticket's id and emits `failed`.
     fn announce_end(&self, pending: Pending, ending: Ending) {
         let Pending {
-            invocation_id,
             capability_id,
-            reservation,
+            mut reservation,
             ..
         } = pending;
-        drop(reservation);
+        reservation.release();
         self.emit(
-            &invocation_id,
+            reservation.id(),
             &capability_id,
             EventPhase::Failed,
             Some(ending.code()),
@@ -288,7 +285,6 @@ impl Inner {
             }
         };
         let Pending {
-            invocation_id,
             capability_id,
             input,
             cancellation,
@@ -301,8 +297,8 @@ impl Inner {
             watcher,
         } = pending;
         drop(watcher);
-        let attempt = Attempt {
-            invocation_id,
+        let mut attempt = Attempt {
+            reservation,
             capability_id,
             cancellation,
             extensions,
@@ -323,17 +319,17 @@ impl Inner {
                 .then(|| RcipError::new(ErrorCode::PolicyDenied, m::CHANGED_WHILE_PENDING))
         };
         if let Some(error) = refusal {
-            drop(reservation);
+            attempt.reservation.release();
             if error.code == ErrorCode::ConfirmationDeclined {
                 // Declined has its own event phase, and leaves no receipt.
                 self.emit(
-                    &attempt.invocation_id,
+                    attempt.reservation.id(),
                     &attempt.capability_id,
                     EventPhase::ConfirmationDeclined,
                     Some(error.code),
                 );
                 return InvocationOutcome::from_error(
-                    String::from(&*attempt.invocation_id),
+                    String::from(&**attempt.reservation.id()),
                     attempt.capability_id,
                     error,
                 );
@@ -341,7 +337,7 @@ impl Inner {
             return self.fail(&attempt, error);
         }
         // 6. The whole pipeline again, confirmed, with the same invocation id.
-        self.run(attempt, RunInput::Value(input), reservation).await
+        self.run(attempt, RunInput::Value(input)).await
     }
 }
 

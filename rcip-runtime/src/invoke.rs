@@ -17,8 +17,9 @@ use crate::input::Input;
 use crate::policy::{
     LazyText, PolicyContext, PolicyDecision, PolicyError, PolicyInput, PolicyPhase, PolicyVerdict,
 };
-use crate::runtime::{BoundHandler, Inner, Reservation, capability_entry};
-use crate::support::{BoxFuture, cancellable, contain, contain_async, next_invocation_id};
+use crate::reservation::{Claim, GeneratedId, Reservation};
+use crate::runtime::{BoundHandler, Inner, capability_entry};
+use crate::support::{BoxFuture, cancellable, contain, contain_async};
 
 // Public only for rcip's sibling crates, through `__private::shared`; each constant is its text.
 #[allow(missing_docs)]
@@ -61,8 +62,9 @@ fn error(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> RcipError {
 
 /// One pass through the pipeline: a first attempt, or the confirmed re-run. Its input
 /// travels beside it: detached, the runtime's own copy, shared read-only with the policy.
-pub(crate) struct Attempt {
-    pub(crate) invocation_id: Arc<str>,
+pub(crate) struct Attempt<'a> {
+    /// Holds the invocation id until the attempt ends (or a confirmation ticket takes it).
+    pub(crate) reservation: Reservation<'a>,
     pub(crate) capability_id: String,
     pub(crate) cancellation: Option<CancellationToken>,
     /// The caller's extensions, for the policy and the handler (a confirmed re-run keeps the
@@ -76,6 +78,8 @@ pub(crate) struct Attempt {
 /// schema-valid), with the text kept for the policy and a confirmation.
 pub(crate) enum RunInput {
     Value(Arc<Value>),
+    /// A value step 4 already found schema-valid (and so within depth) by its shape.
+    Checked(Arc<Value>),
     Typed {
         text: Arc<LazyText>,
         /// The binding that parsed it: only its handler can take `prepared`.
@@ -88,7 +92,7 @@ impl RunInput {
     /// The input as a value (a typed input's text parsed, once).
     pub(crate) fn into_value(self) -> Arc<Value> {
         match self {
-            RunInput::Value(value) => value,
+            RunInput::Value(value) | RunInput::Checked(value) => value,
             RunInput::Typed { text, .. } => text.value().clone(),
         }
     }
@@ -97,6 +101,7 @@ impl RunInput {
     fn readiness_input(&self) -> ReadinessInput<'_> {
         match self {
             RunInput::Value(value) => ReadinessInput::Shared(value),
+            RunInput::Checked(value) => ReadinessInput::Checked(value),
             RunInput::Typed { text, .. } => ReadinessInput::Typed(text),
         }
     }
@@ -110,7 +115,9 @@ impl RunInput {
         context: InvocationContext,
     ) -> BoxFuture<Result<Value, HandlerError>> {
         match self {
-            RunInput::Value(value) => binding.handler.call(Arc::unwrap_or_clone(value), context),
+            RunInput::Value(value) | RunInput::Checked(value) => {
+                binding.handler.call(Arc::unwrap_or_clone(value), context)
+            }
             RunInput::Typed {
                 text,
                 binding: parsed_by,
@@ -160,6 +167,8 @@ pub(crate) struct SeenContext {
 pub(crate) enum ReadinessInput<'a> {
     /// An invocation's: the handler gets it after the policy, so the policy gets a share.
     Shared(&'a Arc<Value>),
+    /// An invocation's, found schema-valid at step 4.
+    Checked(&'a Arc<Value>),
     /// A proposal's: nothing needs it after the policy, so the policy owns it (and shares it
     /// only if it reads it).
     Owned(Value),
@@ -168,18 +177,20 @@ pub(crate) enum ReadinessInput<'a> {
 }
 
 impl ReadinessInput<'_> {
-    /// The value to check against the input schema (`None`: text that passed it already).
+    /// The value to check against the input schema (`None`: it passed already).
     fn value(&self) -> Option<&Value> {
         match self {
             ReadinessInput::Shared(input) => Some(input),
             ReadinessInput::Owned(input) => Some(input),
-            ReadinessInput::Typed(_) => None,
+            ReadinessInput::Checked(_) | ReadinessInput::Typed(_) => None,
         }
     }
 
     fn into_policy_input(self) -> PolicyInput {
         match self {
-            ReadinessInput::Shared(input) => PolicyInput::shared(input.clone()),
+            ReadinessInput::Shared(input) | ReadinessInput::Checked(input) => {
+                PolicyInput::shared(input.clone())
+            }
             ReadinessInput::Owned(input) => PolicyInput::owned(input),
             ReadinessInput::Typed(text) => PolicyInput::text(text.clone()),
         }
@@ -243,7 +254,7 @@ impl Inner {
         // so it is echoed at most at the limit and is not found; an empty or over-long
         // invocation id is refused before anything else, with no event.
         let capability_id = clip(request.capability_id, MAX_IDENTIFIER_LENGTH);
-        let invocation_id: Arc<str> = match request.invocation_id {
+        let claim = match request.invocation_id {
             Some(id) if id.is_empty() || id.len() > MAX_INVOCATION_ID_LENGTH => {
                 return InvocationOutcome::from_error(
                     clip(id, MAX_INVOCATION_ID_LENGTH),
@@ -251,39 +262,44 @@ impl Inner {
                     error(ErrorCode::InputInvalid, m::INVOCATION_ID_LENGTH),
                 );
             }
-            Some(id) => Arc::from(id),
-            None => next_invocation_id(self.clock.now_ms(), |id| Arc::from(id)),
+            Some(id) => Claim::Caller(Arc::from(id)),
+            None => Claim::Generated(GeneratedId::next(self.clock.now_ms())),
         };
         // Step 2: a reserved id gets nothing else, not even an event. (An id held by a
         // ticket that has in fact expired or been cancelled is freed first.)
-        let reservation = self.reserve(&invocation_id).or_else(|| {
-            self.sweep_stale(&invocation_id)
-                .then(|| self.reserve(&invocation_id))
-                .flatten()
+        let reservation = self.reserve(claim).or_else(|claim| {
+            if self.sweep_stale(claim.id()) {
+                self.reserve(claim)
+            } else {
+                Err(claim)
+            }
         });
-        let Some(reservation) = reservation else {
-            return InvocationOutcome::from_error(
-                String::from(&*invocation_id),
-                capability_id,
-                error(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
-            );
+        let reservation = match reservation {
+            Ok(reservation) => reservation,
+            Err(claim) => {
+                return InvocationOutcome::from_error(
+                    String::from(&**claim.id()),
+                    capability_id,
+                    error(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
+                );
+            }
         };
         // Step 4: detach the input, before even the capability lookup; no event.
         let Some(input) = self.detach(&capability_id, request.input) else {
             return InvocationOutcome::from_error(
-                String::from(&*invocation_id),
+                String::from(&**reservation.id()),
                 capability_id,
                 error(ErrorCode::InputInvalid, m::NOT_JSON),
             );
         };
         let attempt = Attempt {
-            invocation_id,
+            reservation,
             capability_id,
             cancellation: request.cancellation,
             extensions: request.extensions,
             confirmed: false,
         };
-        self.run(attempt, input, reservation).await
+        self.run(attempt, input).await
     }
 
     /// Step 4. Text for a typed binding of a shaped schema is parsed straight into its typed
@@ -307,6 +323,26 @@ impl Inner {
                 prepared,
             });
         }
+        // A value the capability's shape accepts, where the shape bounds how deep what it
+        // accepts can nest: valid and within depth in one walk, so step 6 does not check it
+        // again. Anything else is measured here and checked at step 6, in the reference's
+        // order.
+        let shape = || {
+            let index = self.catalog.position(capability_id)?;
+            self.catalog.capabilities[index]
+                .input
+                .shape()
+                .filter(|shape| shape.bounds_depth())
+        };
+        let input = match input {
+            Input::Value(value) if shape().is_some_and(|shape| shape.accepts(&value)) => {
+                return Some(RunInput::Checked(Arc::new(value)));
+            }
+            Input::Shared(value) if shape().is_some_and(|shape| shape.accepts(&value)) => {
+                return Some(RunInput::Checked(value));
+            }
+            input => input,
+        };
         let value = input.into_detached(self.max_input_bytes)?;
         Some(RunInput::Value(value.into_shared()))
     }
@@ -315,13 +351,12 @@ impl Inner {
     /// until the outcome is final, or handed to a pending confirmation.
     pub(crate) async fn run(
         self: &Arc<Self>,
-        attempt: Attempt,
+        mut attempt: Attempt<'_>,
         input: RunInput,
-        reservation: Reservation,
     ) -> InvocationOutcome {
         let token = attempt.cancellation.as_ref();
         self.emit(
-            &attempt.invocation_id,
+            attempt.reservation.id(),
             &attempt.capability_id,
             EventPhase::Requested,
             None,
@@ -350,19 +385,13 @@ impl Inner {
                 );
             }
             let reason = reason.clone();
-            return self.issue_confirmation(
-                attempt,
-                input.into_value(),
-                &ready,
-                reason,
-                reservation,
-            );
+            return self.issue_confirmation(attempt, input.into_value(), &ready, reason);
         }
 
         // Step 9: observers run synchronously and may change host state: check again. With
         // no observer nothing runs between the post-policy recheck and here.
         self.emit(
-            &attempt.invocation_id,
+            attempt.reservation.id(),
             &attempt.capability_id,
             EventPhase::Started,
             None,
@@ -373,15 +402,22 @@ impl Inner {
             return self.fail(&attempt, e);
         }
 
-        // Step 10: the handler gets its own copy of the input and the policy-time context.
+        // Step 10: the handler gets its own copy of the input and the policy-time context
+        // (moved: nothing reads it after this).
+        let Ready {
+            index,
+            binding,
+            context: semantic_context,
+            ..
+        } = ready;
         let context = InvocationContext {
             cancellation: CancellationSignal::new(attempt.cancellation.clone()),
-            invocation_id: attempt.invocation_id.clone(),
+            invocation_id: attempt.reservation.id().clone(),
             requested_at: self.clock.now_ms(),
-            semantic_context: ready.context.clone(),
+            semantic_context,
             extensions: attempt.extensions.clone(),
         };
-        let binding = &ready.binding;
+        let binding = &binding;
         let result = match token.filter(|_| self.abort_on_cancel) {
             // Opt-in: the caller's cancellation ends the invocation even if the handler
             // ignores it; its future is dropped, so its work stops at its next await.
@@ -421,7 +457,7 @@ impl Inner {
         };
 
         // Step 12: the output must be schema-valid.
-        let capability = &self.catalog.capabilities[ready.index];
+        let capability = &self.catalog.capabilities[index];
         if let Err(issues) = capability.output.check(&output) {
             return self.fail(
                 &attempt,
@@ -431,35 +467,35 @@ impl Inner {
 
         // Step 13: succeeded event, then the refresh (listeners), then the id is released.
         self.emit(
-            &attempt.invocation_id,
+            attempt.reservation.id(),
             &attempt.capability_id,
             EventPhase::Succeeded,
             None,
         );
         self.refresh();
-        drop(reservation);
+        attempt.reservation.release();
         // `String::from(&str)`, not `to_string()`: an `Arc<str>`'s goes through `Display`.
         InvocationOutcome::Succeeded {
-            invocation_id: String::from(&*attempt.invocation_id),
+            invocation_id: String::from(&**attempt.reservation.id()),
             capability_id: attempt.capability_id,
             output,
         }
     }
 
     /// Emits the failed/denied event and builds the outcome.
-    pub(crate) fn fail(&self, attempt: &Attempt, error: RcipError) -> InvocationOutcome {
+    pub(crate) fn fail(&self, attempt: &Attempt<'_>, error: RcipError) -> InvocationOutcome {
         let phase = match error.code.status() {
             rcip_core::OutcomeStatus::Denied => EventPhase::Denied,
             _ => EventPhase::Failed,
         };
         self.emit(
-            &attempt.invocation_id,
+            attempt.reservation.id(),
             &attempt.capability_id,
             phase,
             Some(error.code),
         );
         InvocationOutcome::from_error(
-            String::from(&*attempt.invocation_id),
+            String::from(&**attempt.reservation.id()),
             attempt.capability_id.clone(),
             error,
         )

@@ -63,6 +63,7 @@ mod invoke;
 mod policy;
 mod preflight;
 pub mod prelude;
+mod reservation;
 mod runtime;
 mod shape;
 mod signature;

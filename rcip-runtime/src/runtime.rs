@@ -5,7 +5,6 @@
 //! first read after a revision change, never on the invoke path, and incrementally: it shares
 //! every chunk of entries in which nothing it shows can have changed with the snapshot before.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,6 +22,7 @@ use crate::confirm::Confirmations;
 use crate::host::Host;
 use crate::input::DEFAULT_MAX_INPUT_BYTES;
 use crate::policy::{DefaultPolicy, Policy};
+use crate::reservation::{Claim, Reservation, ReservationTable};
 use crate::support::{BoxFuture, Clock, SystemClock, contain, lock};
 use crate::surfaces::{ClientSurfaces, PreflightSurface};
 
@@ -187,27 +187,6 @@ impl BoundHandler {
 
 type SharedListener = Arc<dyn Fn() + Send + Sync>;
 
-/// Reserved invocation ids, each with the token of the attempt that holds it. The ids come
-/// from clients, so the hasher is seeded per process (foldhash): fast on the invoke path
-/// without letting a client choose colliding ids.
-pub(crate) type ReservationTable = Arc<Mutex<HashMap<Arc<str>, u64, foldhash::fast::RandomState>>>;
-
-/// Holds an invocation id; dropping it releases the id if this attempt still holds it.
-pub(crate) struct Reservation {
-    table: ReservationTable,
-    id: Arc<str>,
-    token: u64,
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        let mut table = lock(&self.table);
-        if table.get(&self.id) == Some(&self.token) {
-            table.remove(&self.id);
-        }
-    }
-}
-
 /// The cached snapshot and, per chunk of its capability list, where that chunk's entries
 /// were read.
 #[derive(Clone)]
@@ -248,7 +227,6 @@ pub(crate) struct Inner {
     listener_count: AtomicUsize,
     next_listener: AtomicU64,
     reservations: ReservationTable,
-    next_reservation: AtomicU64,
     pub(crate) confirmations: Mutex<Confirmations>,
 }
 
@@ -455,19 +433,10 @@ impl Inner {
 
     // ----- reservations -----------------------------------------------------------------
 
-    pub(crate) fn reserve(&self, id: &Arc<str>) -> Option<Reservation> {
-        let token = self.next_reservation.fetch_add(1, Ordering::Relaxed);
-        match lock(&self.reservations).entry(id.clone()) {
-            std::collections::hash_map::Entry::Occupied(_) => return None,
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(token);
-            }
-        }
-        Some(Reservation {
-            table: self.reservations.clone(),
-            id: id.clone(),
-            token,
-        })
+    /// Reserves an invocation id for the length of a call ([`Reservation::into_shared`]
+    /// for longer), or gives the claim back if the id is in use.
+    pub(crate) fn reserve(&self, claim: Claim) -> Result<Reservation<'_>, Claim> {
+        Reservation::take(&self.reservations, claim)
     }
 
     // ----- events -------------------------------------------------------------------
@@ -643,8 +612,7 @@ impl Runtime {
                 listeners: Mutex::new(Arc::new(Vec::new())),
                 listener_count: AtomicUsize::new(0),
                 next_listener: AtomicU64::new(0),
-                reservations: Arc::default(),
-                next_reservation: AtomicU64::new(0),
+                reservations: ReservationTable::default(),
                 confirmations: Mutex::new(Confirmations::default()),
             }),
         }

@@ -76,6 +76,8 @@ pub struct Shape {
     /// of them.
     strings: Option<Vec<Box<str>>>,
     enum_null: bool,
+    /// The most containers an accepted value nests (a scalar: 0); `None`: no bound.
+    nesting: Option<usize>,
 }
 
 /// Below this magnitude every integer is exact as an `f64`, so a float compares exactly
@@ -110,6 +112,7 @@ impl Shape {
             max_items: None,
             strings: None,
             enum_null: false,
+            nesting: None,
         };
         for (keyword, value) in object {
             match keyword.as_str() {
@@ -172,7 +175,35 @@ impl Shape {
         if object.contains_key("enum") && object.contains_key("const") {
             return None;
         }
+        shape.nesting = shape.nesting_of_children();
         Some(shape)
+    }
+
+    /// The most containers a value this shape accepts can nest, from its children's.
+    fn nesting_of_children(&self) -> Option<usize> {
+        let mut deepest = 0;
+        if self.strings.is_none() && self.types & OBJECT != 0 {
+            let mut members = match &self.additional {
+                Additional::Any => return None,
+                Additional::Forbidden => 0,
+                Additional::Shape(shape) => shape.nesting?,
+            };
+            for (_, shape) in &self.properties {
+                members = members.max(shape.nesting?);
+            }
+            deepest = deepest.max(members + 1);
+        }
+        if self.strings.is_none() && self.types & ARRAY != 0 {
+            deepest = deepest.max(self.items.as_deref()?.nesting? + 1);
+        }
+        Some(deepest)
+    }
+
+    /// Whether every value this shape accepts is within [`MAX_INPUT_DEPTH`], so that
+    /// accepting a value also settles its depth.
+    pub(crate) fn bounds_depth(&self) -> bool {
+        self.nesting
+            .is_some_and(|nesting| nesting <= MAX_INPUT_DEPTH)
     }
 
     fn allows_null(&self) -> bool {
@@ -1282,5 +1313,53 @@ mod tests {
         let deep = format!("[{ok}]");
         assert!(parse_text::<Value>(&ok, &shape).is_some());
         assert!(parse_text::<Value>(&deep, &shape).is_none());
+    }
+
+    /// `levels` arrays, each the `items` of the one outside it, around an empty object.
+    fn nested_array_schema(levels: usize) -> Value {
+        let empty = json!({"type": "object", "additionalProperties": false});
+        (0..levels).fold(empty, |items, _| json!({"type": "array", "items": items}))
+    }
+
+    #[test]
+    fn a_shape_bounds_depth_only_where_every_container_is_bounded() {
+        let nesting = |schema: Value| Shape::compile(&schema).unwrap().nesting;
+        assert_eq!(nesting(tight_note_schema()), Some(2));
+        assert_eq!(nesting(json!({"type": "string"})), Some(0));
+        assert_eq!(nesting(json!({"enum": ["a", null]})), Some(0));
+        assert_eq!(nesting(json!({"type": "array"})), None, "any items");
+        assert_eq!(nesting(json!({"type": "object"})), None, "any members");
+        assert_eq!(
+            nesting(
+                json!({"type": "object", "additionalProperties": {"type": "array", "items": {}}})
+            ),
+            None,
+            "any items, one level down"
+        );
+        assert_eq!(
+            nesting(json!({
+                "type": ["object", "array", "null"],
+                "additionalProperties": false,
+                "properties": {"a": {"type": "object", "additionalProperties": false}},
+                "items": {"type": "integer"}
+            })),
+            Some(2),
+            "the deeper of the object and array readings"
+        );
+        // At the limit, accepting a value settles its depth; one level more, it does not.
+        let at_limit = Shape::compile(&nested_array_schema(MAX_INPUT_DEPTH - 1)).unwrap();
+        assert!(at_limit.bounds_depth());
+        let beyond = Shape::compile(&nested_array_schema(MAX_INPUT_DEPTH)).unwrap();
+        assert!(!beyond.bounds_depth());
+        let too_deep: Value = serde_json::from_str(&format!(
+            "{}{{}}{}",
+            "[".repeat(MAX_INPUT_DEPTH),
+            "]".repeat(MAX_INPUT_DEPTH)
+        ))
+        .unwrap();
+        assert!(
+            beyond.accepts(&too_deep),
+            "so the depth walk must still run for it"
+        );
     }
 }
