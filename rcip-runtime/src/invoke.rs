@@ -248,19 +248,27 @@ pub(crate) fn is_cancelled(token: Option<&CancellationToken>) -> bool {
 }
 
 impl Inner {
-    /// `client.invoke`: steps 1–4, then the pipeline.
-    pub(crate) async fn invoke(self: &Arc<Self>, request: InvocationRequest) -> InvocationOutcome {
+    /// `client.invoke`, steps 1–4, which never wait: the attempt and its input for
+    /// [`run`](Self::run), or the outcome that ends it here (with no event). Apart from `run`
+    /// so that the client's future holds the pipeline's directly, not inside one more.
+    // The refusal is the outcome the caller returns as it is; boxing it would only add an
+    // allocation to every refusal.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn admit(
+        &self,
+        request: InvocationRequest,
+    ) -> Result<(Attempt<'_>, RunInput), InvocationOutcome> {
         // Bounded ids (rcip's, not the reference's): an over-long capability id is clipped,
         // so it is echoed at most at the limit and is not found; an empty or over-long
         // invocation id is refused before anything else, with no event.
         let capability_id = clip(request.capability_id, MAX_IDENTIFIER_LENGTH);
         let claim = match request.invocation_id {
             Some(id) if id.is_empty() || id.len() > MAX_INVOCATION_ID_LENGTH => {
-                return InvocationOutcome::from_error(
+                return Err(InvocationOutcome::from_error(
                     clip(id, MAX_INVOCATION_ID_LENGTH),
                     capability_id,
                     error(ErrorCode::InputInvalid, m::INVOCATION_ID_LENGTH),
-                );
+                ));
             }
             Some(id) => Claim::Caller(Arc::from(id)),
             None => Claim::Generated(GeneratedId::next(self.clock.now_ms())),
@@ -277,20 +285,20 @@ impl Inner {
         let reservation = match reservation {
             Ok(reservation) => reservation,
             Err(claim) => {
-                return InvocationOutcome::from_error(
+                return Err(InvocationOutcome::from_error(
                     String::from(&**claim.id()),
                     capability_id,
                     error(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
-                );
+                ));
             }
         };
         // Step 4: detach the input, before even the capability lookup; no event.
         let Some(input) = self.detach(&capability_id, request.input) else {
-            return InvocationOutcome::from_error(
+            return Err(InvocationOutcome::from_error(
                 String::from(&**reservation.id()),
                 capability_id,
                 error(ErrorCode::InputInvalid, m::NOT_JSON),
-            );
+            ));
         };
         let attempt = Attempt {
             reservation,
@@ -299,7 +307,7 @@ impl Inner {
             extensions: request.extensions,
             confirmed: false,
         };
-        self.run(attempt, input).await
+        Ok((attempt, input))
     }
 
     /// Step 4. Text for a typed binding of a shaped schema is parsed straight into its typed

@@ -668,7 +668,13 @@ impl RcipClient for Client {
 
     fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome> {
         let inner = self.inner.clone();
-        Box::pin(async move { inner.invoke(request).await })
+        // Steps 1–4 on the first poll, then the pipeline held in this future itself.
+        Box::pin(async move {
+            match inner.admit(request) {
+                Ok((attempt, input)) => inner.run(attempt, input).await,
+                Err(outcome) => outcome,
+            }
+        })
     }
 
     fn preflight(&self, batch: PreflightBatch) -> BoxFuture<Result<PreflightReport, crate::Error>> {

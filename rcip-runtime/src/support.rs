@@ -147,39 +147,70 @@ pub async fn cancellable<T>(
 
 /// The next default invocation id, in the reference's format:
 /// `invocation_<epoch ms base 36>_<sequence base 36>`. Invocation ids are not secrets.
-/// The id is assembled on the stack and handed to `make`, so building an `Arc<str>` costs
-/// one allocation.
-pub(crate) fn next_invocation_id<T>(now_ms: u64, make: impl FnOnce(&str) -> T) -> T {
+/// The id is written into a per-thread buffer and handed to `make`, so building an
+/// `Arc<str>` costs one allocation.
+pub(crate) fn next_invocation_id<T>(now_ms: u64, make: impl Fn(&str) -> T) -> T {
     next_sequenced_id("invocation_", now_ms, make)
 }
 
 /// `<prefix><epoch ms base 36>_<sequence base 36>`, the reference's shape for invocation,
 /// Assist message, turn and action ids. `prefix` is at most 16 bytes of ASCII. One sequence
 /// serves every prefix: ids only need to be distinct.
-pub fn next_sequenced_id<T>(prefix: &'static str, now_ms: u64, make: impl FnOnce(&str) -> T) -> T {
+pub fn next_sequenced_id<T>(prefix: &'static str, now_ms: u64, make: impl Fn(&str) -> T) -> T {
     sequenced_id(prefix, now_ms, next_sequence(), make)
 }
 
-/// `<prefix><now_ms base 36>_<seq base 36>`, assembled on the stack.
+/// `<prefix><now_ms base 36>_<seq base 36>`, handed to `make`.
+///
+/// Most ids of a thread share their prefix and millisecond with the one before, so each
+/// thread keeps its last id's text and writes only the sequence number when they match.
 pub(crate) fn sequenced_id<T>(
     prefix: &'static str,
     now_ms: u64,
     seq: u64,
-    make: impl FnOnce(&str) -> T,
+    make: impl Fn(&str) -> T,
 ) -> T {
-    const MAX_PREFIX: usize = 16;
-    // The prefix, two numbers of at most 13 base-36 digits, and a separator.
-    debug_assert!(prefix.len() <= MAX_PREFIX && prefix.is_ascii(), "{prefix}");
-    let mut buf = [0u8; MAX_PREFIX + 13 + 1 + 13];
-    let prefix = &prefix.as_bytes()[..prefix.len().min(MAX_PREFIX)];
-    buf[..prefix.len()].copy_from_slice(prefix);
-    let mut len = prefix.len();
-    len += write_base36(&mut buf[len..], now_ms);
-    buf[len] = b'_';
-    len += 1;
-    len += write_base36(&mut buf[len..], seq);
-    // Only ASCII was written (every prefix is ASCII).
-    make(std::str::from_utf8(&buf[..len]).unwrap_or("id"))
+    /// A thread's last id, and how long its `<prefix><ms>_` head is.
+    struct LastId {
+        prefix: &'static str,
+        ms: u64,
+        head: usize,
+        text: String,
+    }
+    thread_local! {
+        static LAST: std::cell::RefCell<LastId> = const {
+            std::cell::RefCell::new(LastId { prefix: "", ms: 0, head: 0, text: String::new() })
+        };
+    }
+    fn write(last: &mut LastId, prefix: &'static str, now_ms: u64, seq: u64) {
+        if last.head == 0 || last.prefix != prefix || last.ms != now_ms {
+            last.text.clear();
+            last.text.push_str(prefix);
+            push_base36(&mut last.text, now_ms);
+            last.text.push('_');
+            (last.prefix, last.ms, last.head) = (prefix, now_ms, last.text.len());
+        } else {
+            last.text.truncate(last.head);
+        }
+        push_base36(&mut last.text, seq);
+    }
+    let made = LAST.try_with(|last| {
+        // Taken already: `make` asked for an id itself (or the thread is ending).
+        let mut last = last.try_borrow_mut().ok()?;
+        write(&mut last, prefix, now_ms, seq);
+        Some(make(&last.text))
+    });
+    if let Ok(Some(made)) = made {
+        return made;
+    }
+    let mut apart = LastId {
+        prefix,
+        ms: now_ms,
+        head: 0,
+        text: String::new(),
+    };
+    write(&mut apart, prefix, now_ms, seq);
+    make(&apart.text)
 }
 
 /// The next id sequence number: distinct across the process, increasing per thread. Each
@@ -239,8 +270,8 @@ pub(crate) fn new_confirmation_id() -> String {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Writes `n` in base 36 at the start of `out` (at least 13 bytes); returns the length.
-fn write_base36(out: &mut [u8], mut n: u64) -> usize {
+/// Appends `n` in lowercase base 36.
+fn push_base36(out: &mut String, mut n: u64) {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     // u64::MAX has 13 base-36 digits.
     let mut digits = [0u8; 13];
@@ -253,9 +284,7 @@ fn write_base36(out: &mut [u8], mut n: u64) -> usize {
             break;
         }
     }
-    let len = digits.len() - start;
-    out[..len].copy_from_slice(&digits[start..]);
-    len
+    out.extend(digits[start..].iter().map(|&digit| char::from(digit)));
 }
 
 #[cfg(test)]
@@ -268,9 +297,29 @@ mod tests {
         let b: std::sync::Arc<str> = next_invocation_id(36, |id| std::sync::Arc::from(id));
         assert!(a.starts_with("invocation_10_"), "{a}");
         assert_ne!(a.as_str(), &*b);
-        let mut max = [0u8; 13];
-        let len = write_base36(&mut max, u64::MAX);
-        assert_eq!(&max[..len], b"3w5e11264sgsf");
+        let mut max = String::new();
+        push_base36(&mut max, u64::MAX);
+        assert_eq!(max, "3w5e11264sgsf");
+        // The same thread, the same millisecond, then another: the head is rewritten.
+        let c = sequenced_id("invocation_", 36, 5, str::to_owned);
+        let d = sequenced_id("message_", 36, 6, str::to_owned);
+        let e = sequenced_id("message_", 37, 7, str::to_owned);
+        let f = sequenced_id("message_", 37, 36 * 36, str::to_owned);
+        assert_eq!(
+            [c, d, e, f],
+            [
+                "invocation_10_5",
+                "message_10_6",
+                "message_11_7",
+                "message_11_100"
+            ]
+        );
+        // An id asked for while one is being made (from `make`) is made apart.
+        let nested = sequenced_id("turn_", 1, 2, |outer| {
+            let inner = sequenced_id("action_", 3, 4, str::to_owned);
+            format!("{outer} {inner}")
+        });
+        assert_eq!(nested, "turn_1_2 action_3_4");
     }
 
     #[test]
