@@ -303,6 +303,7 @@ impl Inner {
             cancellation,
             extensions,
             confirmed: true,
+            index: Some(index),
         };
         // 3–5. A ticket that will not run releases its id before anything is reported. An
         // approved one keeps its reservation into the re-run, so no other invocation can

@@ -71,6 +71,8 @@ pub(crate) struct Attempt<'a> {
     /// original request's).
     pub(crate) extensions: Extensions,
     pub(crate) confirmed: bool,
+    /// The capability's catalog position, if already looked up (`None`: look it up).
+    pub(crate) index: Option<usize>,
 }
 
 /// An attempt's input, past step 4: a value, or JSON text a fast binding already parsed
@@ -293,7 +295,8 @@ impl Inner {
             }
         };
         // Step 4: detach the input, before even the capability lookup; no event.
-        let Some(input) = self.detach(&capability_id, request.input) else {
+        let index = self.catalog.position(&capability_id);
+        let Some(input) = self.detach(index, request.input) else {
             return Err(InvocationOutcome::from_error(
                 String::from(&**reservation.id()),
                 capability_id,
@@ -306,6 +309,7 @@ impl Inner {
             cancellation: request.cancellation,
             extensions: request.extensions,
             confirmed: false,
+            index,
         };
         Ok((attempt, input))
     }
@@ -314,10 +318,10 @@ impl Inner {
     /// input; if that parse refuses it (not JSON, not valid, not taken by the type), or for
     /// any other input, the input is parsed and measured as a `Value`, so every refusal is
     /// today's.
-    fn detach(&self, capability_id: &str, input: Input) -> Option<RunInput> {
+    fn detach(&self, index: Option<usize>, input: Input) -> Option<RunInput> {
         if let Input::Text(text) = &input
             && text.len() <= self.max_input_bytes
-            && let Some(index) = self.catalog.position(capability_id)
+            && let Some(index) = index
             && let Some(shape) = self.catalog.capabilities[index].input.shape()
             && let Some(binding) = self.binding(index)
             && let Some(entry) = binding.handler.typed_entry()
@@ -336,8 +340,7 @@ impl Inner {
         // again. Anything else is measured here and checked at step 6, in the reference's
         // order.
         let shape = || {
-            let index = self.catalog.position(capability_id)?;
-            self.catalog.capabilities[index]
+            self.catalog.capabilities[index?]
                 .input
                 .shape()
                 .filter(|shape| shape.bounds_depth())
@@ -378,7 +381,12 @@ impl Inner {
             seen: None,
         };
         let ready = match self
-            .readiness(&attempt.capability_id, input.readiness_input(), &ask)
+            .readiness(
+                &attempt.capability_id,
+                attempt.index,
+                input.readiness_input(),
+                &ask,
+            )
             .await
         {
             Ok(ready) => ready,
@@ -514,10 +522,11 @@ impl Inner {
     pub(crate) async fn readiness(
         &self,
         capability_id: &str,
+        known: Option<usize>,
         input: ReadinessInput<'_>,
         ask: &Ask<'_>,
     ) -> Result<Ready, RcipError> {
-        match self.readiness_start(capability_id, input, ask) {
+        match self.readiness_start(capability_id, known, input, ask) {
             Start::Done(result) => result,
             // Boxed: only an asynchronous policy's answer is awaited here, and inline its
             // wait would add its state to every invocation's future.
@@ -528,13 +537,15 @@ impl Inner {
     /// Step 6 up to the policy's answer, synchronously: lookup, binding, live availability,
     /// input schema, cancellation, policy; with a synchronous answer also the post-policy
     /// recheck and denial, so nothing is left to await.
+    /// `known`: the capability's position, if the caller looked it up already.
     pub(crate) fn readiness_start(
         &self,
         capability_id: &str,
+        known: Option<usize>,
         input: ReadinessInput<'_>,
         ask: &Ask<'_>,
     ) -> Start {
-        let index = match self.catalog.position(capability_id) {
+        let index = match known.or_else(|| self.catalog.position(capability_id)) {
             Some(index) => index,
             None => return Start::Done(Err(error(ErrorCode::CapabilityNotFound, m::NOT_FOUND))),
         };

@@ -60,6 +60,8 @@ pub struct Shape {
     types: u8,
     /// Sorted by name, for a binary search.
     properties: Vec<(Box<str>, Shape)>,
+    /// [`name_key`] of each property's name, in the same order.
+    keys: Vec<u64>,
     /// Bit `i`: `properties[i]` is required (every required name is a property).
     required: u64,
     additional: Additional,
@@ -80,6 +82,29 @@ pub struct Shape {
     nesting: Option<usize>,
 }
 
+/// Up to eight bytes read from a name's start and end, as one number: two names of the same
+/// length, at most [`KEYED`] bytes, are equal exactly when their keys are (the bytes read
+/// cover each name whole), so most property lookups compare numbers instead of calling
+/// `memcmp`. Longer names compare their keys first, then their bytes.
+fn name_key(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    if let Some(head) = bytes.first_chunk::<8>() {
+        return u64::from_le_bytes(*head);
+    }
+    if let (Some(head), Some(tail)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return u64::from(u32::from_le_bytes(*head)) | u64::from(u32::from_le_bytes(*tail)) << 32;
+    }
+    match *bytes {
+        [a, b, c] => u64::from(a) | u64::from(b) << 8 | u64::from(c) << 16,
+        [a, b] => u64::from(a) | u64::from(b) << 8,
+        [a] => u64::from(a),
+        _ => 0,
+    }
+}
+
+/// Names up to this many bytes are told apart by their [`name_key`] alone.
+const KEYED: usize = 8;
+
 /// Below this magnitude every integer is exact as an `f64`, so a float compares exactly
 /// against an integer bound.
 const EXACT_FLOAT: i128 = 1 << 53;
@@ -99,6 +124,7 @@ impl Shape {
         let mut shape = Shape {
             types: ANY,
             properties: Vec::new(),
+            keys: Vec::new(),
             required: 0,
             additional: Additional::Any,
             items: None,
@@ -132,6 +158,7 @@ impl Shape {
                     if properties.len() > 64 {
                         return None;
                     }
+                    shape.keys = properties.iter().map(|(name, _)| name_key(name)).collect();
                     shape.properties = properties;
                 }
                 "required" | "additionalProperties" => {}
@@ -211,13 +238,19 @@ impl Shape {
     }
 
     fn position(&self, name: &str) -> Option<usize> {
-        // A few properties (most objects): a scan (`==` compares lengths before bytes) beats
-        // a binary search, which compares bytes at every step.
+        // A few properties (most objects): a scan comparing keys beats a binary search, which
+        // compares bytes at every step.
         if self.properties.len() <= 8 {
+            let key = name_key(name);
             return self
-                .properties
+                .keys
                 .iter()
-                .position(|(other, _)| **other == *name);
+                .zip(&self.properties)
+                .position(|(k, (other, _))| {
+                    *k == key
+                        && other.len() == name.len()
+                        && (name.len() <= KEYED || **other == *name)
+                });
         }
         self.properties
             .binary_search_by(|(other, _)| (**other).cmp(name))
@@ -1361,5 +1394,31 @@ mod tests {
             beyond.accepts(&too_deep),
             "so the depth walk must still run for it"
         );
+    }
+
+    #[test]
+    fn names_of_one_length_up_to_eight_bytes_share_a_key_only_when_equal() {
+        let names = [
+            "", "a", "b", "ab", "ba", "abc", "acb", "abcd", "abce", "bbcd", "abcde", "abxde",
+            "abcdf", "abcdef", "abcdeg", "abcdefg", "abcdefh", "abcdefgh", "abcdefgi", "é", "éa",
+        ];
+        for a in names {
+            for b in names {
+                let same = a.len() == b.len() && name_key(a) == name_key(b);
+                assert_eq!(same, a == b, "{a:?} {b:?}");
+            }
+        }
+        // Longer names share a key with names that differ after their eighth byte: the scan
+        // then compares their bytes.
+        assert_eq!(name_key("abcdefgh_1"), name_key("abcdefgh_2"));
+        let schema = json!({
+            "type": "object",
+            "properties": {"abcdefgh_1": {"type": "string"}, "abcdefgh_2": {"type": "integer"}},
+            "additionalProperties": false
+        });
+        let shape = Shape::compile(&schema).unwrap();
+        assert!(shape.accepts(&json!({"abcdefgh_1": "x", "abcdefgh_2": 1})));
+        assert!(!shape.accepts(&json!({"abcdefgh_2": "x"})));
+        assert!(!shape.accepts(&json!({"abcdefgh_3": "x"})));
     }
 }
