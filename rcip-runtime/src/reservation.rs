@@ -20,8 +20,9 @@ use crate::support::{lock, next_sequence, sequenced_id};
 /// The prefix of generated invocation ids.
 const GENERATED_PREFIX: &str = "invocation_";
 
-/// How many generated ids slots hold at once. A generated id whose slot is still taken (by
-/// an invocation running since [`SLOTS`] ids ago) goes into the table instead.
+/// How many generated ids slots hold at once (a power of two). A generated id whose slot is
+/// still taken (by an invocation still running, or a confirmation ticket) goes into the
+/// table instead.
 const SLOTS: usize = 256;
 
 /// A slot's number while its time is written. Sequence numbers start at 1 and never reach
@@ -63,11 +64,14 @@ impl GeneratedId {
     }
 }
 
-/// The ms and sequence numbers of an id of the generated form, exactly as `sequenced_id`
-/// writes them (lowercase base 36, no leading zero), or `None`.
+/// The ms and sequence numbers of an id the runtime could have generated, exactly as
+/// `sequenced_id` writes them (lowercase base 36, no leading zero), or `None`. Sequence
+/// numbers start at 1 and never reach [`FILLING`], so 0 and `FILLING` (a slot's free and
+/// busy marks) are no generated id's.
 fn generated_form(id: &str) -> Option<(u64, u64)> {
     let (ms, seq) = id.strip_prefix(GENERATED_PREFIX)?.split_once('_')?;
-    Some((base36(ms)?, base36(seq)?))
+    let seq = base36(seq).filter(|&seq| seq != 0 && seq != FILLING)?;
+    Some((base36(ms)?, seq))
 }
 
 fn base36(digits: &str) -> Option<u64> {
@@ -110,9 +114,14 @@ impl Default for Slots {
 }
 
 impl Shared {
+    /// The slot of a sequence number. Its top bits after a multiplication by an odd constant
+    /// (Fibonacci hashing), not `seq % SLOTS`: each thread's numbers come in blocks starting
+    /// at the same remainder, so threads invoking in step would all want the same slots.
     fn slot(&self, seq: u64) -> &Slot {
-        // Lossless: the remainder is below SLOTS.
-        &self.slots.0[(seq % SLOTS as u64) as usize]
+        const SPREAD: u64 = 0x9e37_79b9_7f4a_7c15;
+        const SHIFT: u32 = u64::BITS - SLOTS.trailing_zeros();
+        // Lossless: the shift leaves log2(SLOTS) bits.
+        &self.slots.0[(seq.wrapping_mul(SPREAD) >> SHIFT) as usize]
     }
 
     /// Whether a slot holds the generated id `(ms, seq)`.
@@ -163,13 +172,20 @@ impl<'a> Reservation<'a> {
     /// Reserves the claimed id, or gives the claim back if the id is in use.
     ///
     /// Why a generated id in a slot and an equal imitation in the table are never both held:
-    /// the generated one takes its slot, then reads the imitation count; the imitation
-    /// counts itself, then, under the table's lock, reads the slot (every access `SeqCst`).
+    /// the generated one publishes its number in its slot, then reads the imitation count;
+    /// the imitation counts itself, then, under the table's lock, reads the slot (those four
+    /// accesses `SeqCst`; the slot's time is written before the number and read after it).
     /// If the count read was 0, it came before the imitation counted itself, so the slot was
     /// taken before the imitation read it: the imitation is refused. If not, the generated
     /// one also looks in the table under its lock: either the imitation's lock came first
     /// and its entry is there (the generated one is refused), or its lock came after, and
     /// then it reads the slot taken before it.
+    ///
+    /// One interleaving refuses more than one table would: a generated id that finds its
+    /// imitation in the table has published its number for a moment, and a second
+    /// imitation of the same text reading the slot in that moment is refused too, even if
+    /// the first imitation has just released it. It takes a caller replaying a generated id
+    /// that is being claimed at that instant.
     pub(crate) fn take(table: &'a ReservationTable, claim: Claim) -> Result<Self, Claim> {
         let shared = &*table.0;
         let (id, form) = match claim {
@@ -386,13 +402,43 @@ mod tests {
     }
 
     #[test]
+    fn ids_that_look_like_a_free_or_busy_slot_are_plain_caller_ids() {
+        let table = ReservationTable::default();
+        // A fresh table's slots are all free (number 0, time 0).
+        let zero = Reservation::take(&table, caller("invocation_0_0"))
+            .ok()
+            .unwrap();
+        assert!(matches!(zero.held, Held::Table { imitation: false }));
+        drop(zero);
+        assert!(is_empty(&table));
+    }
+
+    /// Another sequence number with the same slot as `seq`.
+    fn same_slot_as(table: &ReservationTable, seq: u64) -> u64 {
+        let slot: *const Slot = table.0.slot(seq);
+        (seq + 1..)
+            .find(|&other| std::ptr::eq(table.0.slot(other), slot))
+            .unwrap()
+    }
+
+    #[test]
+    fn blocks_of_numbers_spread_over_the_slots() {
+        // Each thread's numbers start a block of 1,024: the first number of every block must
+        // not all land in one slot.
+        let table = ReservationTable::default();
+        let firsts: std::collections::HashSet<*const Slot> = (0..64u64)
+            .map(|block| std::ptr::from_ref(table.0.slot(block * 1_024 + 1)))
+            .collect();
+        assert!(firsts.len() > 32, "{} slots for 64 blocks", firsts.len());
+    }
+
+    #[test]
     fn a_generated_id_whose_slot_is_taken_is_held_in_the_table() {
         let table = ReservationTable::default();
         let first = Reservation::take(&table, generated(1, 3)).ok().unwrap();
-        // The same slot (3 + SLOTS), a different id: held in the table, as an imitation.
-        let second = Reservation::take(&table, generated(1, 3 + SLOTS as u64))
-            .ok()
-            .unwrap();
+        // The same slot, a different id: held in the table, as an imitation.
+        let other = same_slot_as(&table, 3);
+        let second = Reservation::take(&table, generated(1, other)).ok().unwrap();
         assert!(matches!(second.held, Held::Table { imitation: true }));
         let text = second.id().clone();
         assert!(Reservation::take(&table, Claim::Caller(text)).is_err());
@@ -413,6 +459,9 @@ mod tests {
             "invocation_2s_8c_",
             "Invocation_2s_8c",
             "invocation_zzzzzzzzzzzzzz_1",
+            // A slot's free and busy marks are no sequence number.
+            "invocation_2s_0",
+            "invocation_2s_3w5e11264sgsf",
         ] {
             assert_eq!(generated_form(other), None, "{other}");
         }

@@ -223,15 +223,19 @@ pub(crate) fn next_sequence() -> u64 {
         /// The thread's next number and the end of its block.
         static RANGE: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
     }
-    RANGE.with(|range| {
-        let (mut next, mut end) = range.get();
-        if next == end {
-            next = NEXT_BLOCK.fetch_add(BLOCK, Ordering::Relaxed);
-            end = next + BLOCK;
-        }
-        range.set((next + 1, end));
-        next
-    })
+    RANGE
+        .try_with(|range| {
+            let (mut next, mut end) = range.get();
+            if next == end {
+                next = NEXT_BLOCK.fetch_add(BLOCK, Ordering::Relaxed);
+                end = next + BLOCK;
+            }
+            range.set((next + 1, end));
+            next
+        })
+        // No thread-local (a thread being torn down): a block of its own, of which it uses
+        // one number.
+        .unwrap_or_else(|_| NEXT_BLOCK.fetch_add(BLOCK, Ordering::Relaxed))
 }
 
 /// 128 random bits: confirmation ids here, record and event ids in `rcip-relationship` (as
@@ -320,6 +324,28 @@ mod tests {
             format!("{outer} {inner}")
         });
         assert_eq!(nested, "turn_1_2 action_3_4");
+    }
+
+    #[test]
+    fn sequence_numbers_are_distinct_across_threads() {
+        let per_thread: Vec<Vec<u64>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| (0..3_000).map(|_| next_sequence()).collect()))
+                .collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().expect("a thread of ids"))
+                .collect()
+        });
+        for numbers in &per_thread {
+            assert!(
+                numbers.windows(2).all(|w| w[0] < w[1]),
+                "increasing per thread"
+            );
+        }
+        let all: std::collections::HashSet<u64> = per_thread.iter().flatten().copied().collect();
+        assert_eq!(all.len(), 4 * 3_000);
+        assert!(!all.contains(&0));
     }
 
     #[test]

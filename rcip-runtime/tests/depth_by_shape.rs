@@ -120,3 +120,75 @@ async fn a_value_its_bounded_schema_refuses_gets_the_full_issues() {
         vec![EventPhase::Requested, EventPhase::Failed]
     );
 }
+
+/// A runtime over `deep.echo` (a schema of two nested arrays around an empty object) with
+/// the given policy, bound or not, available or not.
+fn runtime_with(policy: Arc<dyn Policy>, bound: Option<bool>) -> Runtime {
+    let (schema, _) = nested(2);
+    let definition = ApplicationDefinition::new("deep", "Deep", "Nested inputs.").capability(
+        CapabilityDefinition::new(
+            "deep.echo",
+            Effect::Destructive,
+            "Echo",
+            "Echoes its input.",
+        )
+        .input_schema(schema.clone())
+        .output_schema(schema),
+    );
+    let runtime = Runtime::new(definition, RuntimeOptions::new().policy(policy)).unwrap();
+    if let Some(available) = bound {
+        let echo = Binding::new(|input: Value, _ctx| async move { Ok::<_, HandlerError>(input) })
+            .with_availability(move || {
+                if available {
+                    Availability::available()
+                } else {
+                    Availability::unavailable("CLOSED", "Closed.")
+                }
+            });
+        runtime.host().bind("deep.echo", echo).unwrap().keep();
+    }
+    runtime
+}
+
+#[tokio::test]
+async fn a_value_checked_at_step_4_still_meets_the_binding_and_availability_checks_first() {
+    let allow = policy_fn(|_| PolicyDecision::Allow);
+    let (_, valid) = nested(2);
+    // Valid and invalid values alike: the binding and availability checks come before the
+    // input's, as in the reference.
+    for value in [valid, json!([[{"extra": 1}]])] {
+        let unbound = runtime_with(allow.clone(), None);
+        let outcome = unbound
+            .client()
+            .invoke(InvocationRequest::new("deep.echo", value.clone()))
+            .await;
+        assert_eq!(outcome.error().unwrap().code, ErrorCode::CapabilityUnbound);
+        let closed = runtime_with(allow.clone(), Some(false));
+        let outcome = closed
+            .client()
+            .invoke(InvocationRequest::new("deep.echo", value))
+            .await;
+        let error = outcome.error().unwrap();
+        assert_eq!(error.code, ErrorCode::CapabilityUnavailable);
+        assert_eq!(error.message, "Closed.");
+    }
+}
+
+#[tokio::test]
+async fn a_value_checked_at_step_4_is_confirmed_and_run_with_the_same_input() {
+    // The default policy confirms destructive operations.
+    let runtime = runtime_with(Arc::new(DefaultPolicy), Some(true));
+    let (_, value) = nested(2);
+    for input in inputs(&value) {
+        let outcome = runtime
+            .client()
+            .invoke(InvocationRequest::new("deep.echo", input))
+            .await;
+        let confirmation = outcome.confirmation().expect("a confirmation").id.clone();
+        let outcome = runtime
+            .host()
+            .resolve_confirmation(&confirmation, true)
+            .await;
+        assert_eq!(outcome.output(), Some(&value), "{outcome:?}");
+    }
+}
