@@ -71,7 +71,7 @@ pub(crate) struct Attempt<'a> {
     /// original request's).
     pub(crate) extensions: Extensions,
     pub(crate) confirmed: bool,
-    /// The capability's catalog position, if already looked up (`None`: look it up).
+    /// The capability's catalog position (`None`: not in the catalog), looked up once.
     pub(crate) index: Option<usize>,
 }
 
@@ -381,12 +381,7 @@ impl Inner {
             seen: None,
         };
         let ready = match self
-            .readiness(
-                &attempt.capability_id,
-                attempt.index,
-                input.readiness_input(),
-                &ask,
-            )
+            .readiness(attempt.index, input.readiness_input(), &ask)
             .await
         {
             Ok(ready) => ready,
@@ -521,12 +516,11 @@ impl Inner {
     /// then [`readiness_finish`](Self::readiness_finish) if the policy answers later.
     pub(crate) async fn readiness(
         &self,
-        capability_id: &str,
-        known: Option<usize>,
+        index: Option<usize>,
         input: ReadinessInput<'_>,
         ask: &Ask<'_>,
     ) -> Result<Ready, RcipError> {
-        match self.readiness_start(capability_id, known, input, ask) {
+        match self.readiness_start(index, input, ask) {
             Start::Done(result) => result,
             // Boxed: only an asynchronous policy's answer is awaited here, and inline its
             // wait would add its state to every invocation's future.
@@ -534,18 +528,17 @@ impl Inner {
         }
     }
 
-    /// Step 6 up to the policy's answer, synchronously: lookup, binding, live availability,
+    /// Step 6 up to the policy's answer, synchronously: the capability (its catalog position,
+    /// which the caller looked up; `None`: not in the catalog), binding, live availability,
     /// input schema, cancellation, policy; with a synchronous answer also the post-policy
     /// recheck and denial, so nothing is left to await.
-    /// `known`: the capability's position, if the caller looked it up already.
     pub(crate) fn readiness_start(
         &self,
-        capability_id: &str,
-        known: Option<usize>,
+        index: Option<usize>,
         input: ReadinessInput<'_>,
         ask: &Ask<'_>,
     ) -> Start {
-        let index = match known.or_else(|| self.catalog.position(capability_id)) {
+        let index = match index {
             Some(index) => index,
             None => return Start::Done(Err(error(ErrorCode::CapabilityNotFound, m::NOT_FOUND))),
         };

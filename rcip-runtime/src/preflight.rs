@@ -72,7 +72,7 @@ impl Inner {
                     ReadinessInput::Shared(&shared)
                 }
             };
-            match self.readiness_start(&capability_id, None, input, &ask) {
+            match self.readiness_start(self.catalog.position(&capability_id), input, &ask) {
                 Start::Done(result) => outcomes.push(self.proposal_outcome(capability_id, result)),
                 Start::Pending(pending) => {
                     waiting.push((outcomes.len(), capability_id, pending));
