@@ -11,14 +11,12 @@
 //! An invocation borrows the reservations through the runtime it runs on; only a
 //! confirmation ticket, which outlives the call that issued it, takes a share of them.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::support::{lock, next_sequence, sequenced_id};
-
-/// The prefix of generated invocation ids.
-const GENERATED_PREFIX: &str = "invocation_";
+use crate::support::{INVOCATION_ID_PREFIX, lock, next_sequence, sequenced_id};
 
 /// How many generated ids slots hold at once (a power of two). A generated id whose slot is
 /// still taken (by an invocation still running, or a confirmation ticket) goes into the
@@ -57,7 +55,7 @@ impl GeneratedId {
     pub(crate) fn next(now_ms: u64) -> Self {
         let seq = next_sequence();
         GeneratedId {
-            id: sequenced_id(GENERATED_PREFIX, now_ms, seq, |id| Arc::from(id)),
+            id: sequenced_id(INVOCATION_ID_PREFIX, now_ms, seq, |id| Arc::from(id)),
             ms: now_ms,
             seq,
         }
@@ -69,7 +67,7 @@ impl GeneratedId {
 /// numbers start at 1 and never reach [`FILLING`], so 0 and `FILLING` (a slot's free and
 /// busy marks) are no generated id's.
 fn generated_form(id: &str) -> Option<(u64, u64)> {
-    let (ms, seq) = id.strip_prefix(GENERATED_PREFIX)?.split_once('_')?;
+    let (ms, seq) = id.strip_prefix(INVOCATION_ID_PREFIX)?.split_once('_')?;
     let seq = base36(seq).filter(|&seq| seq != 0 && seq != FILLING)?;
     Some((base36(ms)?, seq))
 }
@@ -137,13 +135,6 @@ impl Shared {
 #[derive(Default, Clone)]
 pub(crate) struct ReservationTable(Arc<Shared>);
 
-/// Where a [`Reservation`] finds its table: borrowed for the length of one call, or shared
-/// by a ticket that outlives it.
-enum TableRef<'a> {
-    Borrowed(&'a ReservationTable),
-    Shared(ReservationTable),
-}
-
 /// What a [`Reservation`] holds.
 #[derive(Clone, Copy)]
 enum Held {
@@ -163,7 +154,8 @@ enum Held {
 /// same id string holds a different allocation, which cannot share an address with this
 /// one while this one is alive.
 pub(crate) struct Reservation<'a> {
-    table: TableRef<'a>,
+    /// Borrowed for the length of one call, or a share held by a ticket that outlives it.
+    table: Cow<'a, ReservationTable>,
     id: Arc<str>,
     held: Held,
 }
@@ -187,40 +179,42 @@ impl<'a> Reservation<'a> {
     /// the first imitation has just released it. It takes a caller replaying a generated id
     /// that is being claimed at that instant.
     pub(crate) fn take(table: &'a ReservationTable, claim: Claim) -> Result<Self, Claim> {
-        let shared = &*table.0;
-        let (id, form) = match claim {
-            Claim::Generated(generated) => {
-                let slot = shared.slot(generated.seq);
-                let taken = slot
-                    .seq
-                    .compare_exchange(0, FILLING, Ordering::SeqCst, Ordering::Relaxed)
-                    .is_ok();
-                if !taken {
-                    // The slot's id is still running: hold this one in the table.
-                    let form = Some((generated.ms, generated.seq));
-                    return Self::take_in_table(table, generated.id, form)
-                        .map_err(|id| Claim::Generated(GeneratedId { id, ..generated }));
-                }
-                slot.ms.store(generated.ms, Ordering::Relaxed);
-                slot.seq.store(generated.seq, Ordering::SeqCst);
-                if shared.imitations.load(Ordering::SeqCst) > 0
-                    && lock(&shared.table).contains(&*generated.id)
-                {
-                    slot.seq.store(0, Ordering::Release);
-                    return Err(Claim::Generated(generated));
-                }
-                return Ok(Reservation {
-                    table: TableRef::Borrowed(table),
-                    id: generated.id,
-                    held: Held::Slot(generated.seq),
-                });
-            }
+        match claim {
+            Claim::Generated(generated) => Self::take_generated(table, generated),
             Claim::Caller(id) => {
                 let form = generated_form(&id);
-                (id, form)
+                Self::take_in_table(table, id, form).map_err(Claim::Caller)
             }
-        };
-        Self::take_in_table(table, id, form).map_err(Claim::Caller)
+        }
+    }
+
+    /// Reserves a generated id in its slot, or in the table if the slot is taken.
+    fn take_generated(table: &'a ReservationTable, generated: GeneratedId) -> Result<Self, Claim> {
+        let shared = &*table.0;
+        let slot = shared.slot(generated.seq);
+        let taken = slot
+            .seq
+            .compare_exchange(0, FILLING, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok();
+        if !taken {
+            // The slot's id is still running: hold this one in the table.
+            let form = Some((generated.ms, generated.seq));
+            return Self::take_in_table(table, generated.id, form)
+                .map_err(|id| Claim::Generated(GeneratedId { id, ..generated }));
+        }
+        slot.ms.store(generated.ms, Ordering::Relaxed);
+        slot.seq.store(generated.seq, Ordering::SeqCst);
+        if shared.imitations.load(Ordering::SeqCst) > 0
+            && lock(&shared.table).contains(&*generated.id)
+        {
+            slot.seq.store(0, Ordering::Release);
+            return Err(Claim::Generated(generated));
+        }
+        Ok(Reservation {
+            table: Cow::Borrowed(table),
+            id: generated.id,
+            held: Held::Slot(generated.seq),
+        })
     }
 
     /// Reserves `id` in the table; `form`: its numbers if it has the generated form.
@@ -245,7 +239,7 @@ impl<'a> Reservation<'a> {
             return Err(id);
         }
         Ok(Reservation {
-            table: TableRef::Borrowed(table),
+            table: Cow::Borrowed(table),
             id,
             held: Held::Table {
                 imitation: form.is_some(),
@@ -258,18 +252,11 @@ impl<'a> Reservation<'a> {
         &self.id
     }
 
-    fn shared(&self) -> &Shared {
-        match &self.table {
-            TableRef::Borrowed(table) => &table.0,
-            TableRef::Shared(table) => &table.0,
-        }
-    }
-
     /// Frees the id now (the reservation keeps it for reading); a second release does
     /// nothing.
     pub(crate) fn release(&mut self) {
         let held = std::mem::replace(&mut self.held, Held::Nothing);
-        let shared = self.shared();
+        let shared = &*self.table.0;
         match held {
             Held::Nothing => {}
             Held::Slot(seq) => shared.slot(seq).seq.store(0, Ordering::Release),
@@ -293,12 +280,8 @@ impl<'a> Reservation<'a> {
     /// The same reservation, holding a share of its table so that it can outlive the call
     /// (a confirmation ticket keeps it until it ends).
     pub(crate) fn into_shared(mut self) -> Reservation<'static> {
-        let table = match &self.table {
-            TableRef::Borrowed(table) => (*table).clone(),
-            TableRef::Shared(table) => table.clone(),
-        };
         Reservation {
-            table: TableRef::Shared(table),
+            table: Cow::Owned(self.table.clone().into_owned()),
             id: self.id.clone(),
             // This one no longer releases the id: the new one does.
             held: std::mem::replace(&mut self.held, Held::Nothing),
@@ -323,7 +306,7 @@ mod tests {
 
     fn generated(ms: u64, seq: u64) -> Claim {
         Claim::Generated(GeneratedId {
-            id: sequenced_id(GENERATED_PREFIX, ms, seq, |id| Arc::from(id)),
+            id: sequenced_id(INVOCATION_ID_PREFIX, ms, seq, |id| Arc::from(id)),
             ms,
             seq,
         })

@@ -150,12 +150,15 @@ pub async fn cancellable<T>(
 /// The id is written into a per-thread buffer and handed to `make`, so building an
 /// `Arc<str>` costs one allocation.
 pub(crate) fn next_invocation_id<T>(now_ms: u64, make: impl Fn(&str) -> T) -> T {
-    next_sequenced_id("invocation_", now_ms, make)
+    next_sequenced_id(INVOCATION_ID_PREFIX, now_ms, make)
 }
 
+/// The prefix of the invocation ids the runtime generates.
+pub(crate) const INVOCATION_ID_PREFIX: &str = "invocation_";
+
 /// `<prefix><epoch ms base 36>_<sequence base 36>`, the reference's shape for invocation,
-/// Assist message, turn and action ids. `prefix` is at most 16 bytes of ASCII. One sequence
-/// serves every prefix: ids only need to be distinct.
+/// Assist message, turn and action ids. One sequence serves every prefix: ids only need to
+/// be distinct.
 pub fn next_sequenced_id<T>(prefix: &'static str, now_ms: u64, make: impl Fn(&str) -> T) -> T {
     sequenced_id(prefix, now_ms, next_sequence(), make)
 }
