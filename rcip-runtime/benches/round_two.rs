@@ -37,49 +37,10 @@ use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, criterion_group};
 use rcip_runtime::*;
-use serde::Deserialize;
-use serde_json::Value;
 use support::Arm;
 use support::workload::*;
 
 const CATALOGS: [usize; 4] = [1, 10, 1_000, 10_000];
-
-/// The value floor: what a typed handler costs with a value input and no runtime.
-async fn value_floor(input: &Value) -> Value {
-    let input = NoteInput::deserialize(black_box(input).clone()).unwrap();
-    serde_json::to_value(handler(input).await.unwrap()).unwrap()
-}
-
-/// The typed floor: what a typed handler costs with a text input and no runtime.
-async fn text_floor() -> Value {
-    let input: NoteInput = serde_json::from_str(black_box(INPUT)).unwrap();
-    serde_json::to_value(handler(input).await.unwrap()).unwrap()
-}
-
-/// A batch of 16 proposals over a catalog of 10, each with its own copy of the input.
-fn batch16(input: &Value) -> PreflightBatch {
-    PreflightBatch::new(
-        (0..16)
-            .map(|i| PreflightProposal::new(id(i % 10), Input::Value(input.clone())))
-            .collect(),
-    )
-}
-
-/// The ids of [`batch16`]'s proposals.
-fn batch16_ids() -> Vec<String> {
-    (0..16).map(|i| id(i % 10)).collect()
-}
-
-/// [`batch16`] over one input the caller shares with every proposal ([`Input::Shared`]), as
-/// a client checking a plan it is about to run holds its inputs: the batch costs the ids'
-/// copies and reference counts, so the ratio is the runtime's own work per proposal.
-fn batch16_shared(ids: &[String], input: &Arc<Value>) -> PreflightBatch {
-    PreflightBatch::new(
-        ids.iter()
-            .map(|id| PreflightProposal::new(id.clone(), Input::Shared(input.clone())))
-            .collect(),
-    )
-}
 
 /// A runtime over a catalog of `size` in which one capability's binding changes on every
 /// [`flip`](Self::flip): bound, then unbound, then bound again (each a new revision).

@@ -14,7 +14,6 @@ mod workload;
 use std::hint::black_box;
 
 use rcip_runtime::*;
-use serde::Deserialize;
 use workload::*;
 
 fn main() {
@@ -31,7 +30,7 @@ fn main() {
     };
     let client = runtime.client();
     let id = id(5);
-    let ids: Vec<String> = (0..16).map(|i| workload::id(i % 10)).collect();
+    let ids = batch16_ids();
     let shared = std::sync::Arc::new(value.clone());
     if arm == "size" {
         let future = client.invoke(InvocationRequest::new(
@@ -53,28 +52,21 @@ fn main() {
                     black_box(client.invoke(request).await);
                 }
                 "floor-value" => {
-                    let input = NoteInput::deserialize(black_box(&value).clone()).unwrap();
-                    black_box(serde_json::to_value(handler(input).await.unwrap()).unwrap());
+                    black_box(value_floor(&value).await);
                 }
                 "floor-text" => {
-                    let input: NoteInput = serde_json::from_str(black_box(INPUT)).unwrap();
-                    black_box(serde_json::to_value(handler(input).await.unwrap()).unwrap());
+                    black_box(text_floor().await);
                 }
                 "preflight" => {
-                    let batch = PreflightBatch::new(
-                        (0..16)
-                            .map(|i| PreflightProposal::new(workload::id(i % 10), value.clone()))
-                            .collect(),
-                    );
-                    black_box(client.preflight(batch).await.unwrap());
+                    black_box(client.preflight(batch16(&value)).await.unwrap());
                 }
                 "preflight-shared" => {
-                    let batch = PreflightBatch::new(
-                        ids.iter()
-                            .map(|id| PreflightProposal::new(id.clone(), shared.clone()))
-                            .collect(),
+                    black_box(
+                        client
+                            .preflight(batch16_shared(&ids, &shared))
+                            .await
+                            .unwrap(),
                     );
-                    black_box(client.preflight(batch).await.unwrap());
                 }
                 "none" => {}
                 other => panic!("unknown arm {other}"),

@@ -7,6 +7,9 @@
 // Each bench and the example use a different part of it.
 #![allow(dead_code)]
 
+use std::hint::black_box;
+use std::sync::Arc;
+
 use rcip_runtime::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -136,4 +139,41 @@ pub(crate) fn derived_runtime(size: usize) -> Runtime {
     let runtime = Runtime::new(definition, allow_options()).unwrap();
     bind_all(&runtime, size);
     runtime
+}
+
+/// The value floor: what a typed handler costs with a value input and no runtime.
+pub(crate) async fn value_floor(input: &Value) -> Value {
+    let input = NoteInput::deserialize(black_box(input).clone()).unwrap();
+    serde_json::to_value(handler(input).await.unwrap()).unwrap()
+}
+
+/// The typed floor: what a typed handler costs with a text input and no runtime.
+pub(crate) async fn text_floor() -> Value {
+    let input: NoteInput = serde_json::from_str(black_box(INPUT)).unwrap();
+    serde_json::to_value(handler(input).await.unwrap()).unwrap()
+}
+
+/// A batch of 16 proposals over a catalog of 10, each with its own copy of the input.
+pub(crate) fn batch16(input: &Value) -> PreflightBatch {
+    PreflightBatch::new(
+        (0..16)
+            .map(|i| PreflightProposal::new(id(i % 10), Input::Value(input.clone())))
+            .collect(),
+    )
+}
+
+/// The ids of [`batch16`]'s proposals.
+pub(crate) fn batch16_ids() -> Vec<String> {
+    (0..16).map(|i| id(i % 10)).collect()
+}
+
+/// [`batch16`] over one input the caller shares with every proposal ([`Input::Shared`]), as
+/// a client checking a plan it is about to run holds its inputs: the batch costs the ids'
+/// copies and reference counts, so the ratio is the runtime's own work per proposal.
+pub(crate) fn batch16_shared(ids: &[String], input: &Arc<Value>) -> PreflightBatch {
+    PreflightBatch::new(
+        ids.iter()
+            .map(|id| PreflightProposal::new(id.clone(), Input::Shared(input.clone())))
+            .collect(),
+    )
 }
