@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::extensions::{Extensions, Principal};
+use crate::invocation_id::InvocationId;
 use crate::shape::Shape;
 use crate::support::BoxFuture;
 
@@ -46,7 +47,7 @@ impl CancellationSignal {
 #[derive(Debug, Clone)]
 pub struct InvocationContext {
     pub(crate) cancellation: CancellationSignal,
-    pub(crate) invocation_id: Arc<str>,
+    pub(crate) invocation_id: InvocationId,
     pub(crate) requested_at: u64,
     pub(crate) semantic_context: Arc<SemanticContext>,
     pub(crate) extensions: Extensions,

@@ -108,7 +108,7 @@ impl Ending {
             Ending::Aborted => m::ABORTED,
         };
         InvocationOutcome::from_error(
-            String::from(&**pending.reservation.id()),
+            String::from(pending.reservation.id()),
             pending.capability_id.clone(),
             RcipError::new(self.code(), message),
         )
@@ -138,7 +138,7 @@ impl Inner {
             expires_at,
         );
         let outcome = InvocationOutcome::ConfirmationRequired {
-            invocation_id: String::from(&**attempt.reservation.id()),
+            invocation_id: String::from(attempt.reservation.id()),
             capability_id: attempt.capability_id.clone(),
             confirmation,
         };
@@ -199,7 +199,7 @@ impl Inner {
         let stale = {
             let table = lock(&self.confirmations);
             table.pending.iter().find_map(|(id, p)| {
-                if &**p.reservation.id() != invocation_id {
+                if p.reservation.id() != invocation_id {
                     return None;
                 }
                 if p.cancelled() {
@@ -330,7 +330,7 @@ impl Inner {
                     Some(error.code),
                 );
                 return InvocationOutcome::from_error(
-                    String::from(&**attempt.reservation.id()),
+                    String::from(attempt.reservation.id()),
                     attempt.capability_id,
                     error,
                 );

@@ -288,7 +288,7 @@ impl Inner {
             Ok(reservation) => reservation,
             Err(claim) => {
                 return Err(InvocationOutcome::from_error(
-                    String::from(&**claim.id()),
+                    String::from(claim.id()),
                     capability_id,
                     error(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
                 ));
@@ -298,7 +298,7 @@ impl Inner {
         let index = self.catalog.position(&capability_id);
         let Some(input) = self.detach(index, request.input) else {
             return Err(InvocationOutcome::from_error(
-                String::from(&**reservation.id()),
+                String::from(reservation.id()),
                 capability_id,
                 error(ErrorCode::InputInvalid, m::NOT_JSON),
             ));
@@ -423,7 +423,7 @@ impl Inner {
         } = ready;
         let context = InvocationContext {
             cancellation: CancellationSignal::new(attempt.cancellation.clone()),
-            invocation_id: attempt.reservation.id().clone(),
+            invocation_id: attempt.reservation.context_id(),
             requested_at: self.clock.now_ms(),
             semantic_context,
             extensions: attempt.extensions.clone(),
@@ -485,9 +485,8 @@ impl Inner {
         );
         self.refresh();
         attempt.reservation.release();
-        // `String::from(&str)`, not `to_string()`: an `Arc<str>`'s goes through `Display`.
         InvocationOutcome::Succeeded {
-            invocation_id: String::from(&**attempt.reservation.id()),
+            invocation_id: attempt.reservation.take_id(),
             capability_id: attempt.capability_id,
             output,
         }
@@ -506,7 +505,7 @@ impl Inner {
             Some(error.code),
         );
         InvocationOutcome::from_error(
-            String::from(&**attempt.reservation.id()),
+            String::from(attempt.reservation.id()),
             attempt.capability_id.clone(),
             error,
         )

@@ -59,6 +59,7 @@ mod error;
 mod extensions;
 mod host;
 mod input;
+mod invocation_id;
 mod invoke;
 mod policy;
 mod preflight;

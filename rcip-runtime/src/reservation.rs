@@ -16,6 +16,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::invocation_id::InvocationId;
 use crate::support::{INVOCATION_ID_PREFIX, lock, next_sequence, sequenced_id};
 
 /// How many generated ids slots hold at once (a power of two). A generated id whose slot is
@@ -35,7 +36,7 @@ pub(crate) enum Claim {
 
 impl Claim {
     /// The id.
-    pub(crate) fn id(&self) -> &Arc<str> {
+    pub(crate) fn id(&self) -> &str {
         match self {
             Claim::Caller(id) => id,
             Claim::Generated(generated) => &generated.id,
@@ -45,7 +46,7 @@ impl Claim {
 
 /// A generated invocation id and the numbers it was made of.
 pub(crate) struct GeneratedId {
-    id: Arc<str>,
+    id: String,
     ms: u64,
     seq: u64,
 }
@@ -55,7 +56,7 @@ impl GeneratedId {
     pub(crate) fn next(now_ms: u64) -> Self {
         let seq = next_sequence();
         GeneratedId {
-            id: sequenced_id(INVOCATION_ID_PREFIX, now_ms, seq, |id| Arc::from(id)),
+            id: sequenced_id(INVOCATION_ID_PREFIX, now_ms, seq, str::to_owned),
             ms: now_ms,
             seq,
         }
@@ -146,6 +147,13 @@ enum Held {
     Slot(u64),
 }
 
+/// The text of a held id: a generated id's own (the outcome's text in the end, moved), or
+/// the table's key.
+enum HeldText {
+    Own(String),
+    Key(Arc<str>),
+}
+
 /// Holds an invocation id: the attempt's own id, released when the attempt ends (by
 /// [`release`](Self::release) or when dropped, however the call ends).
 ///
@@ -156,7 +164,7 @@ enum Held {
 pub(crate) struct Reservation<'a> {
     /// Borrowed for the length of one call, or a share held by a ticket that outlives it.
     table: Cow<'a, ReservationTable>,
-    id: Arc<str>,
+    id: HeldText,
     held: Held,
 }
 
@@ -199,8 +207,8 @@ impl<'a> Reservation<'a> {
         if !taken {
             // The slot's id is still running: hold this one in the table.
             let form = Some((generated.ms, generated.seq));
-            return Self::take_in_table(table, generated.id, form)
-                .map_err(|id| Claim::Generated(GeneratedId { id, ..generated }));
+            return Self::take_in_table(table, Arc::from(&*generated.id), form)
+                .map_err(|_| Claim::Generated(generated));
         }
         slot.ms.store(generated.ms, Ordering::Relaxed);
         slot.seq.store(generated.seq, Ordering::SeqCst);
@@ -212,7 +220,7 @@ impl<'a> Reservation<'a> {
         }
         Ok(Reservation {
             table: Cow::Borrowed(table),
-            id: generated.id,
+            id: HeldText::Own(generated.id),
             held: Held::Slot(generated.seq),
         })
     }
@@ -240,7 +248,7 @@ impl<'a> Reservation<'a> {
         }
         Ok(Reservation {
             table: Cow::Borrowed(table),
-            id,
+            id: HeldText::Key(id),
             held: Held::Table {
                 imitation: form.is_some(),
             },
@@ -248,8 +256,32 @@ impl<'a> Reservation<'a> {
     }
 
     /// The invocation id.
-    pub(crate) fn id(&self) -> &Arc<str> {
-        &self.id
+    pub(crate) fn id(&self) -> &str {
+        match &self.id {
+            HeldText::Own(id) => id,
+            HeldText::Key(id) => id,
+        }
+    }
+
+    /// The id for the handler's context: a copy in place, or a share of the table's key.
+    pub(crate) fn context_id(&self) -> InvocationId {
+        match &self.id {
+            HeldText::Own(id) => InvocationId::new(id),
+            HeldText::Key(id) => InvocationId::Shared(id.clone()),
+        }
+    }
+
+    /// The id as the outcome's text, once it is released: moved out, or copied if it is
+    /// the table's key (the reservation reads as empty if its own text was moved).
+    pub(crate) fn take_id(&mut self) -> String {
+        debug_assert!(
+            matches!(self.held, Held::Nothing),
+            "taken before its release"
+        );
+        match &mut self.id {
+            HeldText::Own(id) => std::mem::take(id),
+            HeldText::Key(id) => String::from(&**id),
+        }
     }
 
     /// Frees the id now (the reservation keeps it for reading); a second release does
@@ -261,13 +293,11 @@ impl<'a> Reservation<'a> {
             Held::Nothing => {}
             Held::Slot(seq) => shared.slot(seq).seq.store(0, Ordering::Release),
             Held::Table { imitation } => {
-                {
+                // An id in the table is always its key.
+                if let HeldText::Key(id) = &self.id {
                     let mut entries = lock(&shared.table);
-                    if entries
-                        .get(&*self.id)
-                        .is_some_and(|key| Arc::ptr_eq(key, &self.id))
-                    {
-                        entries.remove(&*self.id);
+                    if entries.get(&**id).is_some_and(|key| Arc::ptr_eq(key, id)) {
+                        entries.remove(&**id);
                     }
                 }
                 if imitation {
@@ -282,7 +312,7 @@ impl<'a> Reservation<'a> {
     pub(crate) fn into_shared(mut self) -> Reservation<'static> {
         Reservation {
             table: Cow::Owned(self.table.clone().into_owned()),
-            id: self.id.clone(),
+            id: std::mem::replace(&mut self.id, HeldText::Own(String::new())),
             // This one no longer releases the id: the new one does.
             held: std::mem::replace(&mut self.held, Held::Nothing),
         }
@@ -306,7 +336,7 @@ mod tests {
 
     fn generated(ms: u64, seq: u64) -> Claim {
         Claim::Generated(GeneratedId {
-            id: sequenced_id(INVOCATION_ID_PREFIX, ms, seq, |id| Arc::from(id)),
+            id: sequenced_id(INVOCATION_ID_PREFIX, ms, seq, str::to_owned),
             ms,
             seq,
         })
@@ -330,11 +360,7 @@ mod tests {
         assert!(Reservation::take(&table, caller("a")).is_err());
         let second = Reservation::take(&table, caller("b")).ok().unwrap();
         first.release();
-        assert_eq!(
-            &**first.id(),
-            "a",
-            "a released reservation still reads its id"
-        );
+        assert_eq!(first.id(), "a", "a released reservation still reads its id");
         let again = Reservation::take(&table, caller("a")).ok().unwrap();
         // The first's second release (here, its drop) leaves the new holder alone.
         drop(first);
@@ -347,7 +373,7 @@ mod tests {
     fn a_shared_reservation_outlives_the_borrow_and_releases_once() {
         let table = ReservationTable::default();
         for claim in [caller("a"), generated(5, 7)] {
-            let id = claim.id().clone();
+            let id: Arc<str> = Arc::from(claim.id());
             let shared = Reservation::take(&table, claim).ok().unwrap().into_shared();
             assert!(
                 Reservation::take(&table, Claim::Caller(id.clone())).is_err(),
@@ -364,7 +390,7 @@ mod tests {
         // Generated first: the imitation (same text, from a caller) is refused; an id that
         // differs only in its time is not the same id.
         let held = Reservation::take(&table, generated(100, 300)).ok().unwrap();
-        assert_eq!(&**held.id(), "invocation_2s_8c");
+        assert_eq!(held.id(), "invocation_2s_8c");
         assert!(Reservation::take(&table, caller("invocation_2s_8c")).is_err());
         let other_time = Reservation::take(&table, caller("invocation_2t_8c"))
             .ok()
@@ -423,7 +449,7 @@ mod tests {
         let other = same_slot_as(&table, 3);
         let second = Reservation::take(&table, generated(1, other)).ok().unwrap();
         assert!(matches!(second.held, Held::Table { imitation: true }));
-        let text = second.id().clone();
+        let text = Arc::from(second.id());
         assert!(Reservation::take(&table, Claim::Caller(text)).is_err());
         drop((first, second));
         assert!(is_empty(&table));
@@ -457,7 +483,7 @@ mod tests {
         let table = ReservationTable::default();
         for round in 1..=2_000u64 {
             let claim = generated(round, round);
-            let text = claim.id().clone();
+            let text: Arc<str> = Arc::from(claim.id());
             let both = std::thread::scope(|scope| {
                 let other = scope.spawn(|| {
                     Reservation::take(&table, Claim::Caller(text.clone()))
