@@ -670,10 +670,13 @@ impl RcipClient for Client {
         let inner = self.inner.clone();
         // Steps 1–4 on the first poll, then the pipeline held in this future itself.
         Box::pin(async move {
-            match inner.admit(request) {
-                Ok((attempt, input)) => inner.run(attempt, input).await,
-                Err(outcome) => outcome,
-            }
+            // Taken apart before the await, so this future does not keep the admission's
+            // result beside the pipeline's.
+            let (attempt, input) = match inner.admit(request) {
+                Ok(admitted) => admitted,
+                Err(outcome) => return outcome,
+            };
+            inner.run(attempt, input).await
         })
     }
 

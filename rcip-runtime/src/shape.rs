@@ -80,6 +80,9 @@ pub struct Shape {
     enum_null: bool,
     /// The most containers an accepted value nests (a scalar: 0); `None`: no bound.
     nesting: Option<usize>,
+    /// No length bound and no `enum`/`const`: any string passes [`Shape::string`] (the
+    /// usual case, decided once instead of per string).
+    any_string: bool,
 }
 
 /// Up to eight bytes read from a name's start and end, as one number: two names of the same
@@ -139,6 +142,7 @@ impl Shape {
             strings: None,
             enum_null: false,
             nesting: None,
+            any_string: false,
         };
         for (keyword, value) in object {
             match keyword.as_str() {
@@ -203,6 +207,8 @@ impl Shape {
             return None;
         }
         shape.nesting = shape.nesting_of_children();
+        shape.any_string =
+            shape.min_length.is_none() && shape.max_length.is_none() && shape.strings.is_none();
         Some(shape)
     }
 
@@ -314,7 +320,12 @@ impl Shape {
             && self.max_items.is_none_or(|max| count <= max)
     }
 
+    #[inline]
     fn string(&self, text: &str) -> bool {
+        self.any_string || self.bounded_string(text)
+    }
+
+    fn bounded_string(&self, text: &str) -> bool {
         // JSON Schema counts code points: at most one per byte, at least one per four, so
         // the byte length alone often settles both bounds without counting.
         let bytes = text.len() as u64;
