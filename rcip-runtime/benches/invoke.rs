@@ -132,7 +132,8 @@ fn interleaved_ratios() {
         Box::pin(async move { validating_floor(&validators.0, &validators.1).await })
     };
     let arms: [&dyn Fn() -> Arm; 4] = [&small_arm, &large_arm, &validating_arm, &floor_arm];
-    let ratios = support::interleaved(&rt, ROUNDS, ITERATIONS, &arms, &[(1, 0), (0, 3), (0, 2)]);
+    let (ratios, _) =
+        support::interleaved(&rt, ROUNDS, ITERATIONS, &arms, &[(1, 0), (0, 3), (0, 2)]);
     let [large_over_small, small_over_floor, small_over_validating] = ratios[..] else {
         unreachable!("one ratio per pair")
     };

@@ -310,7 +310,7 @@ fn interleaved_ratios() {
         &derived_text,
         &shared_preflight,
     ];
-    let ratios = support::interleaved(
+    let (ratios, times) = support::interleaved(
         &rt,
         ROUNDS,
         INVOKE_ITERATIONS,
@@ -327,6 +327,12 @@ fn interleaved_ratios() {
          invoke / floor (value input) = {:.2} (target <= 2.0), \
          invoke / typed floor (text input) = {:.2} (target <= 2.0)",
         ratios[0], ratios[1], ratios[2], ratios[3], ratios[4], ratios[5]
+    );
+    println!(
+        "median ns per operation: invoke value {:.0}, value floor {:.0}, invoke text {:.0}, \
+         typed floor {:.0}, preflight of 16 (copies) {:.0}, derived value {:.0}, \
+         derived text {:.0}, preflight of 16 (shared) {:.0}",
+        times[0], times[1], times[2], times[3], times[4], times[5], times[6], times[7]
     );
 
     // The synchronous snapshot arms, wrapped as arms of the same helper.
@@ -356,7 +362,8 @@ fn interleaved_ratios() {
         &unchanged_small,
         &unchanged_large,
     ];
-    let ratios = support::interleaved(&rt, ROUNDS, SNAPSHOT_ITERATIONS, &arms, &[(1, 0), (3, 2)]);
+    let (ratios, _) =
+        support::interleaved(&rt, ROUNDS, SNAPSHOT_ITERATIONS, &arms, &[(1, 0), (3, 2)]);
     println!(
         "interleaved medians over {ROUNDS} rounds of {SNAPSHOT_ITERATIONS}: \
          refresh + get_snapshot, one capability changed, catalog_1000 / catalog_10 = {:.2} \

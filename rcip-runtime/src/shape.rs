@@ -83,6 +83,9 @@ pub struct Shape {
     /// No length bound and no `enum`/`const`: any string passes [`Shape::string`] (the
     /// usual case, decided once instead of per string).
     any_string: bool,
+    /// The four integer bounds as one inclusive range (integers only: `i128` holds every
+    /// JSON integer bound and instance one more or less, so `n > b` is `n >= b + 1`).
+    integers: (i128, i128),
 }
 
 /// Up to eight bytes read from a name's start and end, as one number: two names of the same
@@ -143,6 +146,7 @@ impl Shape {
             enum_null: false,
             nesting: None,
             any_string: false,
+            integers: (i128::MIN, i128::MAX),
         };
         for (keyword, value) in object {
             match keyword.as_str() {
@@ -209,6 +213,13 @@ impl Shape {
         shape.nesting = shape.nesting_of_children();
         shape.any_string =
             shape.min_length.is_none() && shape.max_length.is_none() && shape.strings.is_none();
+        // Bounds come from `i64`/`u64` values, so one step past any of them stays in `i128`.
+        let low = [shape.minimum, shape.exclusive_minimum.map(|b| b + 1)];
+        let high = [shape.maximum, shape.exclusive_maximum.map(|b| b - 1)];
+        shape.integers = (
+            low.into_iter().flatten().max().unwrap_or(i128::MIN),
+            high.into_iter().flatten().min().unwrap_or(i128::MAX),
+        );
         Some(shape)
     }
 
@@ -244,10 +255,14 @@ impl Shape {
     }
 
     fn position(&self, name: &str) -> Option<usize> {
+        self.position_keyed(name, name_key(name))
+    }
+
+    /// [`position`](Self::position) of a name whose [`name_key`] is `key`.
+    fn position_keyed(&self, name: &str, key: u64) -> Option<usize> {
         // A few properties (most objects): a scan comparing keys beats a binary search, which
         // compares bytes at every step.
         if self.properties.len() <= 8 {
-            let key = name_key(name);
             return self
                 .keys
                 .iter()
@@ -263,10 +278,28 @@ impl Shape {
             .ok()
     }
 
-    /// The shape of an object's member `name`: `Err` if the object may not have it, `Ok(None)`
-    /// if anything goes.
-    fn member(&self, name: &str) -> Result<(Option<usize>, Option<&Shape>), ()> {
-        if let Some(at) = self.position(name) {
+    /// [`member`](Self::member), trying the property at `next` first. Members met in name
+    /// order (a `serde_json` map keeps its keys sorted, as the properties are) name the
+    /// properties in order, so the one after the last found is the likeliest; any other
+    /// order only costs the search.
+    #[inline]
+    fn member_from(&self, name: &str, next: usize) -> Result<(Option<usize>, Option<&Shape>), ()> {
+        let key = name_key(name);
+        if let (Some((other, shape)), Some(&next_key)) =
+            (self.properties.get(next), self.keys.get(next))
+            && next_key == key
+            && other.len() == name.len()
+            && (name.len() <= KEYED || **other == *name)
+        {
+            return Ok((Some(next), Some(shape)));
+        }
+        self.member_keyed(name, key)
+    }
+
+    /// The shape of an object's member `name` (whose [`name_key`] is `key`): `Err` if the
+    /// object may not have it, `Ok(None)` if anything goes.
+    fn member_keyed(&self, name: &str, key: u64) -> Result<(Option<usize>, Option<&Shape>), ()> {
+        if let Some(at) = self.position_keyed(name, key) {
             return Ok((Some(at), Some(&self.properties[at].1)));
         }
         match &self.additional {
@@ -278,35 +311,46 @@ impl Shape {
 
     /// Whether `value` is valid. `true` means `jsonschema` accepts it too; `false` means it
     /// refuses it or the shape cannot tell exactly (ask `jsonschema`).
+    ///
+    /// Inlined, with the containers' walks apart: a scalar member or item is checked in its
+    /// container's loop, not in a call of its own.
+    #[inline]
     pub(crate) fn accepts(&self, value: &Value) -> bool {
         match value {
             Value::Null => self.allows_null(),
             Value::Bool(_) => self.types & BOOLEAN != 0 && self.strings.is_none(),
             Value::Number(number) => self.strings.is_none() && self.number(number),
             Value::String(text) => self.types & STRING != 0 && self.string(text),
-            Value::Array(items) => {
-                self.types & ARRAY != 0
-                    && self.strings.is_none()
-                    && self.item_count(items.len() as u64)
-                    && self
-                        .items
-                        .as_deref()
-                        .is_none_or(|shape| items.iter().all(|item| shape.accepts(item)))
-            }
-            Value::Object(members) => {
-                self.types & OBJECT != 0 && self.strings.is_none() && self.members(members)
-            }
+            Value::Array(items) => self.items_accepted(items),
+            Value::Object(members) => self.members(members),
         }
     }
 
+    #[inline(never)]
+    fn items_accepted(&self, items: &[Value]) -> bool {
+        self.types & ARRAY != 0
+            && self.strings.is_none()
+            && self.item_count(items.len() as u64)
+            && self
+                .items
+                .as_deref()
+                .is_none_or(|shape| items.iter().all(|item| shape.accepts(item)))
+    }
+
+    #[inline(never)]
     fn members(&self, members: &Map<String, Value>) -> bool {
+        if self.types & OBJECT == 0 || self.strings.is_some() {
+            return false;
+        }
         let mut seen = 0_u64;
+        let mut next = 0;
         for (name, value) in members {
-            let Ok((at, shape)) = self.member(name) else {
+            let Ok((at, shape)) = self.member_from(name, next) else {
                 return false;
             };
             if let Some(at) = at {
                 seen |= 1 << at;
+                next = at + 1;
             }
             if shape.is_some_and(|shape| !shape.accepts(value)) {
                 return false;
@@ -355,11 +399,7 @@ impl Shape {
     }
 
     fn integer(&self, n: i128) -> bool {
-        self.types & (NUMBER | INTEGER) != 0
-            && self.minimum.is_none_or(|b| n >= b)
-            && self.maximum.is_none_or(|b| n <= b)
-            && self.exclusive_minimum.is_none_or(|b| n > b)
-            && self.exclusive_maximum.is_none_or(|b| n < b)
+        self.types & (NUMBER | INTEGER) != 0 && self.integers.0 <= n && n <= self.integers.1
     }
 
     /// A float is only judged where that is exact: the type is `number` (whether a float is
@@ -751,6 +791,7 @@ impl<'de, 's, V: Visitor<'de>> Visitor<'de> for CheckedVisitor<'s, V> {
             depth: self.depth + 1,
             next: Next::Any,
             seen: &mut seen,
+            after: 0,
         })?;
         // As for sequences: every member was read.
         if self.shape.is_some_and(|s| seen & s.required != s.required) {
@@ -820,6 +861,8 @@ struct CheckedMap<'s, 'c, A> {
     depth: usize,
     next: Next<'s>,
     seen: &'c mut u64,
+    /// The property after the last one read: the likeliest next (see [`Shape::member_from`]).
+    after: usize,
 }
 
 impl<'de, 's, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'s, '_, A> {
@@ -833,6 +876,7 @@ impl<'de, 's, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'s, '_, A> {
         let key = noted(self.map.next_key_seed(KeySeed {
             seed,
             shape: self.shape,
+            after: self.after,
             member: &mut member,
         }))?;
         if key.is_some() {
@@ -846,6 +890,7 @@ impl<'de, 's, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'s, '_, A> {
                             return Err(refused());
                         }
                         *self.seen |= 1 << at;
+                        self.after = at + 1;
                     }
                     self.next = shape.map_or(Next::Any, Next::Shape);
                 }
@@ -901,6 +946,7 @@ enum Member<'s> {
 struct KeySeed<'s, 'm, K> {
     seed: K,
     shape: Option<&'s Shape>,
+    after: usize,
     member: &'m mut Member<'s>,
 }
 
@@ -911,6 +957,7 @@ impl<'de, 's, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'s, '_, 
         self.seed.deserialize(KeyDeserializer {
             inner,
             shape: self.shape,
+            after: self.after,
             member: self.member,
         })
     }
@@ -920,6 +967,7 @@ impl<'de, 's, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'s, '_, 
 struct KeyDeserializer<'s, 'm, D> {
     inner: D,
     shape: Option<&'s Shape>,
+    after: usize,
     member: &'m mut Member<'s>,
 }
 
@@ -932,6 +980,7 @@ macro_rules! key_forward {
             noted(self.inner.deserialize_str(KeyVisitor {
                 visitor,
                 shape: self.shape,
+                after: self.after,
                 member: self.member,
             }))
         }
@@ -953,6 +1002,7 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'s, '_
 struct KeyVisitor<'s, 'm, V> {
     visitor: V,
     shape: Option<&'s Shape>,
+    after: usize,
     member: &'m mut Member<'s>,
 }
 
@@ -965,7 +1015,7 @@ impl<'s, V> KeyVisitor<'s, '_, V> {
         }
         *self.member = match self.shape {
             None => Member::Read(None, None),
-            Some(shape) => match shape.member(name) {
+            Some(shape) => match shape.member_from(name, self.after) {
                 Ok((at, shape)) => Member::Read(at, shape),
                 Err(()) => return Err(refused()),
             },

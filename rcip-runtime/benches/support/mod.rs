@@ -65,23 +65,31 @@ pub(crate) fn median(mut values: Vec<f64>) -> f64 {
 /// Runs `arms` interleaved for `rounds` rounds of `iterations` runs each (the starting arm
 /// rotating each round) and returns, for each `(numerator, denominator)` pair of arm
 /// indices, the median over the rounds of that round's time ratio.
+///
+/// Beside the ratios: each arm's median time per iteration, in nanoseconds (to read the
+/// ratios by: which side moved).
 pub(crate) fn interleaved(
     rt: &tokio::runtime::Runtime,
     rounds: usize,
     iterations: u32,
     arms: &[&dyn Fn() -> Arm],
     pairs: &[(usize, usize)],
-) -> Vec<f64> {
+) -> (Vec<f64>, Vec<f64>) {
     let mut ratios: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); pairs.len()];
+    let mut per_arm: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); arms.len()];
     let mut times = vec![0.0f64; arms.len()];
     for round in 0..rounds {
         for k in 0..arms.len() {
             let arm = (round + k) % arms.len();
             times[arm] = time_arm(rt, iterations, arms[arm]).as_secs_f64();
+            per_arm[arm].push(times[arm] * 1e9 / f64::from(iterations));
         }
         for (ratio, &(numerator, denominator)) in ratios.iter_mut().zip(pairs) {
             ratio.push(times[numerator] / times[denominator]);
         }
     }
-    ratios.into_iter().map(median).collect()
+    (
+        ratios.into_iter().map(median).collect(),
+        per_arm.into_iter().map(median).collect(),
+    )
 }
