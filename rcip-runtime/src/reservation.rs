@@ -293,11 +293,16 @@ impl<'a> Reservation<'a> {
             Held::Nothing => {}
             Held::Slot(seq) => shared.slot(seq).seq.store(0, Ordering::Release),
             Held::Table { imitation } => {
-                // An id in the table is always its key.
-                if let HeldText::Key(id) = &self.id {
-                    let mut entries = lock(&shared.table);
-                    if entries.get(&**id).is_some_and(|key| Arc::ptr_eq(key, id)) {
-                        entries.remove(&**id);
+                match &self.id {
+                    HeldText::Key(id) => {
+                        let mut entries = lock(&shared.table);
+                        if entries.get(&**id).is_some_and(|key| Arc::ptr_eq(key, id)) {
+                            entries.remove(&**id);
+                        }
+                    }
+                    // `take_in_table` holds every id in the table as its key.
+                    HeldText::Own { .. } => {
+                        debug_assert!(false, "an id held in the table is not its key");
                     }
                 }
                 if imitation {
@@ -375,6 +380,11 @@ mod tests {
         for claim in [caller("a"), generated(5, 7)] {
             let id: Arc<str> = Arc::from(claim.id());
             let shared = Reservation::take(&table, claim).ok().unwrap().into_shared();
+            assert_eq!(
+                shared.id(),
+                &*id,
+                "the shared reservation reads the same id"
+            );
             assert!(
                 Reservation::take(&table, Claim::Caller(id.clone())).is_err(),
                 "{id} is still held after the move"

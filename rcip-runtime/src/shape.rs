@@ -1237,6 +1237,19 @@ mod tests {
         assert!(parse_text::<Note>(r#"["a", 1, null]"#, &shape).is_none());
         // A duplicate member: serde refuses it, the `Value` path keeps the last.
         assert!(parse_text::<Note>(r#"{"title":"a","title":"b"}"#, &shape).is_none());
+        // A duplicate met where the property after the last one read is tried first (`tags`
+        // after `count`), read into a `Value`, which would keep the last.
+        assert!(
+            parse_text::<Value>(
+                r#"{"tags":["x"],"count":1,"tags":["y"],"title":"a"}"#,
+                &shape
+            )
+            .is_none()
+        );
+        assert!(
+            parse_text::<Value>(r#"{"count":1,"tags":["y"],"title":"a"}"#, &shape).is_some(),
+            "the same members once each"
+        );
         // A float for an integer: the schema takes it, serde does not.
         assert!(parse_text::<Note>(r#"{"title":"a","count":7.0}"#, &shape).is_none());
         assert_eq!(
@@ -1342,6 +1355,28 @@ mod tests {
                 json!({"type": "array", "items": {"type": "boolean"}, "minItems": 1, "maxItems": 2}),
                 vec![json!([true]), json!([true, false])],
                 vec![json!([]), json!([true, true, true]), json!([1])],
+            ),
+            // The integer bounds fold into one range: one past the largest and the smallest
+            // bounds, both bounds on one side, an empty range.
+            (
+                json!({"type": "integer", "exclusiveMinimum": u64::MAX}),
+                vec![],
+                vec![json!(u64::MAX), json!(0)],
+            ),
+            (
+                json!({"type": "integer", "exclusiveMaximum": i64::MIN}),
+                vec![],
+                vec![json!(i64::MIN), json!(0)],
+            ),
+            (
+                json!({"type": "integer", "minimum": 5, "exclusiveMinimum": 5}),
+                vec![json!(6), json!(u64::MAX)],
+                vec![json!(5), json!(4), json!(i64::MIN)],
+            ),
+            (
+                json!({"type": "integer", "minimum": 5, "maximum": 4}),
+                vec![],
+                vec![json!(4), json!(5)],
             ),
         ];
         // More properties than the short scan takes: found by a binary search.

@@ -371,6 +371,48 @@ async fn approve_runs_the_captured_request_once() {
     fx.assert_released("inv-approve", &ticket.id).await;
 }
 
+/// 3.6 with a generated id: the ticket's outcome, the confirmed re-run's outcome, the
+/// handler's context and every event carry the one id the runtime made at the first
+/// request, and it is free again afterwards.
+#[tokio::test]
+async fn a_generated_id_is_the_same_through_the_ticket_and_the_rerun() {
+    let mut fx = Fx::standard();
+    drop(fx.guards.remove("notes.purge"));
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let record = seen.clone();
+    let _guard = fx
+        .host
+        .bind(
+            "notes.purge",
+            Binding::new(move |_input: Value, ctx: InvocationContext| {
+                record.lock().unwrap().push(ctx.invocation_id().to_owned());
+                async { Ok::<_, HandlerError>(json!({"id": "n1", "title": "purged"})) }
+            }),
+        )
+        .unwrap();
+
+    let first = fx
+        .invoke(InvocationRequest::new("notes.purge", note("generated")))
+        .await;
+    let id = first.invocation_id().to_owned();
+    assert!(id.starts_with("invocation_"), "{id}");
+    let ticket = expect_ticket(&first, &id);
+
+    let outcome = fx.host.resolve_confirmation(&ticket.id, true).await;
+    assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
+    assert_eq!(outcome.invocation_id(), id);
+    assert_eq!(*seen.lock().unwrap(), vec![id.clone()]);
+    assert_eq!(
+        fx.phases(&id),
+        with_end(&[
+            (P::Requested, None),
+            (P::Started, None),
+            (P::Succeeded, None)
+        ])
+    );
+    fx.assert_released(&id, &ticket.id).await;
+}
+
 /// 3.5: a policy that answers `confirm` again on the confirmed re-run is a denial.
 #[tokio::test]
 async fn confirm_again_on_the_confirmed_rerun_is_denied() {
