@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compile-time cost of binding capabilities, measured as an application is built (not part
-# of CI; bounded: about RUNS x 5 crates x 30 s, plus one build of the dependencies).
+# of CI; bounded: about RUNS x 6 crates x 30 s, plus one build of the dependencies).
 #
-# Generates five *binary* crates with the same 200 functions, each taking its own
+# Generates six *binary* crates with the same 200 functions, each taking its own
 # three-field input struct (`Deserialize` + `JsonSchema` in every crate, so the difference
 # measured is the tool layer, not the derives):
 #   ops_rcip:   `#[capability]` on each function, one `catalog!`; `main` builds the
@@ -15,7 +15,11 @@
 #               as `#[tool]` methods of one `#[tool_router]` impl, `#[tool_handler] impl
 #               ServerHandler`; `main` builds the router (the peer);
 #   ops_bare:   ops_json without the `JsonSchema` derive (reported for transparency: what
-#               the schema derive itself costs the floor).
+#               the schema derive itself costs the floor);
+#   ops_listed: ops_json that also builds every input's schema (`schema_for!`), as a tool
+#               layer that describes its tools must (ops_json derives `JsonSchema` but never
+#               calls it, so it never compiles the schema code): a second floor, reported
+#               beside the first.
 # Then, RUNS times, in an order that rotates each run, it measures per crate
 #   clean:       `cargo build` of the crate alone (dependencies already built),
 #   incremental: `cargo build` after editing one function body,
@@ -39,7 +43,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK="$ROOT/target/compile-time"
 export CARGO_TARGET_DIR="$WORK/target"
 mkdir -p "$WORK"
-KINDS="rcip plain json rmcp bare"
+KINDS="rcip plain json rmcp bare listed"
 
 rmcp_version() { # the workspace's rmcp requirement
     sed -n -E 's/^rmcp = \{ version = "([^"]+)".*/\1/p' "$ROOT/Cargo.toml"
@@ -144,7 +148,18 @@ source() { # $1: kind
             done
             echo "}"
             ;;
-        json | bare)
+        json | bare | listed)
+            if [ "$kind" = listed ]; then
+                echo "/// Every input's schema, as a tool listing needs them."
+                echo "pub fn schemas() -> Vec<serde_json::Value> {"
+                echo "    vec!["
+                for i in $(seq 1 $N); do
+                    echo "        serde_json::to_value(schemars::schema_for!(Input$i)).unwrap(),"
+                done
+                echo "    ]"
+                echo "}"
+                echo
+            fi
             echo "/// Runs the operation \`name\` on a JSON input."
             echo "pub fn dispatch(name: &str, input: serde_json::Value) -> Result<serde_json::Value, serde_json::Error> {"
             echo "    match name {"
@@ -156,6 +171,7 @@ source() { # $1: kind
             echo "}"
             echo
             echo "fn main() {"
+            [ "$kind" = listed ] && echo "    println!(\"{}\", schemas().len());"
             echo "    let name = std::env::args().nth(1).unwrap_or_default();"
             echo "    let input = serde_json::json!({\"name\": \"a\", \"count\": 1, \"flag\": true});"
             echo "    println!(\"{:?}\", dispatch(&name, input).map(|output| output.to_string()));"
@@ -306,13 +322,15 @@ done
 med() { cut -d' ' -f"$2" "$WORK/$1.txt" | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 printf "\nmedians of %s runs (s)\n" "$RUNS"
-printf "%-12s %8s %8s %8s %8s %8s %10s %10s\n" measure rcip json rmcp plain "json-bare" "rcip/json" "rcip/rmcp"
+printf "%-12s %8s %8s %8s %8s %8s %8s %10s %10s %12s\n" measure rcip json rmcp plain "json-bare" \
+    "listed" "rcip/json" "rcip/rmcp" "rcip/listed"
 column=0
 for name in clean incremental check; do
     column=$((column + 1))
     r=$(med rcip $column); j=$(med json $column); m=$(med rmcp $column)
-    p=$(med plain $column); b=$(med bare $column)
-    printf "%-12s %8.2f %8.2f %8.2f %8.2f %8.2f %10s %10s\n" "$name" "$r" "$j" "$m" "$p" "$b" \
-        "$(ratio "$r" "$j")" "$(ratio "$r" "$m")"
+    p=$(med plain $column); b=$(med bare $column); l=$(med listed $column)
+    printf "%-12s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %10s %10s %12s\n" "$name" "$r" "$j" "$m" "$p" \
+        "$b" "$l" "$(ratio "$r" "$j")" "$(ratio "$r" "$m")" "$(ratio "$r" "$l")"
 done
-echo "(targets: rcip/json <= 1.2 and rcip/rmcp < 1 on each; json-bare is the floor without the JsonSchema derive)"
+echo "(targets: rcip/json <= 1.2 and rcip/rmcp < 1 on each; json-bare is the floor without the"
+echo " JsonSchema derive; listed is the floor that also builds its inputs' schemas)"
