@@ -136,22 +136,13 @@ impl Shared {
 #[derive(Default, Clone)]
 pub(crate) struct ReservationTable(Arc<Shared>);
 
-/// What a [`Reservation`] holds.
-#[derive(Clone, Copy)]
+/// Where a [`Reservation`]'s id is held, and its text.
 enum Held {
-    /// Released (or handed to another reservation).
-    Nothing,
-    /// An entry of the table; `imitation`: counted as one.
-    Table { imitation: bool },
-    /// The slot of this sequence number.
-    Slot(u64),
-}
-
-/// The text of a held id: a generated id's own (the outcome's text in the end, moved), or
-/// the table's key.
-enum HeldText {
-    Own(String),
-    Key(Arc<str>),
+    /// A generated id in the slot of its sequence number; the text is the reservation's
+    /// own (the outcome's in the end, moved).
+    Slot { text: String, seq: u64 },
+    /// An entry of the table, `key` being the entry itself; `imitation`: counted as one.
+    Table { key: Arc<str>, imitation: bool },
 }
 
 /// Holds an invocation id: the attempt's own id, released when the attempt ends (by
@@ -164,8 +155,9 @@ enum HeldText {
 pub(crate) struct Reservation<'a> {
     /// Borrowed for the length of one call, or a share held by a ticket that outlives it.
     table: Cow<'a, ReservationTable>,
-    id: HeldText,
     held: Held,
+    /// Freed already (or handed to another reservation): the id is only read now.
+    released: bool,
 }
 
 impl<'a> Reservation<'a> {
@@ -220,8 +212,11 @@ impl<'a> Reservation<'a> {
         }
         Ok(Reservation {
             table: Cow::Borrowed(table),
-            id: HeldText::Own(generated.id),
-            held: Held::Slot(generated.seq),
+            held: Held::Slot {
+                text: generated.id,
+                seq: generated.seq,
+            },
+            released: false,
         })
     }
 
@@ -248,64 +243,60 @@ impl<'a> Reservation<'a> {
         }
         Ok(Reservation {
             table: Cow::Borrowed(table),
-            id: HeldText::Key(id),
             held: Held::Table {
+                key: id,
                 imitation: form.is_some(),
             },
+            released: false,
         })
     }
 
     /// The invocation id.
     pub(crate) fn id(&self) -> &str {
-        match &self.id {
-            HeldText::Own(id) => id,
-            HeldText::Key(id) => id,
+        match &self.held {
+            Held::Slot { text, .. } => text,
+            Held::Table { key, .. } => key,
         }
     }
 
     /// The id for the handler's context: a copy in place, or a share of the table's key.
     pub(crate) fn context_id(&self) -> InvocationId {
-        match &self.id {
-            HeldText::Own(id) => InvocationId::new(id),
-            HeldText::Key(id) => InvocationId::Shared(id.clone()),
+        match &self.held {
+            Held::Slot { text, .. } => InvocationId::new(text),
+            Held::Table { key, .. } => InvocationId::Shared(key.clone()),
         }
     }
 
     /// The id as the outcome's text, once it is released: moved out, or copied if it is
     /// the table's key (the reservation reads as empty if its own text was moved).
     pub(crate) fn take_id(&mut self) -> String {
-        debug_assert!(
-            matches!(self.held, Held::Nothing),
-            "taken before its release"
-        );
-        match &mut self.id {
-            HeldText::Own(id) => std::mem::take(id),
-            HeldText::Key(id) => String::from(&**id),
+        debug_assert!(self.released, "taken before its release");
+        match &mut self.held {
+            Held::Slot { text, .. } => std::mem::take(text),
+            Held::Table { key, .. } => String::from(&**key),
         }
     }
 
     /// Frees the id now (the reservation keeps it for reading); a second release does
     /// nothing.
     pub(crate) fn release(&mut self) {
-        let held = std::mem::replace(&mut self.held, Held::Nothing);
+        if std::mem::replace(&mut self.released, true) {
+            return;
+        }
         let shared = &*self.table.0;
-        match held {
-            Held::Nothing => {}
-            Held::Slot(seq) => shared.slot(seq).seq.store(0, Ordering::Release),
-            Held::Table { imitation } => {
-                match &self.id {
-                    HeldText::Key(id) => {
-                        let mut entries = lock(&shared.table);
-                        if entries.get(&**id).is_some_and(|key| Arc::ptr_eq(key, id)) {
-                            entries.remove(&**id);
-                        }
-                    }
-                    // `take_in_table` holds every id in the table as its key.
-                    HeldText::Own { .. } => {
-                        debug_assert!(false, "an id held in the table is not its key");
+        match &self.held {
+            Held::Slot { seq, .. } => shared.slot(*seq).seq.store(0, Ordering::Release),
+            Held::Table { key, imitation } => {
+                {
+                    let mut entries = lock(&shared.table);
+                    if entries
+                        .get(&**key)
+                        .is_some_and(|entry| Arc::ptr_eq(entry, key))
+                    {
+                        entries.remove(&**key);
                     }
                 }
-                if imitation {
+                if *imitation {
                     shared.imitations.fetch_sub(1, Ordering::SeqCst);
                 }
             }
@@ -317,9 +308,15 @@ impl<'a> Reservation<'a> {
     pub(crate) fn into_shared(mut self) -> Reservation<'static> {
         Reservation {
             table: Cow::Owned(self.table.clone().into_owned()),
-            id: std::mem::replace(&mut self.id, HeldText::Own(String::new())),
-            // This one no longer releases the id: the new one does.
-            held: std::mem::replace(&mut self.held, Held::Nothing),
+            // This one no longer releases the id (nor reads it): the new one does.
+            released: std::mem::replace(&mut self.released, true),
+            held: std::mem::replace(
+                &mut self.held,
+                Held::Slot {
+                    text: String::new(),
+                    seq: 0,
+                },
+            ),
         }
     }
 }
@@ -427,7 +424,13 @@ mod tests {
         let zero = Reservation::take(&table, caller("invocation_0_0"))
             .ok()
             .unwrap();
-        assert!(matches!(zero.held, Held::Table { imitation: false }));
+        assert!(matches!(
+            zero.held,
+            Held::Table {
+                imitation: false,
+                ..
+            }
+        ));
         drop(zero);
         assert!(is_empty(&table));
     }
@@ -458,7 +461,13 @@ mod tests {
         // The same slot, a different id: held in the table, as an imitation.
         let other = same_slot_as(&table, 3);
         let second = Reservation::take(&table, generated(1, other)).ok().unwrap();
-        assert!(matches!(second.held, Held::Table { imitation: true }));
+        assert!(matches!(
+            second.held,
+            Held::Table {
+                imitation: true,
+                ..
+            }
+        ));
         let text = Arc::from(second.id());
         assert!(Reservation::take(&table, Claim::Caller(text)).is_err());
         drop((first, second));
