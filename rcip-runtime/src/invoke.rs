@@ -360,152 +360,142 @@ impl Inner {
 
     /// Steps 5–14, shared by first attempts and confirmed re-runs. The reservation is held
     /// until the outcome is final, or handed to a pending confirmation.
-    ///
-    /// A function returning an `async` block, not an `async fn`: an `async fn`'s future
-    /// holds its arguments twice (as taken and as moved into its body), the block holds
-    /// them once, and every invocation's future is moved into its box whole.
-    #[allow(clippy::manual_async_fn)]
-    pub(crate) fn run<'a>(
-        self: &'a Arc<Self>,
-        mut attempt: Attempt<'a>,
+    pub(crate) async fn run(
+        self: &Arc<Self>,
+        mut attempt: Attempt<'_>,
         input: RunInput,
-    ) -> impl Future<Output = InvocationOutcome> + Send + 'a {
-        async move {
-            let token = attempt.cancellation.as_ref();
-            self.emit(
-                attempt.reservation.id(),
-                &attempt.capability_id,
-                EventPhase::Requested,
-                None,
-            );
+    ) -> InvocationOutcome {
+        let token = attempt.cancellation.as_ref();
+        self.emit(
+            attempt.reservation.id(),
+            &attempt.capability_id,
+            EventPhase::Requested,
+            None,
+        );
 
-            let ask = Ask {
-                token,
-                extensions: &attempt.extensions,
-                phase: PolicyPhase::Invoke,
-                confirmed: attempt.confirmed,
-                seen: None,
+        let ask = Ask {
+            token,
+            extensions: &attempt.extensions,
+            phase: PolicyPhase::Invoke,
+            confirmed: attempt.confirmed,
+            seen: None,
+        };
+        // Step 6: a synchronous policy's answer needs no future at all, and an
+        // asynchronous one's is boxed, so neither adds to this future.
+        // (In a block of its own, so the result's place ends with it.)
+        let ready = {
+            let start = self.readiness_start(attempt.index, input.readiness_input(), &ask);
+            let result = match start {
+                Start::Done(result) => result,
+                Start::Pending(pending) => Box::pin(self.readiness_finish(pending, token)).await,
             };
-            // Step 6: a synchronous policy's answer needs no future at all, and an
-            // asynchronous one's is boxed, so neither adds to this future.
-            // (In a block of its own, so the result's place ends with it.)
-            let ready = {
-                let start = self.readiness_start(attempt.index, input.readiness_input(), &ask);
-                let result = match start {
-                    Start::Done(result) => result,
-                    Start::Pending(pending) => {
-                        Box::pin(self.readiness_finish(pending, token)).await
-                    }
-                };
-                match result {
-                    Ok(ready) => ready,
-                    Err(e) => return self.fail(&attempt, e),
-                }
-            };
-
-            if let PolicyDecision::Confirm { reason } = &ready.decision {
-                if attempt.confirmed {
-                    return self.fail(
-                        &attempt,
-                        error(ErrorCode::PolicyDenied, m::CONFIRMED_NOT_ALLOWED),
-                    );
-                }
-                let reason = reason.clone();
-                return self.issue_confirmation(attempt, input.into_value(), &ready, reason);
+            match result {
+                Ok(ready) => ready,
+                Err(e) => return self.fail(&attempt, e),
             }
+        };
 
-            // Step 9: observers run synchronously and may change host state: check again. With
-            // no observer nothing runs between the post-policy recheck and here.
-            self.emit(
-                attempt.reservation.id(),
-                &attempt.capability_id,
-                EventPhase::Started,
-                None,
-            );
-            if self.observer.is_some()
-                && let Err(e) = self.recheck(&ready, token)
-            {
-                return self.fail(&attempt, e);
-            }
-
-            // Step 10: the handler gets its own copy of the input and the policy-time context
-            // (moved: nothing reads it after this).
-            let Ready {
-                index,
-                binding,
-                context: semantic_context,
-                ..
-            } = ready;
-            let context = InvocationContext {
-                cancellation: CancellationSignal::new(attempt.cancellation.clone()),
-                invocation_id: attempt.reservation.context_id(),
-                requested_at: self.clock.now_ms(),
-                semantic_context,
-                extensions: attempt.extensions.clone(),
-            };
-            let binding = &*binding;
-            let result = match token.filter(|_| self.abort_on_cancel) {
-                // Opt-in: the caller's cancellation ends the invocation even if the handler
-                // ignores it; its future is dropped, so its work stops at its next await.
-                // Boxed for the same reason: an opt-in path.
-                Some(token) => {
-                    match Box::pin(cancellable(token, || input.call(binding, context))).await {
-                        Some(result) => result,
-                        None => {
-                            return self
-                                .fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED));
-                        }
-                    }
-                }
-                None => match contain(|| input.call(binding, context)) {
-                    Some(future) => contain_async(future).await,
-                    None => None,
-                },
-            };
-
-            // Step 11: failures never carry the handler's own text across, except a failure the
-            // handler made public (`HandlerError::public`). A panic counts as a failure of no
-            // particular kind.
-            let output = match result {
-                Some(Ok(output)) => output,
-                failure => {
-                    let failure = failure.and_then(Result::err);
-                    if let Some(e) = &failure
-                        && tracing::enabled!(target: "rcip::handler", tracing::Level::DEBUG)
-                    {
-                        // Host `Display` code: contained like any other host code.
-                        if let Some(text) = contain(|| e.to_string()) {
-                            tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %text, "handler failed");
-                        }
-                    }
-                    let failure = failure.map(HandlerError::into_failure);
-                    return self.fail(&attempt, handler_failure(failure, token));
-                }
-            };
-
-            // Step 12: the output must be schema-valid.
-            let capability = &self.catalog.capabilities[index];
-            if let Err(issues) = capability.output.check(&output) {
+        if let PolicyDecision::Confirm { reason } = &ready.decision {
+            if attempt.confirmed {
                 return self.fail(
                     &attempt,
-                    RcipError::with_issues(ErrorCode::OutputInvalid, m::OUTPUT_SCHEMA, issues),
+                    error(ErrorCode::PolicyDenied, m::CONFIRMED_NOT_ALLOWED),
                 );
             }
+            let reason = reason.clone();
+            return self.issue_confirmation(attempt, input.into_value(), &ready, reason);
+        }
 
-            // Step 13: succeeded event, then the refresh (listeners), then the id is released.
-            self.emit(
-                attempt.reservation.id(),
-                &attempt.capability_id,
-                EventPhase::Succeeded,
-                None,
-            );
-            self.refresh();
-            attempt.reservation.release();
-            InvocationOutcome::Succeeded {
-                invocation_id: attempt.reservation.take_id(),
-                capability_id: attempt.capability_id,
-                output,
+        // Step 9: observers run synchronously and may change host state: check again. With
+        // no observer nothing runs between the post-policy recheck and here.
+        self.emit(
+            attempt.reservation.id(),
+            &attempt.capability_id,
+            EventPhase::Started,
+            None,
+        );
+        if self.observer.is_some()
+            && let Err(e) = self.recheck(&ready, token)
+        {
+            return self.fail(&attempt, e);
+        }
+
+        // Step 10: the handler gets its own copy of the input and the policy-time context
+        // (moved: nothing reads it after this).
+        let Ready {
+            index,
+            binding,
+            context: semantic_context,
+            ..
+        } = ready;
+        let context = InvocationContext {
+            cancellation: CancellationSignal::new(attempt.cancellation.clone()),
+            invocation_id: attempt.reservation.context_id(),
+            requested_at: self.clock.now_ms(),
+            semantic_context,
+            extensions: attempt.extensions.clone(),
+        };
+        let binding = &*binding;
+        let result = match token.filter(|_| self.abort_on_cancel) {
+            // Opt-in: the caller's cancellation ends the invocation even if the handler
+            // ignores it; its future is dropped, so its work stops at its next await.
+            // Boxed for the same reason: an opt-in path.
+            Some(token) => {
+                match Box::pin(cancellable(token, || input.call(binding, context))).await {
+                    Some(result) => result,
+                    None => {
+                        return self.fail(&attempt, error(ErrorCode::ExecutionAborted, m::ABORTED));
+                    }
+                }
             }
+            None => match contain(|| input.call(binding, context)) {
+                Some(future) => contain_async(future).await,
+                None => None,
+            },
+        };
+
+        // Step 11: failures never carry the handler's own text across, except a failure the
+        // handler made public (`HandlerError::public`). A panic counts as a failure of no
+        // particular kind.
+        let output = match result {
+            Some(Ok(output)) => output,
+            failure => {
+                let failure = failure.and_then(Result::err);
+                if let Some(e) = &failure
+                    && tracing::enabled!(target: "rcip::handler", tracing::Level::DEBUG)
+                {
+                    // Host `Display` code: contained like any other host code.
+                    if let Some(text) = contain(|| e.to_string()) {
+                        tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, error = %text, "handler failed");
+                    }
+                }
+                let failure = failure.map(HandlerError::into_failure);
+                return self.fail(&attempt, handler_failure(failure, token));
+            }
+        };
+
+        // Step 12: the output must be schema-valid.
+        let capability = &self.catalog.capabilities[index];
+        if let Err(issues) = capability.output.check(&output) {
+            return self.fail(
+                &attempt,
+                RcipError::with_issues(ErrorCode::OutputInvalid, m::OUTPUT_SCHEMA, issues),
+            );
+        }
+
+        // Step 13: succeeded event, then the refresh (listeners), then the id is released.
+        self.emit(
+            attempt.reservation.id(),
+            &attempt.capability_id,
+            EventPhase::Succeeded,
+            None,
+        );
+        self.refresh();
+        attempt.reservation.release();
+        InvocationOutcome::Succeeded {
+            invocation_id: attempt.reservation.take_id(),
+            capability_id: attempt.capability_id,
+            output,
         }
     }
 

@@ -291,11 +291,7 @@ fn push_base36(out: &mut String, mut n: u64) {
             break;
         }
     }
-    // One `push` per digit: each is one ASCII byte, so no `str` needs checking.
-    out.reserve(digits.len() - start);
-    for &digit in &digits[start..] {
-        out.push(char::from(digit));
-    }
+    out.extend(digits[start..].iter().map(|&digit| char::from(digit)));
 }
 
 #[cfg(test)]
