@@ -9,9 +9,8 @@ use crate::CapabilitySnapshot;
 type Chunk = Arc<[CapabilitySnapshot]>;
 type Page = Arc<[Chunk]>;
 
-/// How many chunks a page holds (the last page may hold fewer): an unchanged page is one
-/// `Arc` clone however many chunks it has.
-const PAGE_LEN: usize = 16;
+/// See [`CapabilityList::PAGE_LEN`].
+const PAGE_LEN: usize = CapabilityList::PAGE_LEN;
 
 /// Every capability of a snapshot, in catalog order, stored as shared chunks of
 /// [`CHUNK_LEN`](Self::CHUNK_LEN) entries (the last may be shorter), themselves grouped in
@@ -55,6 +54,11 @@ impl CapabilityList {
     /// How many entries a chunk holds (the last chunk may hold fewer): small, so one
     /// changed capability re-creates few entries.
     pub const CHUNK_LEN: usize = 16;
+
+    /// How many chunks a page holds (the last page may hold fewer): an unchanged page is one
+    /// `Arc` clone however many chunks it has, and a builder can take it over whole
+    /// ([`CapabilityListBuilder::reuse_page`]).
+    pub const PAGE_LEN: usize = 16;
 
     /// An empty list.
     #[must_use]
@@ -234,6 +238,54 @@ impl CapabilityListBuilder<'_> {
             self.page.push(chunk.clone());
         }
         self.count(length);
+        true
+    }
+
+    /// Takes over the previous list's whole page at this position, when the builder stands at
+    /// a page's start ([`PAGE_LEN`](CapabilityList::PAGE_LEN) chunks so far, or a multiple)
+    /// and the previous list has a page there; otherwise `false`, and nothing is added. It
+    /// adds what [`reuse_chunk`](Self::reuse_chunk) called once per chunk of the page would,
+    /// for one `Arc` clone, without a step per chunk but for reading their lengths.
+    ///
+    /// ```
+    /// # use rcip_core::{CapabilityContract, CapabilityDefinition, CapabilityList,
+    /// #     CapabilitySnapshot, Effect, Relevance};
+    /// # let contract = std::sync::Arc::new(CapabilityContract::from(&CapabilityDefinition::new(
+    /// #     "notes.count", Effect::Read, "Count notes", "Counts the notes.")));
+    /// # let entry = CapabilitySnapshot::new(contract, false, None, Relevance::Current);
+    /// let per_page = CapabilityList::PAGE_LEN * CapabilityList::CHUNK_LEN;
+    /// let old: CapabilityList = vec![entry.clone(); per_page + 5].into();
+    /// let mut builder = CapabilityList::builder(Some(&old));
+    /// assert!(builder.reuse_page());
+    /// assert!(builder.reuse_page(), "the short last page too");
+    /// assert!(!builder.reuse_page(), "no third page");
+    /// assert_eq!(builder.finish(), old);
+    /// ```
+    pub fn reuse_page(&mut self) -> bool {
+        if !self.chunks.is_multiple_of(PAGE_LEN) || !self.page.is_empty() || self.reused > 0 {
+            return false;
+        }
+        let Some(page) = self
+            .previous
+            .and_then(|p| p.pages.get(self.chunks / PAGE_LEN))
+        else {
+            return false;
+        };
+        for chunk in page.iter() {
+            let length = chunk.len();
+            if length == 0 || self.short_seen || length > CapabilityList::CHUNK_LEN {
+                self.canonical = false;
+            }
+            self.short_seen |= length < CapabilityList::CHUNK_LEN;
+            self.len += length;
+        }
+        self.chunks += page.len();
+        if page.len() == PAGE_LEN {
+            self.pages.push(page.clone());
+        } else {
+            // A short (last) page stays open, taken over, as `reuse_chunk` would leave it.
+            self.reused = page.len();
+        }
         true
     }
 
@@ -600,14 +652,75 @@ mod tests {
         assert_ne!(list, CapabilityList::from(entries(19)));
     }
 
+    /// Two full pages and a short third one (its last chunk short too), as entries and as a
+    /// list.
+    fn three_pages() -> (Vec<CapabilitySnapshot>, CapabilityList) {
+        let chunk = CapabilityList::CHUNK_LEN;
+        let vec = entries(2 * chunk * PAGE_LEN + 3 * chunk + 5);
+        let list = CapabilityList::from(vec.clone());
+        (vec, list)
+    }
+
+    /// Whole pages taken over: the same `Arc`s, mixed with chunk-by-chunk work, and refused
+    /// anywhere but at a page's start.
+    #[test]
+    fn the_builder_takes_over_whole_pages() {
+        let chunk = CapabilityList::CHUNK_LEN;
+        let (vec, old) = three_pages();
+        let chunks = old.chunk_count();
+
+        // Page 0 whole, page 1 chunk by chunk with one new chunk, the short page 2 whole.
+        let changed_at = PAGE_LEN + 1;
+        let mut changed = vec.clone();
+        for entry in &mut changed[changed_at * chunk..(changed_at + 1) * chunk] {
+            entry.bound = !entry.bound;
+        }
+        let mut builder = CapabilityList::builder(Some(&old));
+        assert!(builder.reuse_page());
+        assert!(builder.reuse_chunk());
+        assert!(!builder.reuse_page(), "not at a page's start");
+        builder.push_chunk(Arc::from(
+            &changed[changed_at * chunk..(changed_at + 1) * chunk],
+        ));
+        for _ in changed_at + 1..2 * PAGE_LEN {
+            assert!(builder.reuse_chunk());
+        }
+        assert!(builder.reuse_page());
+        assert!(!builder.reuse_page(), "no fourth page");
+        assert!(!builder.reuse_chunk());
+        let new = builder.finish();
+        assert_eq!(new, changed);
+        assert_eq!(new.len(), vec.len());
+        assert_eq!(new.chunk_count(), chunks);
+        assert!(Arc::ptr_eq(&new.pages[0], &old.pages[0]));
+        assert!(!Arc::ptr_eq(&new.pages[1], &old.pages[1]));
+        assert!(Arc::ptr_eq(&new.pages[2], &old.pages[2]));
+        assert_eq!(new[vec.len() - 1], vec[vec.len() - 1]);
+
+        // No previous list: nothing to take over.
+        let mut builder = CapabilityList::builder(None);
+        assert!(!builder.reuse_page());
+        assert!(builder.finish().is_empty());
+
+        // A page taken over after a new page: still the same page.
+        let mut builder = CapabilityList::builder(Some(&old));
+        for at in 0..PAGE_LEN {
+            builder.push_chunk(old.chunk(at).unwrap().iter().cloned().collect());
+        }
+        assert!(builder.reuse_page());
+        assert!(builder.reuse_page());
+        let again = builder.finish();
+        assert_eq!(again, old);
+        assert!(!Arc::ptr_eq(&again.pages[0], &old.pages[0]));
+        assert!(Arc::ptr_eq(&again.pages[1], &old.pages[1]));
+    }
+
     /// Pages of chunks all taken over are the previous list's pages; a page mixing new and
     /// reused chunks shares each reused chunk.
     #[test]
     fn the_builder_shares_pages_and_chunks() {
         let chunk = CapabilityList::CHUNK_LEN;
-        let page = chunk * PAGE_LEN;
-        let vec = entries(2 * page + 3 * chunk + 5);
-        let old = CapabilityList::from(vec.clone());
+        let (vec, old) = three_pages();
         let chunks = old.chunk_count();
         assert_eq!(chunks, 2 * PAGE_LEN + 4);
         assert_eq!(old.pages.len(), 3);

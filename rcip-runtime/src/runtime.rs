@@ -187,12 +187,16 @@ impl BoundHandler {
 
 type SharedListener = Arc<dyn Fn() + Send + Sync>;
 
-/// The cached snapshot and, per chunk of its capability list, where that chunk's entries
-/// were read.
+/// The cached snapshot and, per chunk and per page of its capability list, where the
+/// entries were read.
 #[derive(Clone)]
 struct CachedSnapshot {
     snapshot: Arc<ApplicationSnapshot>,
     chunks: Arc<[ChunkOrigin]>,
+    /// Per page: the revision at which its every chunk was read or found unchanged, and
+    /// whether any was `checked`. A page still current is reused whole, without a look at
+    /// each chunk.
+    pages: Arc<[ChunkOrigin]>,
 }
 
 /// When a chunk's entries were read from the slots, and whether one had an availability
@@ -201,6 +205,15 @@ struct CachedSnapshot {
 struct ChunkOrigin {
     read_at: u64,
     checked: bool,
+}
+
+impl ChunkOrigin {
+    /// Whether what was read at this origin still shows what its slots hold, given when
+    /// they last changed: nothing changed since, and no availability check (host code,
+    /// read anew at every revision).
+    fn still_current(&self, changed_at: &AtomicU64) -> bool {
+        !self.checked && changed_at.load(Ordering::Acquire) < self.read_at
+    }
 }
 
 /// The state every surface of one runtime shares.
@@ -218,6 +231,8 @@ pub(crate) struct Inner {
     /// the slot's lock) by an install or uninstall in it. A chunk whose entries were read at
     /// revision r reflects every change stamped below r (see [`Inner::mark_changed`]).
     chunk_changed_at: Box<[AtomicU64]>,
+    /// Per page of chunks: the latest of its chunks' `chunk_changed_at`.
+    page_changed_at: Box<[AtomicU64]>,
     next_generation: AtomicU64,
     context: Mutex<Arc<SemanticContext>>,
     revision: AtomicU64,
@@ -288,8 +303,13 @@ impl Inner {
     /// the lock first, and the build saw it. A change the build missed is stamped r or more,
     /// and its refresh makes the stamp visible to every later build.
     fn mark_changed(&self, index: usize) {
-        if let Some(stamp) = self.chunk_changed_at.get(index / CapabilityList::CHUNK_LEN) {
-            stamp.fetch_max(self.revision(), Ordering::AcqRel);
+        let chunk = index / CapabilityList::CHUNK_LEN;
+        let revision = self.revision();
+        if let Some(stamp) = self.chunk_changed_at.get(chunk) {
+            stamp.fetch_max(revision, Ordering::AcqRel);
+        }
+        if let Some(stamp) = self.page_changed_at.get(chunk / CapabilityList::PAGE_LEN) {
+            stamp.fetch_max(revision, Ordering::AcqRel);
         }
     }
 
@@ -358,36 +378,53 @@ impl Inner {
         let previous = previous.filter(|p| *p.snapshot.context == *context);
         let mut list = CapabilityList::builder(previous.as_ref().map(|p| &p.snapshot.capabilities));
         let mut origins = Vec::with_capacity(self.chunk_changed_at.len());
-        let chunks = self
-            .catalog
-            .capabilities
-            .chunks(CapabilityList::CHUNK_LEN)
-            .zip(&*self.chunk_changed_at);
-        for (at, (capabilities, changed_at)) in chunks.enumerate() {
-            if let Some(origin) = previous.as_ref().and_then(|p| p.chunks.get(at))
-                && !origin.checked
-                && changed_at.load(Ordering::Acquire) < origin.read_at
-                && list.reuse_chunk()
+        let mut page_origins = Vec::with_capacity(self.page_changed_at.len());
+        for (page, page_changed_at) in self.page_changed_at.iter().enumerate() {
+            let first = page * CapabilityList::PAGE_LEN;
+            let last = (first + CapabilityList::PAGE_LEN).min(self.chunk_changed_at.len());
+            // A page none of whose chunks changed or was checked: taken over whole.
+            if let Some(previous) = &previous
+                && let Some(origin) = previous.pages.get(page)
+                && origin.still_current(page_changed_at)
+                && let Some(chunk_origins) = previous.chunks.get(first..last)
+                && list.reuse_page()
             {
-                origins.push(*origin);
+                origins.extend_from_slice(chunk_origins);
+                page_origins.push(*origin);
                 continue;
             }
-            let start = at * CapabilityList::CHUNK_LEN;
-            let mut checked = false;
-            let chunk = capabilities
-                .iter()
-                .enumerate()
-                .map(|(offset, capability)| {
-                    let binding = self.binding(start + offset);
-                    checked |= binding.as_ref().is_some_and(|b| b.availability.is_some());
-                    let availability = binding.as_ref().map(|b| b.availability());
-                    capability_entry(capability, binding.is_some(), availability, &context)
-                })
-                .collect();
-            list.push_chunk(chunk);
-            origins.push(ChunkOrigin {
+            for at in first..last {
+                if let Some(previous) = &previous
+                    && let Some(origin) = previous.chunks.get(at)
+                    && origin.still_current(&self.chunk_changed_at[at])
+                    && list.reuse_chunk()
+                {
+                    origins.push(*origin);
+                    continue;
+                }
+                let start = at * CapabilityList::CHUNK_LEN;
+                let end = (start + CapabilityList::CHUNK_LEN).min(self.catalog.capabilities.len());
+                let mut checked = false;
+                let chunk = self.catalog.capabilities[start..end]
+                    .iter()
+                    .enumerate()
+                    .map(|(offset, capability)| {
+                        let binding = self.binding(start + offset);
+                        checked |= binding.as_ref().is_some_and(|b| b.availability.is_some());
+                        let availability = binding.as_ref().map(|b| b.availability());
+                        capability_entry(capability, binding.is_some(), availability, &context)
+                    })
+                    .collect();
+                list.push_chunk(chunk);
+                origins.push(ChunkOrigin {
+                    read_at: revision,
+                    checked,
+                });
+            }
+            // Every chunk of it was read, or found unchanged, at this revision: so was the page.
+            page_origins.push(ChunkOrigin {
                 read_at: revision,
-                checked,
+                checked: origins[first..].iter().any(|origin| origin.checked),
             });
         }
         CachedSnapshot {
@@ -399,6 +436,7 @@ impl Inner {
                 list.finish(),
             )),
             chunks: origins.into(),
+            pages: page_origins.into(),
         }
     }
 
@@ -591,9 +629,10 @@ impl Runtime {
     #[must_use]
     pub fn from_catalog(catalog: Arc<CompiledCatalog>, options: RuntimeOptions) -> Self {
         let bindings = (0..catalog.len()).map(|_| Mutex::new(None)).collect();
-        let chunk_changed_at = (0..catalog.len().div_ceil(CapabilityList::CHUNK_LEN))
-            .map(|_| AtomicU64::new(0))
-            .collect();
+        let chunk_count = catalog.len().div_ceil(CapabilityList::CHUNK_LEN);
+        let stamps = |count: usize| (0..count).map(|_| AtomicU64::new(0)).collect();
+        let chunk_changed_at = stamps(chunk_count);
+        let page_changed_at = stamps(chunk_count.div_ceil(CapabilityList::PAGE_LEN));
         Runtime {
             inner: Arc::new(Inner {
                 catalog,
@@ -605,6 +644,7 @@ impl Runtime {
                 abort_on_cancel: options.abort_on_cancel,
                 bindings,
                 chunk_changed_at,
+                page_changed_at,
                 next_generation: AtomicU64::new(1),
                 context: Mutex::new(Arc::new(SemanticContext::default())),
                 revision: AtomicU64::new(0),

@@ -377,11 +377,12 @@ enum Op {
     Refresh,
 }
 
-fn op() -> impl Strategy<Value = Op> {
+/// An operation on one of `size` capabilities.
+fn op(size: usize) -> impl Strategy<Value = Op> {
     prop_oneof![
-        (0..SIZE, any::<bool>()).prop_map(|(at, checked)| Op::Bind { at, checked }),
-        (0..SIZE).prop_map(|at| Op::Unbind { at }),
-        (0..SIZE, any::<bool>()).prop_map(|(at, up)| Op::SetAvailable { at, up }),
+        (0..size, any::<bool>()).prop_map(|(at, checked)| Op::Bind { at, checked }),
+        (0..size).prop_map(|at| Op::Unbind { at }),
+        (0..size, any::<bool>()).prop_map(|(at, up)| Op::SetAvailable { at, up }),
         prop_oneof![Just(None), Just(Some("a")), Just(Some("b"))]
             .prop_map(|scope| Op::SetContext { scope }),
         Just(Op::Refresh),
@@ -396,79 +397,102 @@ struct Model {
     up: Option<Arc<AtomicBool>>,
 }
 
+/// Three pages of 16 chunks of 16 (the last page short, its last chunk too): what the model
+/// test runs on besides [`SIZE`], so that whole pages are taken over and mixed.
+const PAGES: usize = 2 * CapabilityList::PAGE_LEN * CHUNK + 5 * CHUNK + 8;
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// After any sequence of changes, read or not in between, a snapshot shows exactly what
     /// a full read of the bindings, their availability and the context would.
     #[test]
-    fn snapshots_match_the_model(ops in proptest::collection::vec((op(), any::<bool>()), 1..60)) {
-        let runtime = runtime();
-        let host = runtime.host();
-        let client = runtime.client();
-        let mut model: Vec<Model> = (0..SIZE).map(|_| Model::default()).collect();
-        let mut scope: Option<&'static str> = None;
-        for (op, read) in ops {
-            match op {
-                Op::Bind { at, checked } => {
-                    if model[at].guard.is_none() {
-                        let up = checked.then(|| Arc::new(AtomicBool::new(true)));
-                        let binding = match &up {
-                            Some(up) => checked_binding(up.clone(), Arc::default()),
-                            None => binding(),
-                        };
-                        model[at].guard = Some(host.bind(&id(at), binding).unwrap());
-                        model[at].up = up;
-                    }
+    fn snapshots_match_the_model(ops in proptest::collection::vec((op(SIZE), any::<bool>()), 1..60)) {
+        check_model(SIZE, ops)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The same over several pages.
+    #[test]
+    fn snapshots_of_several_pages_match_the_model(
+        ops in proptest::collection::vec((op(PAGES), any::<bool>()), 1..60),
+    ) {
+        check_model(PAGES, ops)?;
+    }
+}
+
+/// Runs `ops` on a runtime of `size` capabilities, reading a snapshot after each op marked
+/// so and comparing it with the model.
+fn check_model(size: usize, ops: Vec<(Op, bool)>) -> Result<(), TestCaseError> {
+    let runtime = runtime_of(size);
+    let host = runtime.host();
+    let client = runtime.client();
+    let mut model: Vec<Model> = (0..size).map(|_| Model::default()).collect();
+    let mut scope: Option<&'static str> = None;
+    for (op, read) in ops {
+        match op {
+            Op::Bind { at, checked } => {
+                if model[at].guard.is_none() {
+                    let up = checked.then(|| Arc::new(AtomicBool::new(true)));
+                    let binding = match &up {
+                        Some(up) => checked_binding(up.clone(), Arc::default()),
+                        None => binding(),
+                    };
+                    model[at].guard = Some(host.bind(&id(at), binding).unwrap());
+                    model[at].up = up;
                 }
-                Op::Unbind { at } => {
-                    if let Some(guard) = model[at].guard.take() {
-                        prop_assert!(guard.unbind());
-                        model[at].up = None;
-                    }
-                }
-                Op::SetAvailable { at, up } => {
-                    if let Some(flag) = &model[at].up {
-                        flag.store(up, Ordering::SeqCst);
-                    }
-                    // The change shows at the next revision.
-                    host.refresh();
-                }
-                Op::SetContext { scope: next } => {
-                    scope = next;
-                    host.set_context(SemanticContext::active(next)).unwrap();
-                }
-                Op::Refresh => host.refresh(),
             }
-            if !read {
-                continue;
+            Op::Unbind { at } => {
+                if let Some(guard) = model[at].guard.take() {
+                    prop_assert!(guard.unbind());
+                    model[at].up = None;
+                }
             }
-            let snapshot = client.get_snapshot();
-            prop_assert_eq!(snapshot.capabilities.len(), SIZE);
-            for (i, entry) in snapshot.capabilities.iter().enumerate() {
-                let bound = model[i].guard.is_some();
-                let availability = bound.then(|| match &model[i].up {
-                    Some(up) if !up.load(Ordering::SeqCst) => {
-                        Availability::unavailable("down", "Down.")
-                    }
-                    _ => Availability::available(),
-                });
-                let relevance = if !scoped(i) || scope == Some("a") {
-                    Relevance::Current
-                } else {
-                    Relevance::Other
-                };
-                prop_assert_eq!(&entry.id, &id(i));
-                prop_assert_eq!(entry.bound, bound, "bound {}", i);
-                prop_assert_eq!(&entry.availability, &availability, "availability {}", i);
-                prop_assert_eq!(
-                    entry.available,
-                    availability.as_ref().is_some_and(|a| a.available),
-                    "available {}",
-                    i
-                );
-                prop_assert_eq!(entry.relevance, relevance, "relevance {}", i);
+            Op::SetAvailable { at, up } => {
+                if let Some(flag) = &model[at].up {
+                    flag.store(up, Ordering::SeqCst);
+                }
+                // The change shows at the next revision.
+                host.refresh();
             }
+            Op::SetContext { scope: next } => {
+                scope = next;
+                host.set_context(SemanticContext::active(next)).unwrap();
+            }
+            Op::Refresh => host.refresh(),
+        }
+        if !read {
+            continue;
+        }
+        let snapshot = client.get_snapshot();
+        prop_assert_eq!(snapshot.capabilities.len(), size);
+        for (i, entry) in snapshot.capabilities.iter().enumerate() {
+            let bound = model[i].guard.is_some();
+            let availability = bound.then(|| match &model[i].up {
+                Some(up) if !up.load(Ordering::SeqCst) => {
+                    Availability::unavailable("down", "Down.")
+                }
+                _ => Availability::available(),
+            });
+            let relevance = if !scoped(i) || scope == Some("a") {
+                Relevance::Current
+            } else {
+                Relevance::Other
+            };
+            prop_assert_eq!(&entry.id, &id(i));
+            prop_assert_eq!(entry.bound, bound, "bound {}", i);
+            prop_assert_eq!(&entry.availability, &availability, "availability {}", i);
+            prop_assert_eq!(
+                entry.available,
+                availability.as_ref().is_some_and(|a| a.available),
+                "available {}",
+                i
+            );
+            prop_assert_eq!(entry.relevance, relevance, "relevance {}", i);
         }
     }
+    Ok(())
 }
