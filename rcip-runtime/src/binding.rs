@@ -292,6 +292,13 @@ impl Prepared {
         Some(Prepared(Box::new(input)))
     }
 
+    /// The input back as `T`; `None` for an input another handler prepared (the runtime
+    /// only hands a handler what it prepared itself, so that is a defect).
+    #[cfg_attr(not(feature = "typed-text"), allow(dead_code))]
+    pub(crate) fn take<T: 'static>(self) -> Option<T> {
+        self.0.downcast::<T>().ok().map(|input| *input)
+    }
+
     /// `run` on the input back as `T`; the handler error for an input another handler
     /// prepared (the runtime only hands a handler what it prepared itself, so that is a
     /// defect).

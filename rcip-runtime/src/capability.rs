@@ -4,10 +4,11 @@
 use rcip_core::schema::{SchemaGenerationError, strict_schema_for};
 use rcip_core::{CapabilityDefinition, Effect, SchemaRole, UsageExample, UsageGuidance};
 use schemars::JsonSchema;
+use serde::Deserialize;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::binding::{Binding, Handler, HandlerError, InvocationContext, run_value};
+use crate::binding::{Binding, Handler, HandlerError, InvocationContext};
 #[cfg(feature = "typed-text")]
 use crate::binding::{Prepared, TypedEntry};
 #[cfg(feature = "typed-text")]
@@ -148,31 +149,77 @@ pub trait Capability: CapabilitySpec {
     fn binding(state: Self::State) -> Binding {
         Binding::new(CapabilityHandler {
             state,
-            call: Self::call,
+            call: call_value::<Self>,
+            #[cfg(feature = "typed-text")]
+            typed: TypedCalls {
+                parse: Prepared::parse::<Self::Input>,
+                call: call_prepared::<Self>,
+            },
         })
     }
 }
 
-/// The handler of a bound [`Capability`]: what [`Binding::typed`] does for a closure, with a
-/// pointer to the capability's `call` in place of the closure. Compile time is a feature:
-/// this is generic in the state, input and output types, not in the capability, so there is
-/// no closure type per capability; its `Handler::call` is the input's `Value` deserializer
-/// and one call, and the output's serialization after the await is [`output_value`], generic
-/// only in the output type (`Binding::typed` compiles a closure, an adapter and an async
-/// block for every capability).
+/// The handler of a bound [`Capability`]: what [`Binding::typed`] does for a closure, with
+/// pointers to per-capability functions in place of the closure. Compile time is a feature:
+/// this is generic in the state and output types only (most capabilities of an application
+/// share both), so its allocation, vtable and output serialization ([`output_value`]) are
+/// compiled once per pair; what each capability adds is [`call_value`] (the input's `Value`
+/// deserializer and one call) and its own `call`.
 ///
 /// Same behaviour as `Binding::typed`: an input serde refuses after the schema accepted it is
 /// `HandlerError::failed` (schema and type disagree: a host defect), the function runs when
 /// the handler is called, an output that does not serialize is `HandlerError::invalid_output`.
-struct CapabilityHandler<S, I, O> {
+struct CapabilityHandler<S, O> {
     state: S,
-    call: fn(S, I, InvocationContext) -> BoxFuture<Result<O, HandlerError>>,
+    call: ValueCall<S, O>,
+    #[cfg(feature = "typed-text")]
+    typed: TypedCalls<S, O>,
 }
 
-impl<S, I, O> Handler for CapabilityHandler<S, I, O>
+/// A capability's call on a `Value` input: [`call_value`] of that capability.
+type ValueCall<S, O> =
+    fn(S, serde_json::Value, InvocationContext) -> BoxFuture<Result<O, HandlerError>>;
+
+/// The typed text path's two per-capability functions.
+#[cfg(feature = "typed-text")]
+struct TypedCalls<S, O> {
+    /// [`Prepared::parse`] of the capability's input type.
+    parse: fn(&str, &Shape) -> Option<Prepared>,
+    /// [`call_prepared`] of the capability.
+    call: fn(S, Prepared, InvocationContext) -> BoxFuture<Result<O, HandlerError>>,
+}
+
+/// `C::call` on a schema-valid `Value` input, deserialized into `C::Input` (see
+/// [`CapabilityHandler`] for a value serde refuses).
+fn call_value<C: Capability + ?Sized>(
+    state: C::State,
+    input: serde_json::Value,
+    context: InvocationContext,
+) -> BoxFuture<Result<C::Output, HandlerError>> {
+    match C::Input::deserialize(input) {
+        Ok(input) => C::call(state, input, context),
+        Err(error) => crate::__private::ready(Err(HandlerError::failed(error))),
+    }
+}
+
+/// `C::call` on an input [`Prepared::parse`] made of `C::Input`.
+#[cfg(feature = "typed-text")]
+fn call_prepared<C: Capability + ?Sized>(
+    state: C::State,
+    input: Prepared,
+    context: InvocationContext,
+) -> BoxFuture<Result<C::Output, HandlerError>> {
+    match input.take::<C::Input>() {
+        Some(input) => C::call(state, input, context),
+        None => crate::__private::ready(Err(HandlerError::failed(
+            "input prepared by another handler",
+        ))),
+    }
+}
+
+impl<S, O> Handler for CapabilityHandler<S, O>
 where
     S: Clone + Send + Sync + 'static,
-    I: DeserializeOwned + Send + 'static,
     O: Serialize + Send + 'static,
 {
     fn call(
@@ -180,9 +227,7 @@ where
         input: serde_json::Value,
         context: InvocationContext,
     ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
-        run_value(input, |input| {
-            output_value((self.call)(self.state.clone(), input, context))
-        })
+        output_value((self.call)(self.state.clone(), input, context))
     }
 
     #[cfg(feature = "typed-text")]
@@ -198,14 +243,13 @@ where
 /// parser (200 capabilities: 12.5 s clean without it 8.9 s, docs/performance.md); without it
 /// text input is parsed into a `Value` first, as before the fast path.
 #[cfg(feature = "typed-text")]
-impl<S, I, O> TypedEntry for CapabilityHandler<S, I, O>
+impl<S, O> TypedEntry for CapabilityHandler<S, O>
 where
     S: Clone + Send + Sync + 'static,
-    I: DeserializeOwned + Send + 'static,
     O: Serialize + Send + 'static,
 {
     fn parse_text(&self, text: &str, shape: &Shape) -> Option<Prepared> {
-        Prepared::parse::<I>(text, shape)
+        (self.typed.parse)(text, shape)
     }
 
     fn call_prepared(
@@ -213,7 +257,7 @@ where
         input: Prepared,
         context: InvocationContext,
     ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
-        input.run(|input: I| output_value((self.call)(self.state.clone(), input, context)))
+        output_value((self.typed.call)(self.state.clone(), input, context))
     }
 }
 

@@ -161,9 +161,18 @@ impl<C: Capability> Bindable<true> for C {
         state: &C::State,
         guards: &mut Vec<BindingGuard>,
     ) -> Result<(), crate::Error> {
-        guards.push(host.bind_capability::<C>(state.clone())?);
-        Ok(())
+        keep_guard(host.bind(C::ID, C::binding(state.clone())), guards)
     }
+}
+
+/// The guard of a binding `bind_all` made, kept in `guards`: apart from
+/// [`Bindable::bind_into`] so that each capability compiles only its own binding.
+fn keep_guard(
+    bound: Result<BindingGuard, crate::Error>,
+    guards: &mut Vec<BindingGuard>,
+) -> Result<(), crate::Error> {
+    guards.push(bound?);
+    Ok(())
 }
 
 impl<C: CapabilitySpec> Bindable<false> for C {

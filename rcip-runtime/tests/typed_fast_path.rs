@@ -213,14 +213,74 @@ fn probe_title(input: Probe) -> String {
     input.title
 }
 
+/// A title serde refuses when it is "no", though the schema takes any string: schema and
+/// type disagree, a host defect.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Picky {
+    title: String,
+}
+
+impl<'de> Deserialize<'de> for Picky {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Plain {
+            title: String,
+        }
+        let plain = Plain::deserialize(d)?;
+        if plain.title == "no" {
+            return Err(serde::de::Error::custom("no"));
+        }
+        Ok(Picky { title: plain.title })
+    }
+}
+
+/// Echoes a picky title.
+///
+/// Reads the title back, if serde takes it.
+#[capability(effect = "read", scope = "probes")]
+fn picky_title(input: Picky) -> String {
+    input.title
+}
+
 rcip_runtime::catalog! {
-    /// A one-capability application over [`Probe`].
+    /// An application over [`Probe`] and [`Picky`].
     struct Probes {
         id = "probes",
         name = "Probes",
         description = "Probes.",
         scopes = [("probes", "Probes", "Probes.")],
-        capabilities = [probe_title],
+        capabilities = [probe_title, picky_title],
+    }
+}
+
+/// A macro capability's input that the schema accepts and serde refuses fails the
+/// invocation (`EXECUTION_FAILED`), never the process, whether it came as a value or as
+/// text (which the typed parse refuses, so it goes the `Value` way).
+#[test]
+fn a_macro_capability_whose_type_refuses_a_valid_input_fails_it() {
+    let rt = tokio();
+    let options = RuntimeOptions::default().policy(policy_fn(|_| PolicyDecision::Allow));
+    let runtime = Probes::runtime(options, ()).unwrap();
+    let client = runtime.client();
+    let invoke =
+        |input: Input| rt.block_on(client.invoke(InvocationRequest::new(picky_title::ID, input)));
+    for input in [
+        Input::Value(json!({"title": "no"})),
+        Input::text(r#"{"title":"no"}"#),
+    ] {
+        let outcome = invoke(input);
+        assert_eq!(
+            outcome.error_code(),
+            Some(ErrorCode::ExecutionFailed),
+            "{outcome:?}"
+        );
+    }
+    for input in [
+        Input::Value(json!({"title": "yes"})),
+        Input::text(r#"{"title":"yes"}"#),
+    ] {
+        assert_eq!(invoke(input).output(), Some(&json!("yes")));
     }
 }
 
