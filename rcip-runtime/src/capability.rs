@@ -138,7 +138,8 @@ pub trait Capability: CapabilitySpec {
     ///
     /// A plain associated function rather than a closure the macro builds: each annotated
     /// function then compiles to one small item, and [`binding`](Self::binding) adapts it to
-    /// a [`Binding`] through a pointer to it, with no closure per capability.
+    /// a [`Binding`] through a pointer to a function that calls it on a `Value` input, with
+    /// no closure or adapter type per capability.
     fn call(
         state: Self::State,
         input: Self::Input,
@@ -164,7 +165,8 @@ pub trait Capability: CapabilitySpec {
 /// this is generic in the state and output types only (most capabilities of an application
 /// share both), so its allocation, vtable and output serialization ([`output_value`]) are
 /// compiled once per pair; what each capability adds is [`call_value`] (the input's `Value`
-/// deserializer and one call) and its own `call`.
+/// deserializer and one call) and its own `call`, and with `typed-text` the typed parse of
+/// its input and [`call_prepared`].
 ///
 /// Same behaviour as `Binding::typed`: an input serde refuses after the schema accepted it is
 /// `HandlerError::failed` (schema and type disagree: a host defect), the function runs when

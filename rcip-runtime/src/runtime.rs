@@ -188,15 +188,25 @@ impl BoundHandler {
 type SharedListener = Arc<dyn Fn() + Send + Sync>;
 
 /// The cached snapshot and, per chunk and per page of its capability list, where the
-/// entries were read.
+/// entries came from.
 #[derive(Clone)]
 struct CachedSnapshot {
     snapshot: Arc<ApplicationSnapshot>,
     chunks: Arc<[ChunkOrigin]>,
-    /// Per page: the revision at which its every chunk was read or found unchanged, and
-    /// whether any was `checked`. A page still current is reused whole, without a look at
-    /// each chunk.
-    pages: Arc<[ChunkOrigin]>,
+    pages: Arc<[PageOrigin]>,
+}
+
+/// How many changes a page's slots had counted when a build began looking at its chunks,
+/// and whether one of its chunks had an availability check. While the count is the same,
+/// no change was made in the page since (every change counts itself after stamping its
+/// chunk, and before the refresh that publishes it), so the page's chunks are all still
+/// what that build made of them and the page is reused whole. A revision stamp could not
+/// say this for a page: a chunk reused in a build keeps its older origin, and a change
+/// stamped between that origin and the build's revision may still have been on its way.
+#[derive(Clone, Copy)]
+struct PageOrigin {
+    changes: u64,
+    checked: bool,
 }
 
 /// When a chunk's entries were read from the slots, and whether one had an availability
@@ -231,8 +241,9 @@ pub(crate) struct Inner {
     /// the slot's lock) by an install or uninstall in it. A chunk whose entries were read at
     /// revision r reflects every change stamped below r (see [`Inner::mark_changed`]).
     chunk_changed_at: Box<[AtomicU64]>,
-    /// Per page of chunks: the latest of its chunks' `chunk_changed_at`.
-    page_changed_at: Box<[AtomicU64]>,
+    /// Per page of chunks: how many installs and uninstalls its slots have had (see
+    /// [`PageOrigin`]).
+    page_changes: Box<[AtomicU64]>,
     next_generation: AtomicU64,
     context: Mutex<Arc<SemanticContext>>,
     revision: AtomicU64,
@@ -302,14 +313,21 @@ impl Inner {
     /// revision, which would then read r or more. So a stamp below r means the change held
     /// the lock first, and the build saw it. A change the build missed is stamped r or more,
     /// and its refresh makes the stamp visible to every later build.
+    ///
+    /// Then the change is counted in its page, after the stamp (with release ordering): a
+    /// build that reads the count with it sees the stamp too.
     fn mark_changed(&self, index: usize) {
+        self.mark_changed_at(index, self.revision());
+    }
+
+    /// [`mark_changed`](Self::mark_changed) with the revision it read.
+    fn mark_changed_at(&self, index: usize, revision: u64) {
         let chunk = index / CapabilityList::CHUNK_LEN;
-        let revision = self.revision();
         if let Some(stamp) = self.chunk_changed_at.get(chunk) {
             stamp.fetch_max(revision, Ordering::AcqRel);
         }
-        if let Some(stamp) = self.page_changed_at.get(chunk / CapabilityList::PAGE_LEN) {
-            stamp.fetch_max(revision, Ordering::AcqRel);
+        if let Some(changes) = self.page_changes.get(chunk / CapabilityList::PAGE_LEN) {
+            changes.fetch_add(1, Ordering::AcqRel);
         }
     }
 
@@ -370,7 +388,9 @@ impl Inner {
 
     /// The snapshot at `revision`, sharing with `previous` every chunk that shows the same
     /// thing: same context (relevance), no slot change since the chunk was read, and no
-    /// availability check (host code, re-read at every revision). The others are read anew.
+    /// availability check (host code, re-read at every revision); a page none of whose slots
+    /// changed since the previous build (its change count is the same) is shared whole. The
+    /// others are read anew.
     fn build_snapshot(&self, revision: u64, previous: Option<CachedSnapshot>) -> CachedSnapshot {
         let context = self.context();
         // Entries depend on the context through their relevance only: an equal context (set
@@ -378,14 +398,19 @@ impl Inner {
         let previous = previous.filter(|p| *p.snapshot.context == *context);
         let mut list = CapabilityList::builder(previous.as_ref().map(|p| &p.snapshot.capabilities));
         let mut origins = Vec::with_capacity(self.chunk_changed_at.len());
-        let mut page_origins = Vec::with_capacity(self.page_changed_at.len());
-        for (page, page_changed_at) in self.page_changed_at.iter().enumerate() {
+        let mut page_origins = Vec::with_capacity(self.page_changes.len());
+        for (page, page_changes) in self.page_changes.iter().enumerate() {
             let first = page * CapabilityList::PAGE_LEN;
             let last = (first + CapabilityList::PAGE_LEN).min(self.chunk_changed_at.len());
-            // A page none of whose chunks changed or was checked: taken over whole.
+            // Read before any chunk of the page is looked at: a change counted after this
+            // is seen by the next build, which then finds another count.
+            let changes = page_changes.load(Ordering::Acquire);
+            // A page with no change since the previous build and no availability check:
+            // taken over whole.
             if let Some(previous) = &previous
                 && let Some(origin) = previous.pages.get(page)
-                && origin.still_current(page_changed_at)
+                && !origin.checked
+                && origin.changes == changes
                 && let Some(chunk_origins) = previous.chunks.get(first..last)
                 && list.reuse_page()
             {
@@ -421,9 +446,8 @@ impl Inner {
                     checked,
                 });
             }
-            // Every chunk of it was read, or found unchanged, at this revision: so was the page.
-            page_origins.push(ChunkOrigin {
-                read_at: revision,
+            page_origins.push(PageOrigin {
+                changes,
                 checked: origins[first..].iter().any(|origin| origin.checked),
             });
         }
@@ -632,7 +656,7 @@ impl Runtime {
         let chunk_count = catalog.len().div_ceil(CapabilityList::CHUNK_LEN);
         let stamps = |count: usize| (0..count).map(|_| AtomicU64::new(0)).collect();
         let chunk_changed_at = stamps(chunk_count);
-        let page_changed_at = stamps(chunk_count.div_ceil(CapabilityList::PAGE_LEN));
+        let page_changes = stamps(chunk_count.div_ceil(CapabilityList::PAGE_LEN));
         Runtime {
             inner: Arc::new(Inner {
                 catalog,
@@ -644,7 +668,7 @@ impl Runtime {
                 abort_on_cancel: options.abort_on_cancel,
                 bindings,
                 chunk_changed_at,
-                page_changed_at,
+                page_changes,
                 next_generation: AtomicU64::new(1),
                 context: Mutex::new(Arc::new(SemanticContext::default())),
                 revision: AtomicU64::new(0),
@@ -727,5 +751,76 @@ impl RcipClient for Client {
 
     fn surfaces(&self) -> ClientSurfaces {
         ClientSurfaces::new().with_preflight(PreflightSurface::new(PREFLIGHT_MAX_PROPOSALS))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{Binding, CapabilityDefinition, HandlerError, InvocationContext};
+    use rcip_core::{ApplicationDefinition, Effect};
+    use serde_json::Value;
+
+    fn binding() -> Binding {
+        Binding::new(|_input: Value, _context: InvocationContext| async {
+            Ok::<_, HandlerError>(Value::Null)
+        })
+    }
+
+    /// A change that read the revision before another change's refresh, and stamped and
+    /// counted itself only after a snapshot was built at that refresh's revision, shows in
+    /// the snapshot after its own refresh: its page, in which that snapshot reused the
+    /// change's chunk (from before the change), is not taken over whole afterwards. The
+    /// interleaving is played step by step on one thread, with the late change's steps
+    /// written out (`install`'s slot write, then its stamp with the revision it read).
+    #[test]
+    fn a_change_stamped_late_shows_at_its_own_refresh() {
+        let mut definition = ApplicationDefinition::new("app", "App", "An application.");
+        for i in 0..40 {
+            definition = definition.capability(CapabilityDefinition::new(
+                format!("app.c{i:02}"),
+                Effect::Read,
+                "Title",
+                "Description.",
+            ));
+        }
+        let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
+        let (inner, host, client) = (&runtime.inner, runtime.host(), runtime.client());
+        // One page: the late change at 0 (chunk 0), the other at 20 (chunk 1).
+        let (late, other) = (0, CapabilityList::CHUNK_LEN + 4);
+        host.bind("app.c01", binding()).unwrap().keep();
+        // Chunk 0 read at a revision after its last stamp, then reused by a later build.
+        let _ = client.get_snapshot();
+        host.refresh();
+        let _ = client.get_snapshot();
+
+        // The late change writes its slot and reads the revision...
+        let read = {
+            let handler = binding();
+            *lock(&inner.bindings[late]) = Some(Arc::new(BoundHandler {
+                generation: u64::MAX,
+                handler: handler.handler,
+                availability: handler.availability,
+            }));
+            inner.revision()
+        };
+        // ...another change is made and published, and a snapshot is read...
+        host.bind(&format!("app.c{other}"), binding())
+            .unwrap()
+            .keep();
+        let between = client.get_snapshot();
+        assert!(between.capabilities[other].bound);
+        // ...then the late change stamps itself and is published.
+        inner.mark_changed_at(late, read);
+        inner.refresh();
+        let after = client.get_snapshot();
+        assert!(after.revision > between.revision);
+        assert!(
+            after.capabilities[late].bound,
+            "the late change is published"
+        );
+        assert!(after.capabilities[other].bound);
+        assert!(after.capabilities[1].bound);
     }
 }
