@@ -198,9 +198,10 @@ struct CachedSnapshot {
 
 /// How many changes a page's slots had counted when a build began looking at its chunks,
 /// and whether one of its chunks had an availability check. While the count is the same,
-/// no change was made in the page since (every change counts itself after stamping its
-/// chunk, and before the refresh that publishes it), so the page's chunks are all still
-/// what that build made of them and the page is reused whole. A revision stamp could not
+/// no change was published in the page since (every change counts itself after stamping
+/// its chunk, and before the refresh that publishes it; one still uncounted is not
+/// published yet), so the page's chunks are all still what that build made of them and the
+/// page is reused whole. A revision stamp could not
 /// say this for a page: a chunk reused in a build keeps its older origin, and a change
 /// stamped between that origin and the build's revision may still have been on its way.
 #[derive(Clone, Copy)]
@@ -402,8 +403,9 @@ impl Inner {
         for (page, page_changes) in self.page_changes.iter().enumerate() {
             let first = page * CapabilityList::PAGE_LEN;
             let last = (first + CapabilityList::PAGE_LEN).min(self.chunk_changed_at.len());
-            // Read before any chunk of the page is looked at: a change counted after this
-            // is seen by the next build, which then finds another count.
+            // Read before any chunk of the page is looked at: a change counted after this is
+            // seen by every build at or after its refresh's revision, which then finds
+            // another count and goes chunk by chunk.
             let changes = page_changes.load(Ordering::Acquire);
             // A page with no change since the previous build and no availability check:
             // taken over whole.
@@ -795,7 +797,10 @@ mod tests {
         host.refresh();
         let _ = client.get_snapshot();
 
-        // The late change writes its slot and reads the revision...
+        // The late change writes its slot and reads the revision... (`install` would hold
+        // the slot's lock until its stamp; on one thread the build below would then wait
+        // for it if it read the slot, so the lock is released here and the build is
+        // checked to have reused the chunk instead.)
         let read = {
             let handler = binding();
             *lock(&inner.bindings[late]) = Some(Arc::new(BoundHandler {
@@ -811,6 +816,10 @@ mod tests {
             .keep();
         let between = client.get_snapshot();
         assert!(between.capabilities[other].bound);
+        // The case in question: that build reused the late change's chunk, from before it.
+        assert!(!between.capabilities[late].bound);
+        let reused_from = lock(&inner.snapshot).as_ref().unwrap().chunks[0].read_at;
+        assert!(reused_from < between.revision);
         // ...then the late change stamps itself and is published.
         inner.mark_changed_at(late, read);
         inner.refresh();
