@@ -309,27 +309,35 @@ fn concurrent_changes_and_reads_end_in_the_current_state() {
     const FLIPS: usize = 301;
     let runtime = runtime();
     let start = Arc::new(Barrier::new(WRITERS + 1));
+    // Set by the reader after its first read: the writers wait for it, so reads and writes
+    // overlap however the threads are scheduled (a loaded machine could otherwise run every
+    // writer to the end before the reader's first read).
+    let reading = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let reader = {
         let client = runtime.client();
-        let (start, done) = (start.clone(), done.clone());
+        let (start, reading, done) = (start.clone(), reading.clone(), done.clone());
         std::thread::spawn(move || {
             start.wait();
-            let mut reads = 0usize;
-            while !done.load(Ordering::SeqCst) {
+            loop {
                 let snapshot = client.get_snapshot();
                 assert_eq!(snapshot.capabilities.len(), SIZE);
-                reads += 1;
+                reading.store(true, Ordering::SeqCst);
+                if done.load(Ordering::SeqCst) {
+                    break;
+                }
             }
-            reads
         })
     };
     let writers: Vec<_> = (0..WRITERS)
         .map(|w| {
             let host = runtime.host();
-            let start = start.clone();
+            let (start, reading) = (start.clone(), reading.clone());
             std::thread::spawn(move || {
                 start.wait();
+                while !reading.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
                 let mut kept = Vec::new();
                 // Writer w owns every WRITERS-th capability, so all chunks see changes.
                 for round in 0..FLIPS {
@@ -357,8 +365,9 @@ fn concurrent_changes_and_reads_end_in_the_current_state() {
         writer.join().unwrap();
     }
     done.store(true, Ordering::SeqCst);
-    // The reader checked every snapshot it read while the writers ran.
-    assert!(reader.join().unwrap() > 0);
+    // The reader checked every snapshot it read while the writers ran (a failed check
+    // panics its thread).
+    reader.join().unwrap();
 
     let snapshot = runtime.client().get_snapshot();
     for (i, entry) in snapshot.capabilities.iter().enumerate() {
