@@ -293,22 +293,25 @@ impl Prepared {
     }
 
     /// The input back as `T`; `None` for an input another handler prepared (the runtime
-    /// only hands a handler what it prepared itself, so that is a defect).
-    #[cfg_attr(not(feature = "typed-text"), allow(dead_code))]
+    /// only hands a handler what it prepared itself, so that is a defect:
+    /// [`foreign_input`](Self::foreign_input)).
     pub(crate) fn take<T: 'static>(self) -> Option<T> {
         self.0.downcast::<T>().ok().map(|input| *input)
     }
 
-    /// `run` on the input back as `T`; the handler error for an input another handler
-    /// prepared (the runtime only hands a handler what it prepared itself, so that is a
-    /// defect).
+    /// The handler error for an input another handler prepared.
+    pub(crate) fn foreign_input() -> HandlerError {
+        HandlerError::failed("input prepared by another handler")
+    }
+
+    /// `run` on the input back as `T` (see [`take`](Self::take)).
     pub(crate) fn run<T: 'static>(
         self,
         run: impl FnOnce(T) -> BoxFuture<Result<Value, HandlerError>>,
     ) -> BoxFuture<Result<Value, HandlerError>> {
-        match self.0.downcast::<T>() {
-            Ok(input) => run(*input),
-            Err(_) => failed(HandlerError::failed("input prepared by another handler")),
+        match self.take::<T>() {
+            Some(input) => run(input),
+            None => failed(Prepared::foreign_input()),
         }
     }
 }

@@ -192,7 +192,10 @@ struct TypedCalls<S, O> {
 }
 
 /// `C::call` on a schema-valid `Value` input, deserialized into `C::Input` (see
-/// [`CapabilityHandler`] for a value serde refuses).
+/// [`CapabilityHandler`] for a value serde refuses). What `run_value` does for
+/// `Binding::typed`, written out rather than called with a closure: a closure would be one
+/// more instance of `run_value` and of the closure per capability, the code this handler
+/// exists to avoid.
 fn call_value<C: Capability + ?Sized>(
     state: C::State,
     input: serde_json::Value,
@@ -213,9 +216,7 @@ fn call_prepared<C: Capability + ?Sized>(
 ) -> BoxFuture<Result<C::Output, HandlerError>> {
     match input.take::<C::Input>() {
         Some(input) => C::call(state, input, context),
-        None => crate::__private::ready(Err(HandlerError::failed(
-            "input prepared by another handler",
-        ))),
+        None => crate::__private::ready(Err(Prepared::foreign_input())),
     }
 }
 

@@ -201,9 +201,9 @@ struct CachedSnapshot {
 /// no change was published in the page since (every change counts itself after stamping
 /// its chunk, and before the refresh that publishes it; one still uncounted is not
 /// published yet), so the page's chunks are all still what that build made of them and the
-/// page is reused whole. A revision stamp could not
-/// say this for a page: a chunk reused in a build keeps its older origin, and a change
-/// stamped between that origin and the build's revision may still have been on its way.
+/// page is reused whole. A revision stamp could not say this for a page: a chunk reused in
+/// a build keeps its older origin, and a change stamped between that origin and the build's
+/// revision may still have been on its way.
 #[derive(Clone, Copy)]
 struct PageOrigin {
     changes: u64,
@@ -656,9 +656,9 @@ impl Runtime {
     pub fn from_catalog(catalog: Arc<CompiledCatalog>, options: RuntimeOptions) -> Self {
         let bindings = (0..catalog.len()).map(|_| Mutex::new(None)).collect();
         let chunk_count = catalog.len().div_ceil(CapabilityList::CHUNK_LEN);
-        let stamps = |count: usize| (0..count).map(|_| AtomicU64::new(0)).collect();
-        let chunk_changed_at = stamps(chunk_count);
-        let page_changes = stamps(chunk_count.div_ceil(CapabilityList::PAGE_LEN));
+        let zeros = |count: usize| (0..count).map(|_| AtomicU64::new(0)).collect();
+        let chunk_changed_at = zeros(chunk_count);
+        let page_changes = zeros(chunk_count.div_ceil(CapabilityList::PAGE_LEN));
         Runtime {
             inner: Arc::new(Inner {
                 catalog,

@@ -174,13 +174,15 @@ static DESERIALIZERS: Mutex<Vec<bool>> = Mutex::new(Vec::new());
 /// their records.
 static PROBING: Mutex<()> = Mutex::new(());
 
+/// What [`Probe`] and [`Picky`] read before deciding.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Plain {
+    title: String,
+}
+
 impl<'de> Deserialize<'de> for Probe {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Plain {
-            title: String,
-        }
         let from_value = std::any::type_name::<D>().contains("Value");
         DESERIALIZERS.lock().unwrap().push(from_value);
         Plain::deserialize(d).map(|p| Probe { title: p.title })
@@ -222,11 +224,6 @@ struct Picky {
 
 impl<'de> Deserialize<'de> for Picky {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Plain {
-            title: String,
-        }
         let plain = Plain::deserialize(d)?;
         if plain.title == "no" {
             return Err(serde::de::Error::custom("no"));
