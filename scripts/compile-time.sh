@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compile-time cost of binding capabilities, measured as an application is built (not part
-# of CI; bounded: about RUNS x 6 crates x 30 s, plus one build of the dependencies).
+# of CI; bounded: about RUNS x 7 crates x 30 s, plus one build of the dependencies).
 #
-# Generates six *binary* crates with the same 200 functions, each taking its own
+# Generates seven *binary* crates with the same 200 functions, each taking its own
 # three-field input struct (`Deserialize` + `JsonSchema` in every crate, so the difference
 # measured is the tool layer, not the derives):
 #   ops_rcip:   `#[capability]` on each function, one `catalog!`; `main` builds the
@@ -19,7 +19,11 @@
 #   ops_listed: ops_json that also builds every input's schema (`schema_for!`), as a tool
 #               layer that describes its tools must (ops_json derives `JsonSchema` but never
 #               calls it, so it never compiles the schema code): a second floor, reported
-#               beside the first.
+#               beside the first;
+#   ops_checked: ops_listed that also validates an input against its schema with the
+#               validator rcip uses (the workspace's `jsonschema`, default features off):
+#               the least a tool layer that describes and validates its tools compiles and
+#               links, a third floor, reported beside the others.
 # Then, RUNS times, in an order that rotates each run, it measures per crate
 #   clean:       `cargo build` of the crate alone (dependencies already built),
 #   incremental: `cargo build` after editing one function body,
@@ -43,10 +47,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK="$ROOT/target/compile-time"
 export CARGO_TARGET_DIR="$WORK/target"
 mkdir -p "$WORK"
-KINDS="rcip plain json rmcp bare listed"
+KINDS="rcip plain json rmcp bare listed checked"
 
 rmcp_version() { # the workspace's rmcp requirement
     sed -n -E 's/^rmcp = \{ version = "([^"]+)".*/\1/p' "$ROOT/Cargo.toml"
+}
+
+jsonschema_version() { # the workspace's jsonschema requirement
+    sed -n -E 's/^jsonschema = \{ version = "([^"]+)".*/\1/p' "$ROOT/Cargo.toml"
 }
 
 manifest() { # $1: kind
@@ -54,6 +62,8 @@ manifest() { # $1: kind
     case $1 in
         rcip) dependencies="rcip-runtime = { path = \"$ROOT/rcip-runtime\" }" ;;
         rmcp) dependencies="rmcp = { version = \"$(rmcp_version)\", default-features = false, features = [\"server\", \"macros\"] }" ;;
+        checked) dependencies="serde_json = \"1\"
+jsonschema = { version = \"$(jsonschema_version)\", default-features = false }" ;;
         *) dependencies="serde_json = \"1\"" ;;
     esac
     local schemars='schemars = { version = "1.2", features = ["derive"] }'
@@ -148,8 +158,8 @@ source() { # $1: kind
             done
             echo "}"
             ;;
-        json | bare | listed)
-            if [ "$kind" = listed ]; then
+        json | bare | listed | checked)
+            if [ "$kind" = listed ] || [ "$kind" = checked ]; then
                 echo "/// Every input's schema, as a tool listing needs them."
                 echo "pub fn schemas() -> Vec<serde_json::Value> {"
                 echo "    vec!["
@@ -157,6 +167,14 @@ source() { # $1: kind
                     echo "        serde_json::to_value(schemars::schema_for!(Input$i)).unwrap(),"
                 done
                 echo "    ]"
+                echo "}"
+                echo
+            fi
+            if [ "$kind" = checked ]; then
+                echo "/// Whether \`input\` is valid against the schema of operation \`index\`."
+                echo "pub fn validate(index: usize, input: &serde_json::Value) -> bool {"
+                echo "    let schema = schemas().swap_remove(index);"
+                echo "    jsonschema::validator_for(&schema).is_ok_and(|validator| validator.is_valid(input))"
                 echo "}"
                 echo
             fi
@@ -174,6 +192,7 @@ source() { # $1: kind
             [ "$kind" = listed ] && echo "    println!(\"{}\", schemas().len());"
             echo "    let name = std::env::args().nth(1).unwrap_or_default();"
             echo "    let input = serde_json::json!({\"name\": \"a\", \"count\": 1, \"flag\": true});"
+            [ "$kind" = checked ] && echo "    println!(\"{}\", validate(0, &input));"
             echo "    println!(\"{:?}\", dispatch(&name, input).map(|output| output.to_string()));"
             echo "}"
             ;;
@@ -322,15 +341,18 @@ done
 med() { cut -d' ' -f"$2" "$WORK/$1.txt" | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 printf "\nmedians of %s runs (s)\n" "$RUNS"
-printf "%-12s %8s %8s %8s %8s %8s %8s %10s %10s %12s\n" measure rcip json rmcp plain "json-bare" \
-    "listed" "rcip/json" "rcip/rmcp" "rcip/listed"
+printf "%-12s %7s %7s %7s %7s %7s %7s %7s %10s %10s %12s %13s\n" measure rcip json rmcp plain \
+    "bare" "listed" "checked" "rcip/json" "rcip/rmcp" "rcip/listed" "rcip/checked"
 column=0
 for name in clean incremental check; do
     column=$((column + 1))
     r=$(med rcip $column); j=$(med json $column); m=$(med rmcp $column)
     p=$(med plain $column); b=$(med bare $column); l=$(med listed $column)
-    printf "%-12s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %10s %10s %12s\n" "$name" "$r" "$j" "$m" "$p" \
-        "$b" "$l" "$(ratio "$r" "$j")" "$(ratio "$r" "$m")" "$(ratio "$r" "$l")"
+    c=$(med checked $column)
+    printf "%-12s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %10s %10s %12s %13s\n" "$name" "$r" "$j" \
+        "$m" "$p" "$b" "$l" "$c" "$(ratio "$r" "$j")" "$(ratio "$r" "$m")" "$(ratio "$r" "$l")" \
+        "$(ratio "$r" "$c")"
 done
-echo "(targets: rcip/json <= 1.2 and rcip/rmcp < 1 on each; json-bare is the floor without the"
-echo " JsonSchema derive; listed is the floor that also builds its inputs' schemas)"
+echo "(targets: rcip/json <= 1.2 and rcip/rmcp < 1 on each; bare is the JSON floor without the"
+echo " JsonSchema derive; listed is the floor that also builds its inputs' schemas; checked is"
+echo " listed that also validates with jsonschema, as rcip must)"
