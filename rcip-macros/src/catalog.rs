@@ -392,9 +392,11 @@ fn bind_all(krate: &TokenStream, capabilities: &[Path]) -> TokenStream {
         {
             let mut guards = ::std::vec::Vec::with_capacity(#count);
             #(
+                // The state type is inferred from `bind_into`'s parameter (one anonymous
+                // constant less per capability than naming it again).
                 #bindable::bind_into(
                     host,
-                    <__States as #private::Pick<#bindable::State, #indices>>::pick(&states),
+                    <__States as #private::Pick<_, #indices>>::pick(&states),
                     &mut guards,
                 )?;
             )*
