@@ -332,20 +332,31 @@ pub(crate) fn spec_impl(
     } = resolved;
     let effect = effect_variant(effect);
     let scopes = &args.scopes;
-    let tags = &args.tags;
-    let when_to_use = match &args.when_to_use {
-        Some(when) => quote!(::core::option::Option::Some(#when)),
-        None => quote!(::core::option::Option::None),
-    };
-    let example_descriptions = args.examples.iter().map(|e| &e.description);
-    let example_inputs = args.examples.iter().map(|e| &e.input);
-    // Written only when declared: the trait's default is `false`.
-    let idempotent = match args.idempotent {
-        Some((true, _)) => quote!(
+    // The optional constants are written only when declared: the trait's defaults are
+    // `false` and empty, and every constant left out is one item less per capability for the
+    // compiler (about 1.5 % of `cargo check` at 200 capabilities).
+    let idempotent = matches!(args.idempotent, Some((true, _))).then(|| {
+        quote!(
             const IDEMPOTENT: bool = true;
-        ),
-        _ => quote!(),
-    };
+        )
+    });
+    let tags = &args.tags;
+    let tags =
+        (!tags.is_empty()).then(|| quote!(const TAGS: &'static [&'static str] = &[#(#tags),*];));
+    let when_to_use = args.when_to_use.as_ref().map(|when| {
+        quote!(
+            const WHEN_TO_USE: ::core::option::Option<&'static str> =
+                ::core::option::Option::Some(#when);
+        )
+    });
+    let examples = (!args.examples.is_empty()).then(|| {
+        let descriptions = args.examples.iter().map(|e| &e.description);
+        let inputs = args.examples.iter().map(|e| &e.input);
+        quote!(
+            const EXAMPLES: &'static [(&'static str, &'static str)] =
+                &[#((#descriptions, #inputs)),*];
+        )
+    });
     quote! {
         #header {
             type Input = #input;
@@ -356,10 +367,9 @@ pub(crate) fn spec_impl(
             const SCOPES: &'static [&'static str] = &[#(#scopes),*];
             const TITLE: &'static str = #title;
             const DESCRIPTION: &'static str = #description;
-            const TAGS: &'static [&'static str] = &[#(#tags),*];
-            const WHEN_TO_USE: ::core::option::Option<&'static str> = #when_to_use;
-            const EXAMPLES: &'static [(&'static str, &'static str)] =
-                &[#((#example_descriptions, #example_inputs)),*];
+            #tags
+            #when_to_use
+            #examples
         }
     }
 }

@@ -41,12 +41,12 @@ pub trait CapabilitySpec {
     const TITLE: &'static str;
     /// The description.
     const DESCRIPTION: &'static str;
-    /// Discovery tags.
-    const TAGS: &'static [&'static str];
-    /// Usage guidance.
-    const WHEN_TO_USE: Option<&'static str>;
-    /// Usage examples: description and JSON input text.
-    const EXAMPLES: &'static [(&'static str, &'static str)];
+    /// Discovery tags (`#[capability(tags = [...])]`); none unless declared.
+    const TAGS: &'static [&'static str] = &[];
+    /// Usage guidance (`when_to_use = "..."`); none unless declared.
+    const WHEN_TO_USE: Option<&'static str> = None;
+    /// Usage examples: description and JSON input text; none unless declared.
+    const EXAMPLES: &'static [(&'static str, &'static str)] = &[];
 
     /// The definition, with strict schemas derived from `Input` and `Output`.
     ///

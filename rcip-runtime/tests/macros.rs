@@ -173,6 +173,14 @@ fn titles_and_descriptions_come_from_doc_comments() {
         (broken.title.as_str(), broken.description.as_str()),
         ("Broken", "Fails.")
     );
+    // Declared nothing optional: the trait's defaults, so the definition has none of them.
+    assert_eq!(
+        (ping.tags, ping.usage, ping.idempotent),
+        (None, None, false)
+    );
+    assert_eq!(<ping as CapabilitySpec>::TAGS, &[] as &[&str]);
+    assert_eq!(<ping as CapabilitySpec>::WHEN_TO_USE, None);
+    assert!(<ping as CapabilitySpec>::EXAMPLES.is_empty());
 }
 
 #[test]
