@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compile-time cost of binding capabilities, measured as an application is built (not part
-# of CI; bounded: about RUNS x 7 crates x 30 s, plus one build of the dependencies).
+# of CI; bounded: about RUNS x 8 crates x 30 s, plus one build of the dependencies).
 #
-# Generates seven *binary* crates with the same 200 functions, each taking its own
+# Generates eight *binary* crates with the same 200 functions, each taking its own
 # three-field input struct (`Deserialize` + `JsonSchema` in every crate, so the difference
 # measured is the tool layer, not the derives):
 #   ops_rcip:   `#[capability]` on each function, one `catalog!`; `main` builds the
@@ -23,7 +23,12 @@
 #   ops_checked: ops_listed that also validates an input against its schema with the
 #               validator rcip uses (the workspace's `jsonschema`, default features off):
 #               the least a tool layer that describes and validates its tools compiles and
-#               links, a third floor, reported beside the others.
+#               links, a third floor, reported beside the others;
+#   ops_expanded: ops_rcip with each capability's `CapabilitySpec` and `Capability` impls
+#               written out with the types known (no `#[capability]`, no extractor
+#               detection, no helper constants; the same `catalog!`): what rcip would
+#               compile if the macro's expansion were as small as it could be, the bound of
+#               any redesign of it (reported for that, not a target).
 # Then, RUNS times, in an order that rotates each run, it measures per crate
 #   clean:       `cargo build` of the crate alone (dependencies already built),
 #   incremental: `cargo build` after editing one function body,
@@ -47,7 +52,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK="$ROOT/target/compile-time"
 export CARGO_TARGET_DIR="$WORK/target"
 mkdir -p "$WORK"
-KINDS="rcip plain json rmcp bare listed checked"
+KINDS="rcip plain json rmcp bare listed checked expanded"
 
 rmcp_version() { # the workspace's rmcp requirement
     sed -n -E 's/^rmcp = \{ version = "([^"]+)".*/\1/p' "$ROOT/Cargo.toml"
@@ -60,7 +65,7 @@ jsonschema_version() { # the workspace's jsonschema requirement
 manifest() { # $1: kind
     local dependencies
     case $1 in
-        rcip) dependencies="rcip-runtime = { path = \"$ROOT/rcip-runtime\" }" ;;
+        rcip | expanded) dependencies="rcip-runtime = { path = \"$ROOT/rcip-runtime\" }" ;;
         rmcp) dependencies="rmcp = { version = \"$(rmcp_version)\", default-features = false, features = [\"server\", \"macros\"] }" ;;
         checked) dependencies="serde_json = \"1\"
 jsonschema = { version = \"$(jsonschema_version)\", default-features = false }" ;;
@@ -112,13 +117,43 @@ body() { # $1: index (the edit below changes the literal of function 100)
     echo "    format!(\"{} {} {} {}\", $literal, input.name, input.count, input.flag)"
 }
 
+expanded_impls() { # $1: index; the two impls `#[capability]` stands for, types written in
+    cat <<RS
+#[allow(non_camel_case_types)]
+pub struct operation_$1 {}
+
+impl CapabilitySpec for operation_$1 {
+    type Input = Input$1;
+    type Output = String;
+    const ID: &'static str = "ops.operation$1";
+    const EFFECT: Effect = Effect::Read;
+    const SCOPES: &'static [&'static str] = &["ops"];
+    const TITLE: &'static str = "Operation $1";
+    const DESCRIPTION: &'static str = "Does operation number $1.";
+}
+
+impl Capability for operation_$1 {
+    type State = ();
+
+    fn call(
+        _state: (),
+        input: Input$1,
+        _context: InvocationContext,
+    ) -> __private::BoxFuture<Result<String, HandlerError>> {
+        __private::ready(Ok(operation_$1(input)))
+    }
+}
+
+RS
+}
+
 source() { # $1: kind
     local kind=$1 i
     echo "#![allow(dead_code, unused_imports)]"
     echo "use serde::Deserialize;"
     [ "$kind" = bare ] || echo "use schemars::JsonSchema;"
     case $kind in
-        rcip) echo "use rcip_runtime::*;" ;;
+        rcip | expanded) echo "use rcip_runtime::*;" ;;
         rmcp)
             echo "use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};"
             echo "use rmcp::{ServerHandler, tool, tool_handler, tool_router};"
@@ -133,13 +168,14 @@ source() { # $1: kind
         echo "///"
         echo "/// Does operation number $i."
         [ "$kind" = rcip ] && echo "#[capability(effect = \"read\", scope = \"ops\")]"
+        [ "$kind" = expanded ] && expanded_impls "$i"
         echo "pub fn operation_$i(input: Input$i) -> String {"
         body "$i"
         echo "}"
     done
     echo
     case $kind in
-        rcip)
+        rcip | expanded)
             echo "catalog! {"
             echo "    pub struct Ops {"
             echo "        id = \"ops\", name = \"Ops\", description = \"Operations.\","
@@ -348,18 +384,20 @@ done
 med() { cut -d' ' -f"$2" "$WORK/$1.txt" | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 printf "\nmedians of %s runs (s)\n" "$RUNS"
-printf "%-12s %7s %7s %7s %7s %7s %7s %7s %10s %10s %12s %13s\n" measure rcip json rmcp plain \
-    "bare" "listed" "checked" "rcip/json" "rcip/rmcp" "rcip/listed" "rcip/checked"
+printf "%-12s %7s %7s %7s %7s %7s %7s %7s %8s %10s %10s %12s %13s %14s\n" measure rcip json \
+    rmcp plain "bare" "listed" "checked" "expanded" "rcip/json" "rcip/rmcp" "rcip/listed" \
+    "rcip/checked" "expanded/json"
 column=0
 for name in clean incremental check; do
     column=$((column + 1))
     r=$(med rcip $column); j=$(med json $column); m=$(med rmcp $column)
     p=$(med plain $column); b=$(med bare $column); l=$(med listed $column)
-    c=$(med checked $column)
-    printf "%-12s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %10s %10s %12s %13s\n" "$name" "$r" "$j" \
-        "$m" "$p" "$b" "$l" "$c" "$(ratio "$r" "$j")" "$(ratio "$r" "$m")" "$(ratio "$r" "$l")" \
-        "$(ratio "$r" "$c")"
+    c=$(med checked $column); e=$(med expanded $column)
+    printf "%-12s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %8.2f %10s %10s %12s %13s %14s\n" \
+        "$name" "$r" "$j" "$m" "$p" "$b" "$l" "$c" "$e" "$(ratio "$r" "$j")" "$(ratio "$r" "$m")" \
+        "$(ratio "$r" "$l")" "$(ratio "$r" "$c")" "$(ratio "$e" "$j")"
 done
 echo "(targets: rcip/json <= 1.2 and rcip/rmcp < 1 on each; bare is the JSON floor without the"
 echo " JsonSchema derive; listed is the floor that also builds its inputs' schemas; checked is"
-echo " listed that also validates with jsonschema, as rcip must)"
+echo " listed that also validates with jsonschema, as rcip must; expanded is rcip with the"
+echo " macro's expansion written by hand as small as it could be, the bound of a redesign)"
