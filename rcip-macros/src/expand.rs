@@ -334,15 +334,16 @@ pub(crate) fn spec_impl(
     let scopes = &args.scopes;
     // The optional constants are written only when declared: the trait's defaults are
     // `false` and empty, and every constant left out is one item less per capability for the
-    // compiler (about 1.5 % of `cargo check` at 200 capabilities).
+    // compiler to check (docs/performance.md, "Fewer items per capability").
     let idempotent = matches!(args.idempotent, Some((true, _))).then(|| {
         quote!(
             const IDEMPOTENT: bool = true;
         )
     });
-    let tags = &args.tags;
-    let tags =
-        (!tags.is_empty()).then(|| quote!(const TAGS: &'static [&'static str] = &[#(#tags),*];));
+    let tags = (!args.tags.is_empty()).then(|| {
+        let tags = &args.tags;
+        quote!(const TAGS: &'static [&'static str] = &[#(#tags),*];)
+    });
     let when_to_use = args.when_to_use.as_ref().map(|when| {
         quote!(
             const WHEN_TO_USE: ::core::option::Option<&'static str> =
@@ -594,5 +595,61 @@ fn effect_variant(effect: Effect) -> TokenStream {
         Effect::Write => quote!(Write),
         Effect::External => quote!(External),
         Effect::Destructive => quote!(Destructive),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attr::Example;
+
+    fn spec(args: &CapabilityArgs) -> String {
+        let resolved = Resolved {
+            id: "app.note".to_owned(),
+            effect: Some(Effect::Read),
+            title: "Note".to_owned(),
+            description: "Notes.".to_owned(),
+        };
+        spec_impl(
+            &quote!(::rcip_runtime),
+            &quote!(note),
+            &quote!(()),
+            &quote!(()),
+            &resolved,
+            Effect::Read,
+            args,
+            Span::call_site(),
+        )
+        .to_string()
+    }
+
+    const OPTIONAL: [&str; 4] = ["IDEMPOTENT", "TAGS", "WHEN_TO_USE", "EXAMPLES"];
+
+    #[test]
+    fn optional_constants_are_written_only_when_declared() {
+        let undeclared = spec(&CapabilityArgs::default());
+        for name in OPTIONAL {
+            assert!(!undeclared.contains(name), "{name} in {undeclared}");
+        }
+        let text = |value: &str| LitStr::new(value, Span::call_site());
+        let declared = spec(&CapabilityArgs {
+            idempotent: Some((true, Span::call_site())),
+            tags: vec![text("notes")],
+            when_to_use: Some(text("When notes are wanted.")),
+            examples: vec![Example {
+                description: text("Empty"),
+                input: text("{}"),
+            }],
+            ..CapabilityArgs::default()
+        });
+        for name in OPTIONAL {
+            assert!(declared.contains(name), "{name} missing from {declared}");
+        }
+        // `idempotent = false` is the default too.
+        let not_idempotent = spec(&CapabilityArgs {
+            idempotent: Some((false, Span::call_site())),
+            ..CapabilityArgs::default()
+        });
+        assert!(!not_idempotent.contains("IDEMPOTENT"));
     }
 }
