@@ -42,6 +42,12 @@
 #                                      dependencies, a fresh target dir) and release binary
 #                                      sizes of ops_rcip, ops_rmcp, ops_json and the polls
 #                                      example (several minutes per cold build)
+#   DEPS_DEBUG=false scripts/compile-time.sh [RUNS]
+#                                      the same runs with `[profile.dev.package."*"]
+#                                      debug = false` in every generated crate (what this
+#                                      workspace's own dev profile does): dependencies keep
+#                                      no debug information, so links are smaller; the
+#                                      crates themselves keep theirs. Its own work area.
 # Work area: target/compile-time (its own target dir; crates.io is the only network use:
 # the generated crates start from the workspace's Cargo.lock, rmcp's macros crate may need a
 # download the first time).
@@ -49,7 +55,12 @@ set -euo pipefail
 MODE=${1:-5}
 N=200
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK="$ROOT/target/compile-time"
+DEPS_DEBUG=${DEPS_DEBUG:-}
+case $DEPS_DEBUG in
+    "") WORK="$ROOT/target/compile-time" ;;
+    false) WORK="$ROOT/target/compile-time-deps-nodebug" ;;
+    *) echo "DEPS_DEBUG: only 'false' (or unset)" >&2; exit 2 ;;
+esac
 export CARGO_TARGET_DIR="$WORK/target"
 mkdir -p "$WORK"
 KINDS="rcip plain json rmcp bare listed checked expanded"
@@ -87,6 +98,9 @@ $dependencies
 serde = { version = "1", features = ["derive"] }
 $schemars
 TOML
+    if [ "$DEPS_DEBUG" = false ]; then
+        printf '\n[profile.dev.package."*"]\ndebug = false\n'
+    fi
 }
 
 input_struct() { # $1: kind, $2: index
