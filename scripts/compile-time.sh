@@ -44,10 +44,12 @@
 #                                      example (several minutes per cold build)
 #   DEPS_DEBUG=false scripts/compile-time.sh [RUNS]
 #                                      the same runs with `[profile.dev.package."*"]
-#                                      debug = false` in every generated crate (what this
-#                                      workspace's own dev profile does): dependencies keep
-#                                      no debug information, so links are smaller; the
-#                                      crates themselves keep theirs. Its own work area.
+#                                      debug = false` in every generated crate (as this
+#                                      workspace's dev profile does for its dependencies;
+#                                      here rcip's own crates are dependencies too): no
+#                                      dependency keeps debug information, the measured
+#                                      crates keep theirs. Its own work area,
+#                                      target/compile-time-deps-nodebug.
 # Work area: target/compile-time (its own target dir; crates.io is the only network use:
 # the generated crates start from the workspace's Cargo.lock, rmcp's macros crate may need a
 # download the first time).
