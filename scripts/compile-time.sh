@@ -180,11 +180,13 @@ source() { # $1: kind
         input_struct "$kind" "$i"
         [ "$kind" = rmcp ] && continue
         echo
+        # Before the function's doc comment, so that it documents the function, as in
+        # every other kind.
+        [ "$kind" = expanded ] && expanded_impls "$i"
         echo "/// Operation $i."
         echo "///"
         echo "/// Does operation number $i."
         [ "$kind" = rcip ] && echo "#[capability(effect = \"read\", scope = \"ops\")]"
-        [ "$kind" = expanded ] && expanded_impls "$i"
         echo "pub fn operation_$i(input: Input$i) -> String {"
         body "$i"
         echo "}"
@@ -373,6 +375,12 @@ if [ "$MODE" = deps ]; then
 fi
 
 RUNS=$MODE
+# Each edit writes the run number in two digits (see `body`): more runs would change the
+# literal's length, and with it what an incremental build has to redo.
+if [ "$RUNS" -gt 99 ]; then
+    echo "RUNS: at most 99" >&2
+    exit 2
+fi
 echo "building dependencies once..."
 for kind in $KINDS; do
     seconds cargo build --manifest-path "$WORK/ops_$kind/Cargo.toml" >/dev/null
