@@ -155,8 +155,8 @@ impl Capability for operation_$1 {
         _state: (),
         input: Input$1,
         _context: InvocationContext,
-    ) -> __private::BoxFuture<Result<String, HandlerError>> {
-        __private::ready(Ok(operation_$1(input)))
+    ) -> __private::BoxFuture<Result<__private::Value, HandlerError>> {
+        __private::ready(__private::output_value(Ok(operation_$1(input))))
     }
 }
 

@@ -495,14 +495,17 @@ pub(crate) fn declare(declaration: &Declaration<'_>, args: &CapabilityArgs) -> T
         Callee::Method { self_ty, name } => quote!(<#self_ty>::#name(&*state, #(#arguments),*)),
     };
     // At the return type: an output that is no capability output is reported there. A
-    // function's own future is boxed once; a plain function's result goes through
-    // `__private::ready`, generic only in the result, so its boxing is compiled once per
-    // output type, not once per capability.
+    // function's own future is boxed once, and serializes the output inside (so a call is one
+    // allocation, not a second future around the first); a plain function's result goes
+    // through `__private::ready`, generic only in the result, now always a `Value`, so its
+    // boxing is compiled once for every capability.
     let run = respan(
         if shape.is_async {
-            quote!(::std::boxed::Box::pin(async move { #into_output(#call.await) }))
+            quote!(::std::boxed::Box::pin(async move {
+                #private::output_value(#into_output(#call.await))
+            }))
         } else {
-            quote!(#private::ready(#into_output(#call)))
+            quote!(#private::ready(#private::output_value(#into_output(#call))))
         },
         returns_span,
     );
@@ -556,7 +559,7 @@ pub(crate) fn declare(declaration: &Declaration<'_>, args: &CapabilityArgs) -> T
                     state: Self::State,
                     input: Self::Input,
                     context: #krate::InvocationContext,
-                ) -> #private::BoxFuture<::core::result::Result<Self::Output, #krate::HandlerError>> {
+                ) -> #private::BoxFuture<::core::result::Result<#private::Value, #krate::HandlerError>> {
                     let (#(#arguments,)*) = match #split {
                         ::core::result::Result::Ok(arguments) => arguments,
                         ::core::result::Result::Err(error) => {

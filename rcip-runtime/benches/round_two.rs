@@ -5,6 +5,9 @@
 //!   JSON value (cloned per call) or JSON text;
 //! - `invoke/derived_10/{value,text}`: the same at catalog 10 over the input schema derived
 //!   from the type (`strict_schema_for::<NoteInput>()`), as `#[capability]` derives it;
+//! - `invoke/macro_10/{value,text}`: the same at catalog 10 over ten `#[capability]`
+//!   functions bound by their `catalog!` (`macro_runtime`): what an application declaring
+//!   its capabilities with the macros runs;
 //! - `invoke/floor/value`: no runtime: clone the input value, convert it into the typed
 //!   input, call the handler, serialize its output into a value;
 //! - `invoke/floor/text`: the typed floor: parse the text straight into the typed input, call
@@ -35,7 +38,8 @@ use std::cell::RefCell;
 use std::hint::black_box;
 use std::sync::Arc;
 
-use criterion::{BatchSize, Criterion, criterion_group};
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group};
 use rcip_runtime::*;
 use support::Arm;
 use support::workload::*;
@@ -94,50 +98,52 @@ fn check_invoke(
     assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
 }
 
-fn invoke_arms(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
+/// The value and text arms `{name}/value` and `{name}/text`: an invoke of the middle
+/// capability of `runtime`'s catalog of `size`, each checked to succeed first.
+fn invoke_pair(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    runtime: &Runtime,
+    size: usize,
+) {
     let value = input_value();
-    let mut group = c.benchmark_group("invoke");
-    for size in CATALOGS {
-        let runtime = bound_runtime(size);
-        let client = runtime.client();
-        let middle = id(size / 2);
-        check_invoke(rt, &client, &middle, Input::Value(value.clone()));
-        check_invoke(rt, &client, &middle, Input::text(INPUT));
-        group.bench_function(format!("catalog_{size}/value"), |b| {
-            b.to_async(rt).iter(|| {
-                let request = InvocationRequest::new(middle.as_str(), Input::Value(value.clone()));
-                let outcome = client.invoke(request);
-                async move { black_box(outcome.await) }
-            });
-        });
-        group.bench_function(format!("catalog_{size}/text"), |b| {
-            b.to_async(rt).iter(|| {
-                let request = InvocationRequest::new(middle.as_str(), Input::text(INPUT));
-                let outcome = client.invoke(request);
-                async move { black_box(outcome.await) }
-            });
-        });
-    }
-    // The same at catalog 10, over the input schema derived from the type.
-    let runtime = derived_runtime(10);
     let client = runtime.client();
-    let middle = id(5);
+    let middle = id(size / 2);
     check_invoke(rt, &client, &middle, Input::Value(value.clone()));
     check_invoke(rt, &client, &middle, Input::text(INPUT));
-    group.bench_function("derived_10/value", |b| {
+    group.bench_function(format!("{name}/value"), |b| {
         b.to_async(rt).iter(|| {
             let request = InvocationRequest::new(middle.as_str(), Input::Value(value.clone()));
             let outcome = client.invoke(request);
             async move { black_box(outcome.await) }
         });
     });
-    group.bench_function("derived_10/text", |b| {
+    group.bench_function(format!("{name}/text"), |b| {
         b.to_async(rt).iter(|| {
             let request = InvocationRequest::new(middle.as_str(), Input::text(INPUT));
             let outcome = client.invoke(request);
             async move { black_box(outcome.await) }
         });
     });
+}
+
+fn invoke_arms(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
+    let value = input_value();
+    let mut group = c.benchmark_group("invoke");
+    for size in CATALOGS {
+        invoke_pair(
+            &mut group,
+            rt,
+            &format!("catalog_{size}"),
+            &bound_runtime(size),
+            size,
+        );
+    }
+    // The same at catalog 10, over the input schema derived from the type.
+    invoke_pair(&mut group, rt, "derived_10", &derived_runtime(10), 10);
+    // The same at catalog 10, over `#[capability]` functions bound by `catalog!`.
+    invoke_pair(&mut group, rt, "macro_10", &macro_runtime(), 10);
     group.bench_function("floor/value", |b| {
         b.to_async(rt)
             .iter(|| async { black_box(value_floor(&value).await) });
@@ -272,6 +278,13 @@ fn interleaved_ratios() {
         Input::Value((*shared).clone())
     });
     let derived_text = invoke_arm(&derived_client, id(5), || Input::text(INPUT));
+    let macros = macro_runtime();
+    let macro_client = macros.client();
+    let shared = value.clone();
+    let macro_value = invoke_arm(&macro_client, id(5), move || {
+        Input::Value((*shared).clone())
+    });
+    let macro_text = invoke_arm(&macro_client, id(5), || Input::text(INPUT));
     let shared = value.clone();
     let floor_value = move || -> Arm {
         let value = shared.clone();
@@ -300,7 +313,7 @@ fn interleaved_ratios() {
         })
     };
     const INVOKE_ITERATIONS: u32 = 1_000;
-    let arms: [&dyn Fn() -> Arm; 8] = [
+    let arms: [&dyn Fn() -> Arm; 10] = [
         &invoke_value,
         &floor_value,
         &invoke_text,
@@ -309,13 +322,24 @@ fn interleaved_ratios() {
         &derived_value,
         &derived_text,
         &shared_preflight,
+        &macro_value,
+        &macro_text,
     ];
     let (ratios, times) = support::interleaved(
         &rt,
         ROUNDS,
         INVOKE_ITERATIONS,
         &arms,
-        &[(0, 1), (2, 3), (7, 0), (4, 0), (5, 1), (6, 3)],
+        &[
+            (0, 1),
+            (2, 3),
+            (7, 0),
+            (4, 0),
+            (5, 1),
+            (6, 3),
+            (8, 1),
+            (9, 3),
+        ],
     );
     println!(
         "interleaved medians over {ROUNDS} rounds of {INVOKE_ITERATIONS}: \
@@ -325,14 +349,27 @@ fn interleaved_ratios() {
          (target <= 4), the same with a copy of the input per proposal = {:.2}; \
          over the input schema derived from the type: \
          invoke / floor (value input) = {:.2} (target <= 2.0), \
+         invoke / typed floor (text input) = {:.2} (target <= 2.0); \
+         over `#[capability]` functions bound by `catalog!`: \
+         invoke / floor (value input) = {:.2} (target <= 2.0), \
          invoke / typed floor (text input) = {:.2} (target <= 2.0)",
-        ratios[0], ratios[1], ratios[2], ratios[3], ratios[4], ratios[5]
+        ratios[0], ratios[1], ratios[2], ratios[3], ratios[4], ratios[5], ratios[6], ratios[7]
     );
     println!(
         "median ns per operation: invoke value {:.0}, value floor {:.0}, invoke text {:.0}, \
          typed floor {:.0}, preflight of 16 (copies) {:.0}, derived value {:.0}, \
-         derived text {:.0}, preflight of 16 (shared) {:.0}",
-        times[0], times[1], times[2], times[3], times[4], times[5], times[6], times[7]
+         derived text {:.0}, preflight of 16 (shared) {:.0}, macro value {:.0}, \
+         macro text {:.0}",
+        times[0],
+        times[1],
+        times[2],
+        times[3],
+        times[4],
+        times[5],
+        times[6],
+        times[7],
+        times[8],
+        times[9]
     );
 
     // The synchronous snapshot arms, wrapped as arms of the same helper.

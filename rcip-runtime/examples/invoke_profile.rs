@@ -4,7 +4,8 @@
 //! Run: `cargo run --release -p rcip-runtime --example invoke_profile -- ARM [COUNT]`, where
 //! ARM is one of `invoke-value`, `invoke-text`, `floor-value`, `floor-text`, `preflight`,
 //! `preflight-shared` (the batch's inputs shared, its ids
-//! copied), `derived-value`, `derived-text`, `none` (the set-up alone, to subtract). The arms are the
+//! copied), `derived-value`, `derived-text`, `macro-value`, `macro-text` (over `#[capability]`
+//! functions bound by `catalog!`), `none` (the set-up alone, to subtract). The arms are the
 //! bench's (`benches/round_two.rs`), on the same workload.
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -26,6 +27,7 @@ fn main() {
     let value = input_value();
     let runtime = match arm.as_str() {
         "derived-value" | "derived-text" => derived_runtime(10),
+        "macro-value" | "macro-text" => macro_runtime(),
         _ => bound_runtime(10),
     };
     let client = runtime.client();
@@ -43,11 +45,11 @@ fn main() {
     rt.block_on(async {
         for _ in 0..count {
             match arm.as_str() {
-                "invoke-value" | "derived-value" => {
+                "invoke-value" | "derived-value" | "macro-value" => {
                     let request = InvocationRequest::new(id.as_str(), Input::Value(value.clone()));
                     black_box(client.invoke(request).await);
                 }
-                "invoke-text" | "derived-text" => {
+                "invoke-text" | "derived-text" | "macro-text" => {
                     let request = InvocationRequest::new(id.as_str(), Input::text(INPUT));
                     black_box(client.invoke(request).await);
                 }

@@ -134,17 +134,21 @@ pub trait Capability: CapabilitySpec {
     /// Application state handed to each call (cloned per call); `()` when none.
     type State: Clone + Send + Sync + 'static;
 
-    /// Runs the function once: `state` is this call's own copy.
+    /// Runs the function once (`state` is this call's own copy) and serializes its output:
+    /// the future ends with the output as a JSON value, or the handler's failure
+    /// (`HandlerError::invalid_output` for an output that does not serialize).
     ///
     /// A plain associated function rather than a closure the macro builds: each annotated
     /// function then compiles to one small item, and [`binding`](Self::binding) adapts it to
     /// a [`Binding`] through a pointer to a function that calls it on a `Value` input, with
-    /// no closure or adapter type per capability.
+    /// no closure or adapter type per capability. It ends with a `Value` rather than
+    /// `Self::Output` so that an invocation allocates one future for the call, not a second
+    /// one around it that converts the output.
     fn call(
         state: Self::State,
         input: Self::Input,
         context: InvocationContext,
-    ) -> BoxFuture<Result<Self::Output, HandlerError>>;
+    ) -> BoxFuture<Result<serde_json::Value, HandlerError>>;
 
     /// The binding of this capability over `state`.
     fn binding(state: Self::State) -> Binding {
@@ -162,33 +166,35 @@ pub trait Capability: CapabilitySpec {
 
 /// The handler of a bound [`Capability`]: what [`Binding::typed`] does for a closure, with
 /// pointers to per-capability functions in place of the closure. Compile time is a feature:
-/// this is generic in the state and output types only (most capabilities of an application
-/// share both), so its allocation, vtable and output serialization ([`output_value`]) are
-/// compiled once per pair; what each capability adds is [`call_value`] (the input's `Value`
-/// deserializer and one call) and its own `call`, and with `typed-text` the typed parse of
-/// its input and [`call_prepared`].
+/// this is generic in the state type only (most capabilities of an application share it), so
+/// its allocation and vtable are compiled once per state type; what each capability adds is
+/// [`call_value`] (the input's `Value` deserializer and one call) and its own `call` (which
+/// serializes the output inside the future it returns, so a call is one boxed future), and
+/// with `typed-text` the typed parse of its input and [`call_prepared`].
 ///
 /// Same behaviour as `Binding::typed`: an input serde refuses after the schema accepted it is
 /// `HandlerError::failed` (schema and type disagree: a host defect), the function runs when
 /// the handler is called, an output that does not serialize is `HandlerError::invalid_output`.
-struct CapabilityHandler<S, O> {
+struct CapabilityHandler<S> {
     state: S,
-    call: ValueCall<S, O>,
+    call: ValueCall<S>,
     #[cfg(feature = "typed-text")]
-    typed: TypedCalls<S, O>,
+    typed: TypedCalls<S>,
 }
 
 /// A capability's call on a `Value` input: [`call_value`] of that capability.
-type ValueCall<S, O> =
-    fn(S, serde_json::Value, InvocationContext) -> BoxFuture<Result<O, HandlerError>>;
+type ValueCall<S> = fn(S, serde_json::Value, InvocationContext) -> CallFuture;
+
+/// What a capability's call returns: its output as a JSON value, or its failure.
+type CallFuture = BoxFuture<Result<serde_json::Value, HandlerError>>;
 
 /// The typed text path's two per-capability functions.
 #[cfg(feature = "typed-text")]
-struct TypedCalls<S, O> {
+struct TypedCalls<S> {
     /// [`Prepared::parse`] of the capability's input type.
     parse: fn(&str, &Shape) -> Option<Prepared>,
     /// [`call_prepared`] of the capability.
-    call: fn(S, Prepared, InvocationContext) -> BoxFuture<Result<O, HandlerError>>,
+    call: fn(S, Prepared, InvocationContext) -> CallFuture,
 }
 
 /// `C::call` on a schema-valid `Value` input, deserialized into `C::Input` (see
@@ -200,7 +206,7 @@ fn call_value<C: Capability + ?Sized>(
     state: C::State,
     input: serde_json::Value,
     context: InvocationContext,
-) -> BoxFuture<Result<C::Output, HandlerError>> {
+) -> CallFuture {
     match C::Input::deserialize(input) {
         Ok(input) => C::call(state, input, context),
         Err(error) => crate::__private::ready(Err(HandlerError::failed(error))),
@@ -213,24 +219,19 @@ fn call_prepared<C: Capability + ?Sized>(
     state: C::State,
     input: Prepared,
     context: InvocationContext,
-) -> BoxFuture<Result<C::Output, HandlerError>> {
+) -> CallFuture {
     match input.take::<C::Input>() {
         Some(input) => C::call(state, input, context),
         None => crate::__private::ready(Err(Prepared::foreign_input())),
     }
 }
 
-impl<S, O> Handler for CapabilityHandler<S, O>
+impl<S> Handler for CapabilityHandler<S>
 where
     S: Clone + Send + Sync + 'static,
-    O: Serialize + Send + 'static,
 {
-    fn call(
-        &self,
-        input: serde_json::Value,
-        context: InvocationContext,
-    ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
-        output_value((self.call)(self.state.clone(), input, context))
+    fn call(&self, input: serde_json::Value, context: InvocationContext) -> CallFuture {
+        (self.call)(self.state.clone(), input, context)
     }
 
     #[cfg(feature = "typed-text")]
@@ -246,30 +247,15 @@ where
 /// parser (200 capabilities: 12.5 s clean without it 8.9 s, docs/performance.md); without it
 /// text input is parsed into a `Value` first, as before the fast path.
 #[cfg(feature = "typed-text")]
-impl<S, O> TypedEntry for CapabilityHandler<S, O>
+impl<S> TypedEntry for CapabilityHandler<S>
 where
     S: Clone + Send + Sync + 'static,
-    O: Serialize + Send + 'static,
 {
     fn parse_text(&self, text: &str, shape: &Shape) -> Option<Prepared> {
         (self.typed.parse)(text, shape)
     }
 
-    fn call_prepared(
-        &self,
-        input: Prepared,
-        context: InvocationContext,
-    ) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
-        output_value((self.typed.call)(self.state.clone(), input, context))
+    fn call_prepared(&self, input: Prepared, context: InvocationContext) -> CallFuture {
+        (self.typed.call)(self.state.clone(), input, context)
     }
-}
-
-/// A capability's output future turned into the `Value` future of a handler.
-fn output_value<O: Serialize + Send + 'static>(
-    output: BoxFuture<Result<O, HandlerError>>,
-) -> BoxFuture<Result<serde_json::Value, HandlerError>> {
-    Box::pin(async move {
-        let output = output.await?;
-        serde_json::to_value(output).map_err(HandlerError::invalid_output)
-    })
 }

@@ -18,6 +18,19 @@ pub fn ready<T: Send + 'static>(result: T) -> BoxFuture<T> {
     Box::pin(std::future::ready(result))
 }
 
+/// The JSON value a capability's `call` ends with: its output serialized inside the future
+/// `call` returns, so that a call is one boxed future, not its own wrapped in a second one
+/// that converts it. An output that does not serialize is `HandlerError::invalid_output`.
+/// Generic only in the output type: compiled once per output type, not per capability.
+pub fn output_value<O: serde::Serialize>(
+    output: Result<O, HandlerError>,
+) -> Result<serde_json::Value, HandlerError> {
+    serde_json::to_value(output?).map_err(HandlerError::invalid_output)
+}
+
+/// The value every capability's `call` ends with.
+pub type Value = serde_json::Value;
+
 /// The probe of `#[capability]` and `catalog!`: a question about a concrete type `T`, asked
 /// through an associated constant. The answer `true` is an inherent constant whose impl has
 /// the bound in question; the answer `false` is the same-named constant of a fallback trait

@@ -30,7 +30,7 @@ pub(crate) struct NoteInput {
 }
 
 /// The handler's typed output.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct NoteOutput {
     pub(crate) id: &'static str,
     pub(crate) title: String,
@@ -139,6 +139,51 @@ pub(crate) fn derived_runtime(size: usize) -> Runtime {
     let runtime = Runtime::new(definition, allow_options()).unwrap();
     bind_all(&runtime, size);
     runtime
+}
+
+/// Ten `#[capability]` functions calling [`handler`], ids `notes.read0` to `notes.read9`: the
+/// catalog of [`macro_runtime`], as an application declares its capabilities.
+macro_rules! note_capabilities {
+    ($($name:ident = $id:literal),* $(,)?) => {$(
+        /// Read a note
+        ///
+        /// Reads a note.
+        #[capability(effect = "read", scope = "notes", id = $id)]
+        pub(crate) async fn $name(input: NoteInput) -> Result<NoteOutput, HandlerError> {
+            handler(input).await
+        }
+    )*};
+}
+
+note_capabilities!(
+    read0 = "notes.read0",
+    read1 = "notes.read1",
+    read2 = "notes.read2",
+    read3 = "notes.read3",
+    read4 = "notes.read4",
+    read5 = "notes.read5",
+    read6 = "notes.read6",
+    read7 = "notes.read7",
+    read8 = "notes.read8",
+    read9 = "notes.read9",
+);
+
+catalog! {
+    /// The ten capabilities of [`note_capabilities`].
+    pub(crate) struct NoteCatalog {
+        id = "bench",
+        name = "Bench",
+        description = "Benchmark catalog.",
+        scopes = [("notes", "Notes", "Notes.")],
+        capabilities = [read0, read1, read2, read3, read4, read5, read6, read7, read8, read9],
+    }
+}
+
+/// A runtime of [`NoteCatalog`] (catalog 10, every capability bound by `catalog!`, schemas
+/// derived from the types by `#[capability]`) with the allow policy: what an application
+/// that declares its capabilities with the macros runs.
+pub(crate) fn macro_runtime() -> Runtime {
+    NoteCatalog::runtime(allow_options(), ()).unwrap()
 }
 
 /// The value floor: what a typed handler costs with a value input and no runtime.
