@@ -495,10 +495,10 @@ pub(crate) fn declare(declaration: &Declaration<'_>, args: &CapabilityArgs) -> T
         Callee::Method { self_ty, name } => quote!(<#self_ty>::#name(&*state, #(#arguments),*)),
     };
     // At the return type: an output that is no capability output is reported there. A
-    // function's own future is boxed once, and serializes the output inside (so a call is one
+    // function's own future is boxed once and serializes the output inside (so a call is one
     // allocation, not a second future around the first); a plain function's result goes
-    // through `__private::ready`, generic only in the result, now always a `Value`, so its
-    // boxing is compiled once for every capability.
+    // through `__private::ready`, whose result type (`Result<Value, HandlerError>`) is the
+    // same for every capability, so its boxing is compiled once, shared by all of them.
     let run = respan(
         if shape.is_async {
             quote!(::std::boxed::Box::pin(async move {

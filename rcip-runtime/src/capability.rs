@@ -174,7 +174,8 @@ pub trait Capability: CapabilitySpec {
 ///
 /// Same behaviour as `Binding::typed`: an input serde refuses after the schema accepted it is
 /// `HandlerError::failed` (schema and type disagree: a host defect), the function runs when
-/// the handler is called, an output that does not serialize is `HandlerError::invalid_output`.
+/// the handler is called, and, with the `call` that `#[capability]` writes, an output that
+/// does not serialize is `HandlerError::invalid_output`.
 struct CapabilityHandler<S> {
     state: S,
     call: ValueCall<S>,

@@ -12,8 +12,8 @@ pub use crate::support::BoxFuture;
 use crate::support::fnv1a;
 
 /// A finished result as a boxed future: what a plain (not `async`) capability function's
-/// `call` returns. Generic only in the result, so a catalog compiles the boxing once per
-/// output type rather than once per capability.
+/// `call` returns. Its result is a `Result<Value, HandlerError>` for every capability, so
+/// the boxing is compiled once and shared by all of them.
 pub fn ready<T: Send + 'static>(result: T) -> BoxFuture<T> {
     Box::pin(std::future::ready(result))
 }

@@ -1,7 +1,8 @@
 //! A `#[capability]`'s output is serialized inside the future its `call` returns: an output
 //! that does not serialize is `OUTPUT_INVALID` ("The capability output must be a JSON
 //! value."), for plain and `async` functions and for methods, on a value input and on text
-//! taken by the typed fast path; the function's own failure comes first.
+//! (which these tests, built with `typed-text`, take by the typed fast path where it
+//! applies); the function's own failure comes first.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -18,8 +19,9 @@ struct Ask {
     text: String,
 }
 
-/// An output whose schema is a plain object but whose `Serialize` always fails, as one with
-/// a map keyed by non-strings does at run time.
+/// An output whose schema is a plain object but whose `Serialize` always fails, as a map
+/// keyed by a type schemars does not recognise as a key (a struct, a tuple) fails at run
+/// time.
 #[derive(JsonSchema)]
 struct Refuses {
     /// Never written.
