@@ -260,6 +260,19 @@ fn invoke_arm(
     }
 }
 
+/// The two invoke arms of the middle capability of a catalog of 10 (`id(5)`): `value`
+/// cloned per call, and [`INPUT`] as text.
+fn value_and_text_arms(
+    client: &Arc<dyn RcipClient>,
+    value: &Arc<serde_json::Value>,
+) -> (impl Fn() -> Arm + 'static, impl Fn() -> Arm + 'static) {
+    let value = value.clone();
+    (
+        invoke_arm(client, id(5), move || Input::Value((*value).clone())),
+        invoke_arm(client, id(5), || Input::text(INPUT)),
+    )
+}
+
 /// The acceptance ratios, interleaved.
 fn interleaved_ratios() {
     const ROUNDS: usize = 41;
@@ -268,23 +281,11 @@ fn interleaved_ratios() {
 
     let runtime = bound_runtime(10);
     let client = runtime.client();
-    let shared = value.clone();
-    let invoke_value = invoke_arm(&client, id(5), move || Input::Value((*shared).clone()));
-    let invoke_text = invoke_arm(&client, id(5), || Input::text(INPUT));
+    let (invoke_value, invoke_text) = value_and_text_arms(&client, &value);
     let derived = derived_runtime(10);
-    let derived_client = derived.client();
-    let shared = value.clone();
-    let derived_value = invoke_arm(&derived_client, id(5), move || {
-        Input::Value((*shared).clone())
-    });
-    let derived_text = invoke_arm(&derived_client, id(5), || Input::text(INPUT));
+    let (derived_value, derived_text) = value_and_text_arms(&derived.client(), &value);
     let macros = macro_runtime();
-    let macro_client = macros.client();
-    let shared = value.clone();
-    let macro_value = invoke_arm(&macro_client, id(5), move || {
-        Input::Value((*shared).clone())
-    });
-    let macro_text = invoke_arm(&macro_client, id(5), || Input::text(INPUT));
+    let (macro_value, macro_text) = value_and_text_arms(&macros.client(), &value);
     let shared = value.clone();
     let floor_value = move || -> Arm {
         let value = shared.clone();

@@ -385,11 +385,19 @@ where
 {
     fn run(&self, input: I, context: InvocationContext) -> BoxFuture<Result<Value, HandlerError>> {
         let fut = (self.f)(input, context);
-        Box::pin(async move {
-            let output = fut.await?;
-            serde_json::to_value(output).map_err(HandlerError::invalid_output)
-        })
+        Box::pin(async move { output_value(fut.await) })
     }
+}
+
+/// A handler's result with its output serialized: what every typed handler's future ends
+/// with (a closure's through [`Binding::typed`], a capability's `call` written by
+/// `#[capability]`). An output that does not serialize is `HandlerError::invalid_output`.
+/// Generic only in the output type: compiled once per output type.
+// Inlined into each handler's future: without the hint callgrind counts about 30
+// instructions more per `Binding::typed` invoke.
+#[inline]
+pub fn output_value<O: Serialize>(output: Result<O, HandlerError>) -> Result<Value, HandlerError> {
+    serde_json::to_value(output?).map_err(HandlerError::invalid_output)
 }
 
 impl<F, Fut, I, O> Handler for TypedHandler<F, I, O>

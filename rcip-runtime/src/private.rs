@@ -18,15 +18,9 @@ pub fn ready<T: Send + 'static>(result: T) -> BoxFuture<T> {
     Box::pin(std::future::ready(result))
 }
 
-/// The JSON value a capability's `call` ends with: its output serialized inside the future
-/// `call` returns, so that a call is one boxed future, not its own wrapped in a second one
-/// that converts it. An output that does not serialize is `HandlerError::invalid_output`.
-/// Generic only in the output type: compiled once per output type, not per capability.
-pub fn output_value<O: serde::Serialize>(
-    output: Result<O, HandlerError>,
-) -> Result<serde_json::Value, HandlerError> {
-    serde_json::to_value(output?).map_err(HandlerError::invalid_output)
-}
+/// A capability's `call` serializes its output inside the future it returns with this, so
+/// that a call is one boxed future, not its own wrapped in a second one that converts it.
+pub use crate::binding::output_value;
 
 /// The value every capability's `call` ends with.
 pub type Value = serde_json::Value;
