@@ -9,7 +9,6 @@
 //! result).
 
 use std::fmt;
-use std::future::IntoFuture;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -19,8 +18,8 @@ use rcip_relationship::{
     Actor, Caller, DelegatedScope, Engine, Platform, RecordStore, SqliteStore,
 };
 use rcip_server::{
-    Authenticated, Credentials, CredentialsConfig, Issuer, Limits, RateLimit, Server, StaticTokens,
-    console_router,
+    Authenticated, ConnectionLimits, Credentials, CredentialsConfig, Issuer, Limits, RateLimit,
+    Server, StaticTokens, console_router,
 };
 use serde_json::Value;
 
@@ -73,6 +72,30 @@ pub(crate) struct ServeArgs {
     /// many at once.
     #[arg(long, default_value_t = 50)]
     rate_limit: u32,
+    /// Requests one principal may have in flight at once; one more is answered 429
+    /// `CONCURRENCY_LIMITED`.
+    #[arg(long, default_value_t = rcip_server::DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL)]
+    max_concurrent_per_principal: usize,
+    /// Seconds a request body may take to arrive once its head has (408 `BODY_TIMEOUT`).
+    #[arg(long, default_value_t = rcip_server::DEFAULT_BODY_TIMEOUT.as_secs())]
+    body_timeout: u64,
+    /// Requests a second each client address may send with a missing or refused credential
+    /// on average (0: no such limit); five times as many at once. Checked before any
+    /// credential is looked at.
+    #[arg(long, default_value_t = 10)]
+    unauthenticated_rate_limit: u32,
+    /// Seconds a new connection has to send its first request head, and any connection to
+    /// finish a head once it started; then it is closed.
+    #[arg(long, default_value_t = rcip_server::DEFAULT_HEADER_TIMEOUT.as_secs())]
+    header_timeout: u64,
+    /// Seconds a keep-alive connection may stay silent between requests; then it is closed
+    /// (keep it above your load balancer's idle timeout).
+    #[arg(long, default_value_t = rcip_server::DEFAULT_IDLE_TIMEOUT.as_secs())]
+    idle_timeout: u64,
+    /// Connections open at once; more wait in the listen backlog (default: 4096, or less
+    /// to stay under the process's open-file limit).
+    #[arg(long)]
+    max_connections: Option<usize>,
     /// Seconds the requests in flight get to finish after SIGTERM or Ctrl-C.
     #[arg(long, default_value_t = 30)]
     shutdown_grace: u64,
@@ -175,7 +198,24 @@ async fn serve_platform<S: RecordStore>(
         max_concurrent_requests: args.max_concurrent.max(1),
         rate_limit: (args.rate_limit > 0)
             .then(|| RateLimit::per_second(args.rate_limit, args.rate_limit.saturating_mul(2))),
+        max_concurrent_per_principal: args.max_concurrent_per_principal.max(1),
+        body_timeout: Duration::from_secs(args.body_timeout.max(1)),
+        unauthenticated_rate_limit: (args.unauthenticated_rate_limit > 0).then(|| {
+            RateLimit::per_second(
+                args.unauthenticated_rate_limit,
+                args.unauthenticated_rate_limit.saturating_mul(5),
+            )
+        }),
         ..Limits::default()
+    };
+    let defaults = ConnectionLimits::default();
+    let connections = ConnectionLimits {
+        header_timeout: Duration::from_secs(args.header_timeout.max(1)),
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        max_connections: args
+            .max_connections
+            .unwrap_or(defaults.max_connections)
+            .max(1),
     };
     let issuers: Vec<String> = credentials
         .config()
@@ -201,9 +241,7 @@ async fn serve_platform<S: RecordStore>(
     let signalled = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
         let _ = stopped.wait_for(|stop| *stop).await;
     };
-    let serving = axum::serve(listener, app)
-        .with_graceful_shutdown(signalled(stopped.clone()))
-        .into_future();
+    let serving = rcip_server::serve(listener, app, connections, signalled(stopped.clone()));
     let grace = Duration::from_secs(args.shutdown_grace);
     let deadline = async {
         signalled(stopped).await;

@@ -17,7 +17,8 @@
 //! let app = Server::new(Arc::new(platform), Arc::new(tokens), "http://127.0.0.1:8080")
 //!     .limits(Limits::default())
 //!     .router();
-//! // axum::serve(tokio::net::TcpListener::bind("127.0.0.1:8080").await?, app).await?;
+//! // rcip_server::serve(tokio::net::TcpListener::bind("127.0.0.1:8080").await?, app,
+//! //     rcip_server::ConnectionLimits::default(), shutdown_signal).await?;
 //! # let _ = app; });
 //! ```
 //!
@@ -49,6 +50,7 @@
 #![deny(missing_docs)]
 
 mod authenticate;
+mod connections;
 pub mod credentials;
 mod discovery;
 mod error;
@@ -62,12 +64,16 @@ mod static_tokens;
 pub mod tokens;
 
 pub use authenticate::{AuthFuture, AuthRefusal, Authenticate, Authenticated, Door};
+pub use connections::{
+    ConnectionLimits, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, serve,
+};
 pub use credentials::{Credentials, CredentialsConfig, Issuer, console_router};
 pub use discovery::METADATA_PATH;
 pub use error::ApiError;
 pub use limits::{
-    DEFAULT_JSON_DEPTH_LIMIT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT_REQUESTS,
-    DEFAULT_REQUEST_TIMEOUT, Limits, RateLimit, RateLimiter, json_depth,
+    DEFAULT_BODY_TIMEOUT, DEFAULT_JSON_DEPTH_LIMIT, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL, DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_REQUEST_TIMEOUT,
+    Limits, RateLimit, RateLimiter, json_depth,
 };
 pub use openapi::{ERROR_STATUSES, openapi_document};
 pub use server::{Server, router};

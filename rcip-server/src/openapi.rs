@@ -23,10 +23,10 @@ use crate::error::json_response;
 use crate::server::Shared;
 
 /// The statuses a call may be refused with, and why.
-pub const ERROR_STATUSES: [(&str, &str); 14] = [
+pub const ERROR_STATUSES: [(&str, &str); 15] = [
     (
         "400",
-        "Malformed JSON, a body nesting too deep, an invalid envelope, an unknown operation or invalid arguments.",
+        "Malformed JSON, an ambiguous request (two Content-Types, a member named twice), a body nesting too deep, an invalid envelope, an unknown operation or invalid arguments.",
     ),
     ("401", "No credential, or one that is not accepted."),
     (
@@ -38,16 +38,17 @@ pub const ERROR_STATUSES: [(&str, &str); 14] = [
         "The workspace, collection or record is unknown or not readable by the caller.",
     ),
     ("405", "The route does not take this method."),
+    ("408", "The body did not arrive within the body timeout."),
     (
         "409",
         "A stale revision, a failed transition condition, an idempotency conflict or a version conflict.",
     ),
     ("413", "The body is larger than the server accepts."),
-    ("415", "The body is not application/json."),
+    ("415", "The body is not application/json in UTF-8."),
     ("422", "Data or a package that fails its schema."),
     (
         "429",
-        "The principal sent too many requests (see Retry-After).",
+        "The principal sent too many requests or has too many in flight, or the client address failed to authenticate too often (see Retry-After).",
     ),
     ("500", "The store failed; the operation had no effect."),
     ("503", "The server is serving as many requests as it can."),

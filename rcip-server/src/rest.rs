@@ -1,9 +1,11 @@
 //! `POST /v1/operations`: `{"operation": NAME, "arguments": {...}}` answered
 //! `{"result": {...}}` (200) or `{"error": {...}}` under the refusal's status.
 //!
-//! The request is refused, in this order: 415 `UNSUPPORTED_MEDIA_TYPE` when its
-//! `Content-Type` is not `application/json`; 413 `BODY_TOO_LARGE`, 400 `TOO_DEEP` (the
-//! limit layers); 400 `MALFORMED_JSON` when the body is not JSON; 400 `INVALID_REQUEST` when
+//! The request is refused, in this order: 400 `AMBIGUOUS_REQUEST` with several
+//! `Content-Type` headers; 415 `UNSUPPORTED_MEDIA_TYPE` when its `Content-Type` is not
+//! `application/json` in UTF-8; 413 `BODY_TOO_LARGE`, 408 `BODY_TIMEOUT`, 400 `TOO_DEEP`
+//! (the limit layers); 400 `MALFORMED_JSON` when the body is not JSON; 400
+//! `AMBIGUOUS_REQUEST` when an object names a member twice; 400 `INVALID_REQUEST` when
 //! it is not an object of exactly `operation` (a string) and `arguments` (with the issues);
 //! then whatever the platform answers.
 
@@ -17,7 +19,7 @@ use serde_json::{Map, Value, json};
 
 use crate::authenticate::Authenticated;
 use crate::error::{ApiError, json_response};
-use crate::limits::{is_json, read_body};
+use crate::limits::{ContentType, read_body};
 use crate::server::Shared;
 
 /// The members of a request body.
@@ -31,7 +33,11 @@ pub(crate) async fn operations(State(shared): State<Arc<Shared>>, request: Reque
 }
 
 async fn run(shared: &Shared, request: Request) -> Result<Value, ApiError> {
-    if !is_json(&request) {
+    let kind = ContentType::of(request.headers());
+    if let Some(refusal) = kind.refusal() {
+        return Err(refusal);
+    }
+    if kind != ContentType::Json {
         return Err(ApiError::new(
             415,
             "UNSUPPORTED_MEDIA_TYPE",
@@ -43,16 +49,96 @@ async fn run(shared: &Shared, request: Request) -> Result<Value, ApiError> {
         .get::<Authenticated>()
         .cloned()
         .ok_or_else(|| ApiError::new(500, "INTERNAL", "the request was not authenticated"))?;
-    let bytes = read_body(request.into_body()).await?;
-    let body: Value = serde_json::from_slice(&bytes).map_err(|error| {
-        ApiError::new(
+    let bytes = read_body(request.into_body(), shared.limits.body_timeout).await?;
+    let body = parse(&bytes)?;
+    let (operation, arguments) = envelope(body)?;
+    Ok(shared.call(&who, &operation, arguments).await?)
+}
+
+/// The body as JSON: 400 `MALFORMED_JSON` when it is not JSON, 400 `AMBIGUOUS_REQUEST` when
+/// an object names a member twice (which one counts is up to each reader: refused rather
+/// than guessed).
+fn parse(bytes: &[u8]) -> Result<Value, ApiError> {
+    match serde_json::from_slice::<UniqueKeys>(bytes) {
+        Ok(UniqueKeys(value)) => Ok(value),
+        // The only data error the reader raises is a repeated member.
+        Err(error) if error.is_data() => Err(ApiError::new(
+            400,
+            "AMBIGUOUS_REQUEST",
+            format!("the body is ambiguous: {error}"),
+        )),
+        Err(error) => Err(ApiError::new(
             400,
             "MALFORMED_JSON",
             format!("the body is not JSON: {error}"),
-        )
-    })?;
-    let (operation, arguments) = envelope(body)?;
-    Ok(shared.call(&who, &operation, arguments).await?)
+        )),
+    }
+}
+
+/// A JSON value read with every object's members unique.
+struct UniqueKeys(Value);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor).map(UniqueKeys)
+    }
+}
+
+/// serde_json's `Value` visitor with one difference: a member named twice in one object is
+/// an error (serde_json keeps the last; no option of its own refuses it).
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(UniqueKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(name) = map.next_key::<String>()? {
+            let UniqueKeys(value) = map.next_value()?;
+            if members.contains_key(&name) {
+                let shown: String = name
+                    .chars()
+                    .take(rcip_relationship::MAX_ECHOED_NAME)
+                    .collect();
+                return Err(serde::de::Error::custom(format_args!(
+                    "member {shown:?} appears twice in one object"
+                )));
+            }
+            members.insert(name, value);
+        }
+        Ok(Value::Object(members))
+    }
 }
 
 /// The operation and its arguments, or 400 `INVALID_REQUEST` with every problem of the

@@ -22,7 +22,10 @@ use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::authenticate::{AuthRefusal, Authenticate, Authenticated, Door};
 use crate::error::ApiError;
-use crate::limits::{Limits, RateLimiter, json_guard, layer_error, rate_limit, reshape_too_large};
+use crate::limits::{
+    AddressLimiter, BodyRules, Limits, PrincipalSlots, RateLimiter, json_guard, layer_error,
+    principal_concurrency, rate_limit, reshape_refusal,
+};
 use crate::{discovery, explorer, mcp, openapi, rest};
 
 /// The future an erased platform call answers.
@@ -188,15 +191,21 @@ impl Server {
     pub fn router(&self) -> Router {
         let shared = Arc::new(self.shared.clone());
         let limits = &shared.limits;
-        // One bucket per principal across both doors.
-        let limiter = limits
-            .rate_limit
-            .map(|rate| Arc::new(RateLimiter::new(rate)));
+        // One bucket, one count per principal and one bucket per address across both doors.
+        let guards = Guards {
+            rate: limits
+                .rate_limit
+                .map(|rate| Arc::new(RateLimiter::new(rate))),
+            slots: Arc::new(PrincipalSlots::new(limits.max_concurrent_per_principal)),
+            addresses: limits
+                .unauthenticated_rate_limit
+                .map(|rate| Arc::new(AddressLimiter::new(rate))),
+        };
         let rest = Router::new()
             .route("/v1/operations", post(rest::operations))
             .with_state(Arc::clone(&shared));
-        let rest = door(rest, &shared, Door::Rest, limiter.as_ref());
-        let mcp = door(mcp::router(&shared), &shared, mcp::DOOR, limiter.as_ref());
+        let rest = door(rest, &shared, Door::Rest, &guards);
+        let mcp = door(mcp::router(&shared), &shared, mcp::DOOR, &guards);
         let public = Router::new()
             .route("/", get(explorer::page))
             .route("/v1/openapi.json", get(openapi::serve))
@@ -214,7 +223,7 @@ impl Server {
             .method_not_allowed_fallback(method_not_allowed)
             .layer(
                 ServiceBuilder::new()
-                    .layer(middleware::map_response(reshape_too_large))
+                    .layer(middleware::from_fn(reshape_refusal))
                     .layer(RequestBodyLimitLayer::new(limits.max_body_bytes))
                     .layer(HandleErrorLayer::new(layer_error))
                     .layer(TimeoutLayer::new(limits.request_timeout))
@@ -226,29 +235,40 @@ impl Server {
     }
 }
 
-/// The layers of a door, outermost first: authentication, the principal's rate limit,
-/// the JSON nesting check (the body is buffered only for an authenticated caller).
-fn door(
-    routes: Router,
-    shared: &Arc<Shared>,
-    door: Door,
-    limiter: Option<&Arc<RateLimiter>>,
-) -> Router {
-    let depth = shared
-        .limits
-        .json_depth_limit
-        .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT);
-    let mut routes = routes.layer(middleware::from_fn_with_state(depth, json_guard));
-    if let Some(limiter) = limiter {
+/// The per-caller limits both doors share.
+struct Guards {
+    rate: Option<Arc<RateLimiter>>,
+    slots: Arc<PrincipalSlots>,
+    addresses: Option<Arc<AddressLimiter>>,
+}
+
+/// The layers of a door, outermost first: the client address's bucket and authentication,
+/// the principal's concurrency and rate limits, the JSON body guard (the body is read only
+/// for an authenticated caller with a free slot).
+fn door(routes: Router, shared: &Arc<Shared>, door: Door, guards: &Guards) -> Router {
+    let rules = BodyRules {
+        depth_limit: shared
+            .limits
+            .json_depth_limit
+            .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT),
+        timeout: shared.limits.body_timeout,
+    };
+    let mut routes = routes.layer(middleware::from_fn_with_state(rules, json_guard));
+    if let Some(limiter) = &guards.rate {
         routes = routes.layer(middleware::from_fn_with_state(
             Arc::clone(limiter),
             rate_limit,
         ));
     }
-    routes.layer(middleware::from_fn_with_state(
-        (Arc::clone(shared), door),
-        authenticate,
-    ))
+    routes
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&guards.slots),
+            principal_concurrency,
+        ))
+        .layer(middleware::from_fn_with_state(
+            (Arc::clone(shared), door, guards.addresses.clone()),
+            authenticate,
+        ))
 }
 
 /// The same as [`Server::router`].
@@ -259,19 +279,35 @@ pub fn router(server: &Server) -> Router {
 /// Asks the authenticator who calls through `door`; the answer lands in the request's
 /// extensions (any `Authenticated` already there is dropped: only this layer says who
 /// calls), a refusal is answered at once.
+///
+/// Before any credential is looked at, the client address must have a token left in its
+/// bucket; each refusal draws one (an authenticated request draws nothing).
 pub(crate) async fn authenticate(
-    State((shared, door)): State<(Arc<Shared>, Door)>,
+    State((shared, door, addresses)): State<(Arc<Shared>, Door, Option<Arc<AddressLimiter>>)>,
     request: Request,
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
+    let address = addresses
+        .as_ref()
+        .and_then(|limiter| Some((limiter, AddressLimiter::address(&parts.extensions)?)));
+    if let Some((limiter, address)) = address
+        && let Some(refused) = limiter.check(address)
+    {
+        return refused;
+    }
     parts.extensions.remove::<Authenticated>();
     match shared.auth.authenticate(&parts, door).await {
         Ok(who) => {
             parts.extensions.insert(who);
             next.run(Request::from_parts(parts, body)).await
         }
-        Err(refusal) => refused(&shared, door, refusal).into_response(),
+        Err(refusal) => {
+            if let Some((limiter, address)) = address {
+                limiter.charge(address);
+            }
+            refused(&shared, door, refusal).into_response()
+        }
     }
 }
 

@@ -98,6 +98,13 @@ impl Authenticate for StaticTokens {
             return next.authenticate(parts, door);
         }
         let answer = match bearer_token(parts) {
+            // A header that is there but is no `Bearer <token>` in ASCII: as the service's
+            // credentials answer it.
+            None if parts.headers.contains_key(header::AUTHORIZATION) => Err(AuthRefusal {
+                status: 401,
+                code: "UNSUPPORTED_AUTHORIZATION",
+                message: "the Authorization header must be `Bearer <token>`".to_owned(),
+            }),
             None => Err(AuthRefusal {
                 status: 401,
                 code: "UNAUTHENTICATED",

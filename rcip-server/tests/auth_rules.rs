@@ -521,6 +521,17 @@ async fn forged_expired_and_wrong_audience_jwts_are_401() {
             fresh_jwt(&format!("{audience}/mcp"), "records:read"),
             "TOKEN_AUDIENCE_INVALID",
         ),
+        (
+            "for no audience at all (no `aud`)",
+            sign(
+                Algorithm::RS256,
+                "rsa-private.pem",
+                Some("rsa-1"),
+                &json!({"iss": ISSUER, "sub": "bot", "exp": now + 600, "nbf": now - 10,
+                        "scope": "records:read"}),
+            ),
+            "TOKEN_AUDIENCE_INVALID",
+        ),
     ];
     for (what, token, code) in cases {
         let auth = bearer(&token);

@@ -253,7 +253,9 @@ pub(crate) fn verify(
         ErrorKind::InvalidSignature => refusal::TOKEN_SIGNATURE_INVALID,
         ErrorKind::ExpiredSignature => refusal::TOKEN_EXPIRED,
         ErrorKind::ImmatureSignature => refusal::TOKEN_NOT_YET_VALID,
+        // A token that names no audience was not issued for this resource either.
         ErrorKind::InvalidAudience => refusal::TOKEN_AUDIENCE_INVALID,
+        ErrorKind::MissingRequiredClaim(claim) if claim == "aud" => refusal::TOKEN_AUDIENCE_INVALID,
         ErrorKind::InvalidIssuer => refusal::TOKEN_ISSUER_UNKNOWN,
         ErrorKind::InvalidAlgorithm
         | ErrorKind::InvalidEcdsaKey

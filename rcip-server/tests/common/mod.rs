@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use rcip_relationship::{Actor, Caller, DelegatedScope, Engine, MemoryDirectory, Platform};
-use rcip_server::{Authenticate, Authenticated, Limits, Server, StaticTokens};
+use rcip_server::{Authenticate, Authenticated, ConnectionLimits, Limits, Server, StaticTokens};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
@@ -141,7 +141,10 @@ pub async fn start_with(limits: Limits, auth: Arc<dyn Authenticate>) -> TestServ
         .authorization_servers(["https://issuer.example"])
         .router();
     let task = tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
+        let never = std::future::pending::<()>();
+        rcip_server::serve(listener, router, ConnectionLimits::default(), never)
+            .await
+            .unwrap();
     });
     let mut server = TestServer {
         base,
