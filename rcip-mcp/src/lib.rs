@@ -123,6 +123,17 @@
 //! HTTP validates `Origin` (default: `http://localhost:*`, `http://127.0.0.1:*`; another is
 //! answered 403) and `Host` (loopback names by default), and can run a bearer-token hook
 //! whose principal lands in the invocation's extensions ([`HttpOptions::bearer_auth`]).
+//!
+//! **A session belongs to its principal.** A 2025-11-25 session is owned by the principal
+//! whose `initialize` opened it (the hook's answer compared whole: id, name and scopes;
+//! anonymous without a hook). Every request carrying an `MCP-Session-Id` (`POST`, `GET` for
+//! the event stream, `DELETE`, and 2026-07-28 requests too, which rmcp would otherwise serve
+//! ignoring the id) is refused unless it comes from that principal, with exactly rmcp's
+//! answer to an unknown session: `404 Not Found`, body `Not Found: Session not found`. A
+//! session id this endpoint does not know gets the same answer, `DELETE` included (rmcp
+//! alone accepts that one). The owners are forgotten when their session ends by `DELETE`,
+//! and those of sessions rmcp ended by itself (idle for 5 minutes) once the table has
+//! doubled since it was last pruned.
 #![deny(missing_docs)]
 
 mod bridge;
@@ -135,6 +146,7 @@ mod progress;
 mod prompts;
 mod resources;
 mod server;
+mod session_owner;
 mod transport;
 
 pub use bridge::{BridgeError, Listing, McpBridge, McpBridgeBuilder};

@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::bridge::{BridgeError, McpBridge};
+use crate::session_owner::{self, SessionOwners};
 
 /// Serves the bridge on this process's stdin and stdout until the client closes them.
 /// Both revisions: a 2025-11-25 client starts with `initialize`, a 2026-07-28 one with
@@ -168,6 +169,13 @@ impl HttpOptions {
 /// application's router. One endpoint serves both revisions: 2025-11-25 clients get
 /// sessions (`MCP-Session-Id`), 2026-07-28 requests are served statelessly.
 ///
+/// A session belongs to the principal whose `initialize` opened it (the
+/// [`bearer_auth`](HttpOptions::bearer_auth) hook's answer, compared whole: id, name and
+/// scopes; anonymous without a hook). Every request carrying an `MCP-Session-Id` (`POST`,
+/// `GET`, `DELETE`, either revision) from another principal, or naming no session of this
+/// endpoint, is answered exactly as rmcp answers an unknown session: `404 Not Found`, body
+/// `Not Found: Session not found`.
+///
 /// ```no_run
 /// # async fn demo(bridge: rcip_mcp::McpBridge) -> std::io::Result<()> {
 /// let app = axum::Router::new().merge(rcip_mcp::http_router(bridge, rcip_mcp::HttpOptions::new()));
@@ -183,13 +191,15 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     if let Some(hosts) = options.allowed_hosts {
         config = config.with_allowed_hosts(hosts);
     }
-    let service = StreamableHttpService::new(
-        move || Ok(bridge.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let manager = Arc::new(LocalSessionManager::default());
+    let owners = Arc::new(SessionOwners::new(Arc::clone(&manager)));
+    let service = StreamableHttpService::new(move || Ok(bridge.clone()), manager, config);
+    // Inside the authentication layer: the guard reads the principal the hook settled.
     let router = Router::new()
         .route_service(&options.path, service)
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            session_owner::guard(Arc::clone(&owners), request, next)
+        }))
         .layer(middleware::from_fn(session_ended));
     match options.auth {
         Some(hook) => router.layer(middleware::from_fn(move |request: Request, next: Next| {

@@ -17,6 +17,7 @@ use rcip_mcp::rmcp::transport::StreamableHttpClientTransport;
 use rcip_mcp::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rcip_mcp::{AuthRejection, HttpOptions};
 use rcip_runtime::Principal;
+use rcip_test_support::RawAnswer;
 use serde_json::{Value, json};
 
 async fn serve(app: &Arc<App>) -> SocketAddr {
@@ -29,6 +30,8 @@ async fn serve(app: &Arc<App>) -> SocketAddr {
             None => Ok(None),
             Some("Bearer token-ada") => Ok(Some(Principal::new("ada"))),
             Some("Bearer token-bob") => Ok(Some(Principal::new("bob"))),
+            // Ada again, with another scope: another principal.
+            Some("Bearer token-ada-admin") => Ok(Some(Principal::new("ada").with_scope("admin"))),
             Some(_) => Err(AuthRejection::new().with_challenge("Bearer realm=\"notes\"")),
         }
     });
@@ -415,4 +418,201 @@ async fn a_deleted_session_is_204_and_gone() {
     .await
     .unwrap();
     assert_eq!(after.status(), reqwest::StatusCode::NOT_FOUND);
+}
+
+/// rmcp's own streamable HTTP service over the same bridge, without rcip-mcp's layers: what
+/// rmcp itself answers for a session it does not know.
+async fn serve_rmcp_alone(app: &Arc<App>) -> SocketAddr {
+    use rcip_mcp::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rcip_mcp::rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let bridge = app.bridge.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(bridge.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default().with_json_response(true),
+    );
+    let router = axum::Router::new().route_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
+}
+
+/// The requests a session takes: `POST` (a 2025-11-25 `tools/list`, or a 2026-07-28 one),
+/// `GET` (the session's event stream) and `DELETE`, with a session id and a token.
+#[derive(Clone, Copy, Debug)]
+enum SessionRequest {
+    Post,
+    PostModern,
+    Get,
+    Delete,
+}
+
+fn session_request(
+    addr: SocketAddr,
+    kind: SessionRequest,
+    session: &str,
+    token: Option<&str>,
+) -> reqwest::RequestBuilder {
+    let url = format!("http://{addr}/mcp");
+    let http = reqwest::Client::new();
+    let request = match kind {
+        SessionRequest::Post => http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})),
+        SessionRequest::PostModern => http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}
+                }}}),
+            ),
+        SessionRequest::Get => http
+            .get(url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25"),
+        SessionRequest::Delete => http
+            .delete(url)
+            .header("mcp-protocol-version", "2025-11-25"),
+    };
+    let request = request.header("mcp-session-id", session);
+    match token {
+        Some(token) => request.header("authorization", format!("Bearer {token}")),
+        None => request,
+    }
+}
+
+/// A 2025-11-25 session opened with `token` (`initialize`, then `initialized`): its id.
+async fn open_session(addr: SocketAddr, token: Option<&str>) -> String {
+    let http = reqwest::Client::new();
+    let mut request = http
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        );
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let initialized = request.send().await.unwrap();
+    assert!(initialized.status().is_success());
+    let session = initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = initialized.bytes().await.unwrap();
+    let mut notify = http
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    if let Some(token) = token {
+        notify = notify.header("authorization", format!("Bearer {token}"));
+    }
+    assert!(notify.send().await.unwrap().status().is_success());
+    session
+}
+
+/// Ada's session answers only ada: bob, ada with other scopes, and an anonymous caller,
+/// carrying her session id, each get exactly what an unknown session id gets (rmcp's own
+/// `404 Not Found: Session not found`), on `POST`, `GET`, `DELETE` and a 2026-07-28 `POST`;
+/// her session works after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_answers_only_the_principal_that_opened_it() {
+    let app = App::new();
+    let addr = serve(&app).await;
+    let alone = serve_rmcp_alone(&app).await;
+    let session = open_session(addr, Some("token-ada")).await;
+    let unknown = "no-such-session";
+    // rmcp's own answer to an unknown session id, on POST and GET.
+    let rmcp_post =
+        RawAnswer::of(session_request(alone, SessionRequest::Post, unknown, None)).await;
+    let rmcp_get = RawAnswer::of(session_request(alone, SessionRequest::Get, unknown, None)).await;
+    assert_eq!(rmcp_post.status, 404, "{rmcp_post:?}");
+    assert_eq!(rmcp_get, rmcp_post);
+    for kind in [
+        SessionRequest::Post,
+        SessionRequest::PostModern,
+        SessionRequest::Get,
+        SessionRequest::Delete,
+    ] {
+        let unknown_here =
+            RawAnswer::of(session_request(addr, kind, unknown, Some("token-bob"))).await;
+        assert_eq!(unknown_here, rmcp_post, "{kind:?}");
+        for token in [Some("token-bob"), Some("token-ada-admin"), None] {
+            let foreign = RawAnswer::of(session_request(addr, kind, &session, token)).await;
+            assert_eq!(foreign, rmcp_post, "{kind:?} with {token:?}");
+        }
+    }
+    // Ada's session is whole: a request, its event stream, and its end.
+    let listed = session_request(addr, SessionRequest::Post, &session, Some("token-ada"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), reqwest::StatusCode::OK);
+    let body = listed.text().await.unwrap();
+    assert!(body.contains("notes.list"), "{body}");
+    let stream = session_request(addr, SessionRequest::Get, &session, Some("token-ada"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), reqwest::StatusCode::OK);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    drop(stream);
+    let ended = session_request(addr, SessionRequest::Delete, &session, Some("token-ada"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), reqwest::StatusCode::NO_CONTENT);
+    let after = RawAnswer::of(session_request(
+        addr,
+        SessionRequest::Post,
+        &session,
+        Some("token-ada"),
+    ))
+    .await;
+    assert_eq!(after, rmcp_post);
+}
+
+/// Without an authentication hook every caller is the same anonymous principal: a session
+/// works as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_anonymous_session_without_a_hook_works() {
+    let app = App::new();
+    let router = rcip_mcp::http_router(app.bridge.clone(), HttpOptions::new());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    let session = open_session(addr, None).await;
+    let listed = session_request(addr, SessionRequest::Post, &session, None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), reqwest::StatusCode::OK);
+    let ended = session_request(addr, SessionRequest::Delete, &session, None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), reqwest::StatusCode::NO_CONTENT);
 }

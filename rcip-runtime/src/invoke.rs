@@ -476,7 +476,15 @@ impl Inner {
 
         // Step 12: the output must be schema-valid.
         let capability = &self.catalog.capabilities[index];
-        if let Err(issues) = capability.output.check(&output) {
+        if let Err(issues) = capability.output.check_host_output(&output) {
+            // The consumer's issues name nothing of the output; the whole ones stay on the
+            // host's side, in its log (checked again: only here, and only when enabled).
+            if tracing::enabled!(target: "rcip::handler", tracing::Level::DEBUG)
+                && let Err(whole) = capability.output.check(&output)
+            {
+                let whole = serde_json::to_string(&whole).unwrap_or_default();
+                tracing::debug!(target: "rcip::handler", capability_id = %attempt.capability_id, issues = %whole, "handler output does not match its schema");
+            }
             return self.fail(
                 &attempt,
                 RcipError::with_issues(ErrorCode::OutputInvalid, m::OUTPUT_SCHEMA, issues),

@@ -77,6 +77,18 @@ impl SchemaValidator {
     /// [`FULL_REPORT_WEIGHT`] reports the issues of its first error only, then the marker
     /// (with `maxValues` in its params): the cost stays bounded by the limits, not the input.
     pub fn check(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
+        self.check_as(instance, Report::Caller)
+    }
+
+    /// [`check`](Self::check) for a host's output, whose issues reach the consumer: no
+    /// detail of the output beyond the reference's `{instancePath, keyword, message}` (no
+    /// `params`, which would name its own properties; the reference's fallback message where
+    /// the validator's own text would quote its values).
+    pub(crate) fn check_host_output(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
+        self.check_as(instance, Report::HostOutput)
+    }
+
+    fn check_as(&self, instance: &Value, report: Report) -> Result<(), Vec<ValidationIssue>> {
         // The shape only ever says "valid" sooner; on a refusal the validator decides.
         if self
             .shape
@@ -99,7 +111,7 @@ impl SchemaValidator {
                     truncated = true;
                     break;
                 }
-                push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES + 1);
+                push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES + 1, report);
             }
             if issues.len() > MAX_VALIDATION_ISSUES {
                 // One error can give many issues (one per unexpected property).
@@ -111,19 +123,32 @@ impl SchemaValidator {
             }
         } else if let Err(error) = self.validator.validate(instance) {
             // `validate` stops at the first error: the walk costs no more than `is_valid`.
-            push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES);
+            push_issues(&mut issues, &error, MAX_VALIDATION_ISSUES, report);
             issues.push(partial_report_issue());
         }
         if issues.is_empty() {
-            issues.push(ValidationIssue::new(
-                "",
-                "false schema",
-                "Schema validation failed.",
-            ));
+            issues.push(ValidationIssue::new("", "false schema", FALLBACK_MESSAGE));
+        }
+        if report == Report::HostOutput {
+            for issue in &mut issues {
+                issue.params.clear();
+            }
         }
         Err(issues)
     }
 }
+
+/// Whose value a check reports on, which decides what its issues may say.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Report {
+    /// The caller's own value (an input): every detail helps it mend the value.
+    Caller,
+    /// A host's output: nothing of it crosses to the consumer beyond the reference's shape.
+    HostOutput,
+}
+
+/// The reference's message for an issue Ajv gave no message for.
+const FALLBACK_MESSAGE: &str = "Schema validation failed.";
 
 /// The most values (arrays, objects and scalars, the root included) an invalid instance may
 /// hold and still get a full issue list; a larger one reports its first error's issues, then
@@ -223,6 +248,7 @@ fn push_issues(
     issues: &mut Vec<ValidationIssue>,
     error: &jsonschema::ValidationError<'_>,
     room: usize,
+    report: Report,
 ) {
     let path = clip_text(&error.instance_path().to_string());
     let kind = error.kind();
@@ -384,7 +410,12 @@ fn push_issues(
             issues.push(issue("false schema", "boolean schema is false".to_owned()));
             return;
         }
-        _ => (error.to_string(), Map::new()),
+        // The validator's own text, which may quote the instance (`unevaluatedItems` lists
+        // the items): the caller's own value only.
+        _ => match report {
+            Report::Caller => (error.to_string(), Map::new()),
+            Report::HostOutput => (FALLBACK_MESSAGE.to_owned(), Map::new()),
+        },
     };
     let mut issue = issue(kind.keyword(), message);
     issue.params = params;

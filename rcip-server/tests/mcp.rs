@@ -1,8 +1,8 @@
 //! `/mcp` over real HTTP on 127.0.0.1 with rmcp's client, in both revisions (2025-11-25
 //! with `initialize`, 2026-07-28 with `server/discover`): the registry's operations as
 //! tools (dots as underscores, reads read-only), a read, a command, a 409 as `isError` with
-//! the platform's code, the credential's workspace, and 401 with the metadata of the `/mcp`
-//! resource.
+//! the platform's code, the credential's workspace, 401 with the metadata of the `/mcp`
+//! resource, and sessions that answer only the credential that opened them.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -10,6 +10,7 @@ mod common;
 use common::start;
 use rcip_relationship::{operations, tool_name};
 use rcip_server::Limits;
+use rcip_test_support::RawAnswer;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
@@ -236,4 +237,137 @@ async fn mcp_and_rest_draw_from_one_bucket_per_principal() {
     assert!(refused.headers().contains_key("retry-after"));
     let body: Value = refused.json().await.unwrap();
     assert_eq!(body["error"]["code"], "RATE_LIMITED");
+}
+
+/// A request on `/mcp` carrying `session`, with `token`: `post` (2025-11-25 `tools/list`),
+/// `post-2026` (a 2026-07-28 `tools/list`), `get` (the event stream) or `delete`.
+fn session_request(
+    s: &common::TestServer,
+    kind: &str,
+    session: &str,
+    token: &str,
+) -> reqwest::RequestBuilder {
+    let url = s.url("/mcp");
+    let request = match kind {
+        "post" => s
+            .client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string()),
+        "post-2026" => s
+            .client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .body(
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}}}})
+                .to_string(),
+            ),
+        "get" => s
+            .client
+            .get(url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25"),
+        "delete" => s
+            .client
+            .delete(url)
+            .header("mcp-protocol-version", "2025-11-25"),
+        other => panic!("no such request: {other}"),
+    };
+    request.header("mcp-session-id", session).bearer_auth(token)
+}
+
+/// An agent's session answers only its credential: another workspace's agent, and the same
+/// agent under a credential for every workspace, carrying its session id, get exactly the
+/// answer an unknown session id gets (`404 Not Found: Session not found`) on `POST`, `GET`
+/// (the event stream), `DELETE` and a 2026-07-28 `POST`; the owner's session works after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_session_answers_only_the_credential_that_opened_it() {
+    let s = start(Limits::default()).await;
+    s.world().await;
+    s.bot_in_other().await;
+    let post = |session: Option<&str>, body: Value| {
+        let request = s
+            .client
+            .post(s.url("/mcp"))
+            .bearer_auth("bot-acme")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        match session {
+            Some(session) => request
+                .header("mcp-protocol-version", "2025-11-25")
+                .header("mcp-session-id", session),
+            None => request,
+        }
+        .send()
+    };
+    let opened = post(
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(opened.status().as_u16(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    opened.bytes().await.unwrap();
+    let initialized = post(
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await
+    .unwrap();
+    assert!(initialized.status().is_success());
+
+    let unknown = RawAnswer::of(session_request(&s, "post", "no-such-session", "rival")).await;
+    assert_eq!(unknown.status, 404, "{unknown:?}");
+    assert_eq!(unknown.body, "Not Found: Session not found");
+    for kind in ["post", "post-2026", "get", "delete"] {
+        assert_eq!(
+            RawAnswer::of(session_request(&s, kind, "no-such-session", "rival")).await,
+            unknown,
+            "{kind}"
+        );
+        for token in ["rival", "bot"] {
+            let foreign = RawAnswer::of(session_request(&s, kind, &session, token)).await;
+            assert_eq!(foreign, unknown, "{kind} with {token}");
+        }
+    }
+
+    // The owner's session is whole: a request, its event stream, its end.
+    let listed = session_request(&s, "post", &session, "bot-acme")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status().as_u16(), 200);
+    let body = listed.text().await.unwrap();
+    assert!(body.contains("record_get"), "{body}");
+    let stream = session_request(&s, "get", &session, "bot-acme")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status().as_u16(), 200);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    drop(stream);
+    let ended = session_request(&s, "delete", &session, "bot-acme")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status().as_u16(), 204);
+    assert_eq!(
+        RawAnswer::of(session_request(&s, "post", &session, "bot-acme")).await,
+        unknown
+    );
 }

@@ -25,3 +25,46 @@ pub fn on_small_stack(check: impl FnOnce() + Send + 'static) {
         .expect("a thread");
     assert!(thread.join().is_ok(), "the check panicked");
 }
+
+/// One HTTP answer byte for byte, to tell whether two answers are the same: the status, the
+/// headers in order but `date` (the clock's), the body. The answers compared are text; a
+/// header or body that is not UTF-8 fails the test.
+#[cfg(feature = "http")]
+#[derive(Debug, PartialEq, Eq)]
+pub struct RawAnswer {
+    /// The status code.
+    pub status: u16,
+    /// The headers, names lowercase, `date` left out.
+    pub headers: Vec<(String, String)>,
+    /// The whole body.
+    pub body: String,
+}
+
+#[cfg(feature = "http")]
+impl RawAnswer {
+    /// Sends `request` and reads its whole answer (not for a stream that never ends).
+    ///
+    /// # Panics
+    ///
+    /// When the request fails, or a header or the body is not UTF-8.
+    pub async fn of(request: reqwest::RequestBuilder) -> Self {
+        let response = request.send().await.expect("an answer");
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .filter(|(name, _)| *name != "date")
+            .map(|(name, value)| {
+                let value = value.to_str().expect("a text header");
+                (name.to_string(), value.to_owned())
+            })
+            .collect();
+        let body = response.bytes().await.expect("a body");
+        let body = String::from_utf8(body.to_vec()).expect("a text body");
+        Self {
+            status,
+            headers,
+            body,
+        }
+    }
+}

@@ -50,7 +50,8 @@ fn who(caller: Caller, workspace: Option<&str>) -> Authenticated {
 
 /// The tokens: `ada`, `bob`, `eve` (humans), `bot` (an agent whose credential delegates
 /// every scope), `bot-read` (records:read only), `bot-acme` (every scope, workspace `acme`
-/// only), `ada-other` (ada, limited to workspace `other`).
+/// only), `ada-other` (ada, limited to workspace `other`), `rival` (another agent, every
+/// scope, workspace `other` only).
 pub fn tokens() -> StaticTokens {
     StaticTokens::new()
         .token("ada", who(Caller::human(Actor::new("ada")), None))
@@ -77,6 +78,13 @@ pub fn tokens() -> StaticTokens {
         .token(
             "ada-other",
             who(Caller::human(Actor::new("ada")), Some("other")),
+        )
+        .token(
+            "rival",
+            who(
+                Caller::agent(Actor::new("rival"), DelegatedScope::ALL),
+                Some("other"),
+            ),
         )
 }
 
