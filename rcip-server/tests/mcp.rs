@@ -333,7 +333,11 @@ async fn an_mcp_session_answers_only_the_credential_that_opened_it() {
 
     let unknown = RawAnswer::of(session_request(&s, "post", "no-such-session", "rival")).await;
     assert_eq!(unknown.status, 404, "{unknown:?}");
-    assert_eq!(unknown.body, "Not Found: Session not found");
+    // rmcp's plain-text answer, in the service's one error body.
+    assert_eq!(
+        unknown.body,
+        r#"{"error":{"code":"NOT_FOUND","message":"Not Found: Session not found"}}"#
+    );
     for kind in ["post", "post-2026", "get", "delete"] {
         assert_eq!(
             RawAnswer::of(session_request(&s, kind, "no-such-session", "rival")).await,
