@@ -401,9 +401,16 @@ pub(crate) fn error_result(
     issues: &[rcip_core::ValidationIssue],
 ) -> CallToolResult {
     let mut text = format!("{code}: {message}");
+    // The issues of `OUTPUT_INVALID` are about the capability's output, every other code's
+    // about the caller's input.
+    let root = if code == "OUTPUT_INVALID" {
+        "the output"
+    } else {
+        "the input"
+    };
     for issue in issues {
         let at = if issue.instance_path.is_empty() {
-            "the input"
+            root
         } else {
             &issue.instance_path
         };
@@ -419,4 +426,31 @@ pub(crate) fn awaiting_approval(title: &str) -> CallToolResult {
         "\"{title}\" awaits approval in the application. It runs once someone approves it \
          there; nothing in this conversation can approve it."
     ))])
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_root_issue_names_the_input_or_the_output() {
+        let issue =
+            rcip_core::ValidationIssue::new("", "required", "must have required property 'a'");
+        let text = |result: CallToolResult| result.content[0].as_text().unwrap().text.clone();
+        let input = text(error_result(
+            "INPUT_INVALID",
+            "bad",
+            std::slice::from_ref(&issue),
+        ));
+        assert!(
+            input.ends_with("- the input: must have required property 'a' (required)"),
+            "{input}"
+        );
+        let output = text(error_result("OUTPUT_INVALID", "bad", &[issue]));
+        assert!(
+            output.ends_with("- the output: must have required property 'a' (required)"),
+            "{output}"
+        );
+    }
 }
