@@ -101,7 +101,13 @@ impl CursorKey {
     fn decode(&self, text: &str, scope: &CursorScope<'_>) -> Result<u64, RecordError> {
         let digits = text
             .strip_prefix(PREFIX)
-            .filter(|d| d.len() == 16 + 2 * TAG_BYTES && d.is_ascii())
+            // Exactly the digits `encode` writes: lower-case hex. `from_str_radix` alone
+            // would take upper case and a leading `+`, edits of an issued cursor.
+            .filter(|d| {
+                d.len() == 16 + 2 * TAG_BYTES
+                    && d.bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            })
             .ok_or(RecordError::InvalidCursor)?;
         let (position, tag_hex) = digits.split_at(16);
         let position = u64::from_str_radix(position, 16).map_err(|_| RecordError::InvalidCursor)?;
@@ -123,6 +129,7 @@ impl CursorKey {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -162,6 +169,28 @@ mod tests {
         // A multi-byte character in the tag is refused, not a panic.
         let odd = format!("{}\u{e9}{}", &cursor[..20], &cursor[22..]);
         assert_eq!(key.after(Some(&odd), &scope("w", "ada")), refused);
+    }
+
+    #[test]
+    fn only_the_cursor_as_issued_is_taken() {
+        let key = CursorKey::new([7; 32]);
+        let at = scope("w", "ada");
+        // A position and a tag with hex letters in both, so upper-casing changes each.
+        let cursor = (0xabc..)
+            .map(|position| key.encode(position, &at))
+            .find(|c| {
+                c[2..18].bytes().any(|b| b.is_ascii_alphabetic())
+                    && c[18..].bytes().any(|b| b.is_ascii_alphabetic())
+            })
+            .unwrap();
+        assert!(key.after(Some(&cursor), &at).is_ok());
+        let refused = Err(RecordError::InvalidCursor);
+        let upper = format!("c2{}", cursor[2..].to_ascii_uppercase());
+        assert_eq!(key.after(Some(&upper), &at), refused);
+        let tag_upper = format!("{}{}", &cursor[..18], cursor[18..].to_ascii_uppercase());
+        assert_eq!(key.after(Some(&tag_upper), &at), refused);
+        let signed = format!("c2+{}", &cursor[3..]);
+        assert_eq!(key.after(Some(&signed), &at), refused);
     }
 
     #[test]

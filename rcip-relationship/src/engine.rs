@@ -277,7 +277,8 @@ impl<S: RecordStore> Engine<S> {
             updated_at: now,
         };
         check_data(&entry, &mut record.data)?;
-        self.check_roles(caller, &entry, &record).await?;
+        self.check_roles(caller, &entry, &record, &BTreeMap::new())
+            .await?;
         let stored = self
             .commit_record(caller, record, None, EventKind::RecordCreated, mutation)
             .await?;
@@ -328,21 +329,54 @@ impl<S: RecordStore> Engine<S> {
         for field in &args.patch.remove {
             record.data.remove(field);
         }
+        let before = record.participants.clone();
         for (role, ids) in &args.roles.add {
-            let list = record.participants.entry(role.clone()).or_default();
             for id in ids {
-                if !list.contains(id) {
-                    list.push(*id);
+                // Adding a participant already there changes nothing, if the caller can
+                // read it. One it cannot read is added again, so that the roles check
+                // refuses it exactly as an id that names nothing: otherwise the call's
+                // success would tell that the hidden record is a participant.
+                let present = record
+                    .participants
+                    .get(role)
+                    .is_some_and(|list| list.contains(id));
+                if !present
+                    || self
+                        .visible(caller, &record.workspace_id, *id)
+                        .await?
+                        .is_none()
+                {
+                    record
+                        .participants
+                        .entry(role.clone())
+                        .or_default()
+                        .push(*id);
                 }
             }
         }
         for (role, ids) in &args.roles.remove {
+            // Only a participant the caller can read is removed: one it cannot read is left
+            // in place, exactly as an id that is not there at all (nothing is removed), so
+            // no answer tells a hidden participant from a missing one. Only ids in the role
+            // are looked up: at most its participants, whatever the request lists.
+            let mut removable = Vec::new();
+            for id in ids {
+                let present = before.get(role).is_some_and(|list| list.contains(id));
+                if present
+                    && self
+                        .visible(caller, &record.workspace_id, *id)
+                        .await?
+                        .is_some()
+                {
+                    removable.push(*id);
+                }
+            }
             if let Some(list) = record.participants.get_mut(role) {
-                list.retain(|id| !ids.contains(id));
+                list.retain(|id| !removable.contains(id));
             }
         }
         check_data(&entry, &mut record.data)?;
-        self.check_roles(caller, &entry, &record).await?;
+        self.check_roles(caller, &entry, &record, &before).await?;
         self.bump(&mut record);
         let stored = self
             .commit_record(
@@ -1206,13 +1240,17 @@ impl<S: RecordStore> Engine<S> {
         }
     }
 
-    /// Roles against the type: known roles, `min`/`max`, participants that exist in the
-    /// workspace with an allowed type.
+    /// Roles against the type: known roles, `min`/`max`, and each participant not in
+    /// `before` (the participants the record had: none for a new record) one that exists in
+    /// the workspace, that the caller can read, with an allowed type. A participant the
+    /// record already had was checked when it was added, and may be one this caller cannot
+    /// read: checking it again would refuse the caller's change for it, naming it.
     async fn check_roles(
         &self,
         caller: &Caller,
         entry: &TypeEntry,
         record: &Record,
+        before: &BTreeMap<String, Vec<Uuid>>,
     ) -> Result<(), RecordError> {
         let type_def = entry.def();
         let mut issues = Vec::new();
@@ -1271,10 +1309,20 @@ impl<S: RecordStore> Engine<S> {
                     if full(&issues) {
                         break;
                     }
-                    let problem = if ids[..i].contains(id) {
-                        Some(format!("participant {id} is listed twice"))
+                    let repeated = ids[..i].contains(id);
+                    let kept = !repeated
+                        && before
+                            .get(role.name.as_ref())
+                            .is_some_and(|list| list.contains(id));
+                    // An id the caller cannot read is "does not exist" wherever it is, a
+                    // repeat included: "listed twice" would say it names a record.
+                    let problem = if kept {
+                        None
                     } else {
-                        self.participant_problem(caller, record, role, *id).await?
+                        match self.participant_problem(caller, record, role, *id).await? {
+                            None if repeated => Some(format!("participant {id} is listed twice")),
+                            problem => problem,
+                        }
                     };
                     if let Some(message) = problem {
                         let path = format!("/roles/{}/{i}", role.name);
