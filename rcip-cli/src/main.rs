@@ -36,6 +36,8 @@ use std::process::ExitCode;
 #[cfg(feature = "serve")]
 mod credentials;
 #[cfg(feature = "serve")]
+mod observe;
+#[cfg(feature = "serve")]
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -82,7 +84,7 @@ enum Command {
     },
     /// Serve the Relationship Protocol platform on REST and MCP until SIGTERM or Ctrl-C.
     #[cfg(feature = "serve")]
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Make, revoke and list the opaque API tokens `rcip serve` accepts.
     #[cfg(feature = "serve")]
     #[command(subcommand)]
@@ -105,7 +107,7 @@ fn main() -> ExitCode {
         Command::Digest { file, canonical } => digest(&file, canonical),
         Command::Export { profile, catalog } => export(profile, &catalog),
         #[cfg(feature = "serve")]
-        Command::Serve(args) => serve::serve(args),
+        Command::Serve(args) => serve::serve(*args),
         #[cfg(feature = "serve")]
         Command::Token(command) => credentials::token(command),
         #[cfg(feature = "serve")]

@@ -18,10 +18,12 @@ use rcip_relationship::{
     Actor, Caller, DelegatedScope, Engine, Platform, RecordStore, SqliteStore,
 };
 use rcip_server::{
-    Authenticated, ConnectionLimits, Credentials, CredentialsConfig, Issuer, Limits, RateLimit,
-    Server, StaticTokens, console_router,
+    Authenticated, CancellationToken, ConnectionLimits, Credentials, CredentialsConfig, Issuer,
+    Limits, RateLimit, Server, StaticTokens, console_router,
 };
 use serde_json::Value;
+
+use crate::observe;
 
 /// The options of `rcip serve`.
 #[derive(Debug, clap::Args)]
@@ -99,6 +101,18 @@ pub(crate) struct ServeArgs {
     /// Seconds the requests in flight get to finish after SIGTERM or Ctrl-C.
     #[arg(long, default_value_t = 30)]
     shutdown_grace: u64,
+    /// Serve Prometheus metrics at `http://ADDRESS/metrics`, apart from the API (port 0:
+    /// any free port; the address is printed before `listening on`).
+    #[arg(long, value_name = "ADDRESS")]
+    metrics_bind: Option<String>,
+    /// Serve Prometheus metrics on the API's own address at this path (e.g. `/metrics`),
+    /// without a credential: only where the port is not public.
+    #[arg(long, value_name = "PATH")]
+    metrics_path: Option<String>,
+    /// Send traces over OTLP/HTTP to this collector endpoint (e.g.
+    /// `http://127.0.0.1:4318/v1/traces`); needs a build with the `otel` feature.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
 }
 
 /// Why serving could not start or went wrong: printed, exit status 2.
@@ -126,7 +140,19 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(run(args)) {
+    let telemetry =
+        match runtime.block_on(async { observe::telemetry(args.otlp_endpoint.as_deref()) }) {
+            Ok(telemetry) => telemetry,
+            Err(error) => {
+                eprintln!("rcip serve: {error}");
+                return ExitCode::from(2);
+            }
+        };
+    let served = runtime.block_on(run(args));
+    // The runtime first (its tasks hold spans), then the last traces are sent.
+    drop(runtime);
+    drop(telemetry);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("rcip serve: {error}");
@@ -151,7 +177,7 @@ async fn run(args: ServeArgs) -> Result<(), Failure> {
     let platform = Platform::open(Engine::new(open()?), Arc::new(open()?))
         .await
         .map_err(failure)?;
-    serve_platform(&args, Arc::new(platform), tokens).await
+    serve_platform(&args, Arc::new(platform), tokens, Arc::new(|| {})).await
 }
 
 #[cfg(feature = "postgres")]
@@ -162,10 +188,33 @@ async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure>
             .await
             .map_err(|e| failure(format!("the PostgreSQL database: {e}")))
     };
-    let platform = Platform::open(Engine::new(open().await?), Arc::new(open().await?))
-        .await
-        .map_err(failure)?;
-    serve_platform(args, Arc::new(platform), tokens).await
+    let directory = Arc::new(open().await?);
+    let platform = Arc::new(
+        Platform::open(Engine::new(open().await?), directory.clone())
+            .await
+            .map_err(failure)?,
+    );
+    // Each store's pool, read at every scrape.
+    let pools = (Arc::clone(&platform), directory);
+    let refresh = Arc::new(move || {
+        let (platform, directory) = &pools;
+        for (pool, usage) in [
+            ("records", platform.engine().store().pool_use()),
+            ("directory", directory.pool_use()),
+        ] {
+            #[allow(clippy::cast_precision_loss)] // Pool sizes.
+            for (state, count) in [
+                ("open", usage.open),
+                ("idle", usage.idle),
+                ("waiting", usage.waiting),
+                ("max", usage.max),
+            ] {
+                metrics::gauge!("rcip_store_pool_connections", "pool" => pool, "state" => state)
+                    .set(count as f64);
+            }
+        }
+    });
+    serve_platform(args, platform, tokens, refresh).await
 }
 
 #[cfg(not(feature = "postgres"))]
@@ -179,6 +228,7 @@ async fn serve_platform<S: RecordStore>(
     args: &ServeArgs,
     platform: Arc<Platform<S>>,
     tokens: StaticTokens,
+    refresh: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Failure> {
     if let Some(folder) = &args.programs {
         install(&platform, folder).await?;
@@ -225,18 +275,59 @@ async fn serve_platform<S: RecordStore>(
         .collect();
     // The development tokens first, then the service's own credentials.
     let authenticate = tokens.otherwise(Arc::new(credentials.clone()));
-    let app = Server::new(Arc::clone(&platform), Arc::new(authenticate), base_url)
+    // Cancelled at the signal: MCP's open streams end, so they do not hold the drain.
+    let streams = CancellationToken::new();
+    let mut app = Server::new(Arc::clone(&platform), Arc::new(authenticate), base_url)
         .limits(limits)
         .authorization_servers(issuers)
+        .shutdown(streams.clone())
         .router()
         .merge(console_router(credentials));
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let metrics = if args.metrics_bind.is_some() || args.metrics_path.is_some() {
+        Some(observe::prometheus().map_err(failure)?)
+    } else {
+        None
+    };
+    if let (Some(handle), Some(path)) = (&metrics, &args.metrics_path) {
+        if !path.starts_with('/') {
+            return Err(failure(format!(
+                "--metrics-path {path}: a path starts with /"
+            )));
+        }
+        app = app.merge(observe::metrics_router(
+            path,
+            handle.clone(),
+            Arc::clone(&refresh),
+        ));
+    }
+    if let (Some(handle), Some(bind)) = (metrics, &args.metrics_bind) {
+        let listener = tokio::net::TcpListener::bind(bind)
+            .await
+            .map_err(|e| failure(format!("--metrics-bind: cannot listen on {bind}: {e}")))?;
+        let local = listener.local_addr().map_err(failure)?;
+        let router = observe::metrics_router("/metrics", handle, refresh);
+        let stopped = stopped.clone();
+        tokio::spawn(async move {
+            let stop = async move {
+                let mut stopped = stopped;
+                let _ = stopped.wait_for(|stop| *stop).await;
+            };
+            if let Err(error) =
+                rcip_server::serve(listener, router, ConnectionLimits::default(), stop).await
+            {
+                tracing::warn!(target: "rcip::serve", %error, "the metrics listener failed");
+            }
+        });
+        println!("metrics on http://{local}/metrics");
+    }
     // The one line a supervisor (or a test) waits for.
     println!("listening on http://{address}");
 
-    let (stop, stopped) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown_signal().await;
         let _ = stop.send(true);
+        streams.cancel();
     });
     let signalled = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
         let _ = stopped.wait_for(|stop| *stop).await;

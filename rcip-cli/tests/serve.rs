@@ -7,10 +7,11 @@
 
 mod serving;
 
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use serving::{Serving, call, connect, receive, send};
@@ -90,14 +91,7 @@ fn sigterm_lets_the_request_in_flight_commit_and_a_restart_finds_it() {
     );
     // Time for the request to reach the server, which then waits on the lock.
     std::thread::sleep(Duration::from_millis(300));
-    let pid = server.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    server.terminate();
     std::thread::sleep(Duration::from_millis(300));
     // Still running: the request in flight holds the shutdown. New connections are refused.
     assert!(
@@ -169,4 +163,178 @@ fn a_bad_flag_value_or_database_is_refused_with_status_2() {
         stderr.contains("bad.json") && stderr.contains("PROGRAM_INVALID"),
         "{stderr}"
     );
+}
+
+/// A `GET` on a connection of its own: status and body (read to the close).
+fn get(address: &str, path: &str) -> (u16, String) {
+    let mut stream = connect(address);
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nhost: rcip\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer[9..12].parse().unwrap();
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The value of the sample whose name and labels are `series` exactly.
+fn sample(rendered: &str, series: &str) -> Option<f64> {
+    rendered
+        .lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[test]
+fn metrics_are_scraped_apart_from_the_api_and_the_probes_answer() {
+    let dir = TempDir::new("metrics");
+    let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
+    let server = serving::serve(
+        &database,
+        &["--metrics-bind".as_ref(), "127.0.0.1:0".as_ref()],
+    );
+    let metrics = server.printed[0]
+        .strip_prefix("metrics on http://")
+        .and_then(|rest| rest.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("{:?}", server.printed))
+        .to_owned();
+    let mut stream = connect(&server.address);
+    for key in ["w1", "w1"] {
+        let (status, body) = call(
+            &mut stream,
+            "workspace.create",
+            json!({"workspace_id": "acme", "name": "Acme", "idempotency_key": key}),
+        );
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, _) = call(
+        &mut stream,
+        "workspace.get",
+        json!({"workspace_id": "nope"}),
+    );
+    assert_eq!(status, 404);
+    assert_eq!(
+        get(&server.address, "/healthz"),
+        (200, r#"{"status":"ok"}"#.to_owned())
+    );
+    assert_eq!(
+        get(&server.address, "/readyz"),
+        (200, r#"{"status":"ready"}"#.to_owned())
+    );
+    // The metrics are not on the API's address.
+    assert_eq!(get(&server.address, "/metrics").0, 404);
+
+    let (status, rendered) = get(&metrics, "/metrics");
+    assert_eq!(status, 200);
+    let series =
+        |name: &str| sample(&rendered, name).unwrap_or_else(|| panic!("no {name} in\n{rendered}"));
+    assert_eq!(
+        series(
+            r#"rcip_operations_total{door="rest",operation="workspace.create",status="200",code="OK"}"#
+        ),
+        2.0
+    );
+    assert_eq!(
+        series(
+            r#"rcip_operations_total{door="rest",operation="workspace.get",status="404",code="WORKSPACE_NOT_FOUND"}"#
+        ),
+        1.0
+    );
+    assert_eq!(
+        series(r#"rcip_http_requests_total{door="rest",status="200"}"#),
+        2.0
+    );
+    assert_eq!(
+        series(r#"rcip_http_requests_total{door="public",status="200"}"#),
+        2.0
+    );
+    assert!(series(r#"rcip_http_request_duration_seconds_bucket{door="rest",le="+Inf"}"#) >= 3.0);
+    assert!(series("rcip_http_connections_open") >= 1.0);
+}
+
+#[test]
+fn sigterm_ends_an_open_mcp_stream_and_exits_well_before_the_grace() {
+    let dir = TempDir::new("mcp-stream");
+    let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
+    let mut server = serving::serve(&database, &["--shutdown-grace".as_ref(), "60".as_ref()]);
+    // A 2025-11-25 session, then its stream (GET), which never ends by itself.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string();
+    let mut stream = connect(&server.address);
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ada-token\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         content-length: {}\r\n\r\n{initialize}",
+        initialize.len()
+    )
+    .unwrap();
+    let head = read_head(&mut stream);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let session = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session: {head}"));
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let mut other = connect(&server.address);
+    write!(
+        other,
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ada-token\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         mcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n\
+         content-length: {}\r\n\r\n{initialized}",
+        initialized.len()
+    )
+    .unwrap();
+    let head = read_head(&mut other);
+    assert!(head.starts_with("HTTP/1.1 202"), "{head}");
+    let mut events = connect(&server.address);
+    write!(
+        events,
+        "GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ada-token\r\n\
+         accept: text/event-stream\r\nmcp-session-id: {session}\r\n\
+         mcp-protocol-version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    let head = read_head(&mut events);
+    assert!(
+        head.starts_with("HTTP/1.1 200") && head.contains("text/event-stream"),
+        "{head}"
+    );
+
+    let signalled = Instant::now();
+    server.terminate();
+    let exit = loop {
+        if let Some(exit) = server.child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            signalled.elapsed() < Duration::from_secs(15),
+            "still running with an MCP stream open, 15 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exit.success(), "{exit}");
+}
+
+/// Reads an answer's head (to the blank line).
+fn read_head(stream: &mut TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    String::from_utf8(head).unwrap()
 }

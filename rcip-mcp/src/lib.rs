@@ -161,4 +161,6 @@ pub use progress::McpProgress;
 pub use prompts::PromptProvider;
 pub use resources::{ProviderContext, ResourceProvider};
 pub use rmcp;
+/// The token [`HttpOptions::shutdown`] takes (tokio-util's).
+pub use tokio_util::sync::CancellationToken;
 pub use transport::{AuthRejection, HttpOptions, http_router, serve_http, serve_stdio};

@@ -68,6 +68,15 @@ impl SessionOwners {
         lock(&self.table).owners.remove(id);
     }
 
+    /// Sets the `rcip_mcp_sessions` gauge to the sessions rmcp holds now (after a session
+    /// was opened or ended here; one ended by rmcp's idle timeout is counted off at the
+    /// next such change).
+    async fn count(&self) {
+        let open = self.manager.sessions.read().await.len();
+        #[allow(clippy::cast_precision_loss)] // Exact below 2^53 sessions.
+        metrics::gauge!("rcip_mcp_sessions").set(open as f64);
+    }
+
     async fn record(&self, id: SessionId, principal: Option<Principal>) {
         let recorded: Vec<SessionId> = {
             let mut table = lock(&self.table);
@@ -132,6 +141,7 @@ pub(crate) async fn guard(owners: Arc<SessionOwners>, request: Request, next: Ne
             let response = next.run(request).await;
             if delete && response.status().is_success() {
                 owners.forget(&id);
+                owners.count().await;
             }
             response
         }
@@ -141,6 +151,7 @@ pub(crate) async fn guard(owners: Arc<SessionOwners>, request: Request, next: Ne
                 && let Some(id) = session_id(response.headers())
             {
                 owners.record(id.into(), principal).await;
+                owners.count().await;
             }
             response
         }

@@ -15,6 +15,7 @@ use rcip_runtime::Principal;
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{BridgeError, McpBridge};
 use crate::session_owner::{self, SessionOwners};
@@ -82,6 +83,7 @@ pub struct HttpOptions {
     allowed_origins: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
     auth: Option<Arc<AuthHook>>,
+    shutdown: CancellationToken,
 }
 
 impl fmt::Debug for HttpOptions {
@@ -105,6 +107,7 @@ impl Default for HttpOptions {
             ],
             allowed_hosts: None,
             auth: None,
+            shutdown: CancellationToken::new(),
         }
     }
 }
@@ -151,6 +154,24 @@ impl HttpOptions {
         self
     }
 
+    /// Ends the endpoint's sessions and their open streams when `token` is cancelled: a
+    /// server that drains at shutdown cancels it when it stops accepting, so that a client's
+    /// long-lived `GET` stream (2025-11-25) does not hold the drain until its deadline. The
+    /// default token is never cancelled.
+    ///
+    /// ```
+    /// let shutdown = rcip_mcp::CancellationToken::new();
+    /// let options = rcip_mcp::HttpOptions::new().shutdown(shutdown.clone());
+    /// // ... at SIGTERM:
+    /// shutdown.cancel();
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn shutdown(mut self, token: CancellationToken) -> Self {
+        self.shutdown = token;
+        self
+    }
+
     /// Checks every request before MCP sees it: `Ok(Some(principal))` lets it through as
     /// that caller (the principal lands in the invocation's extensions, where policies and
     /// handlers read it, and binds 2026-07-28 confirmation states), `Ok(None)` lets it
@@ -187,6 +208,7 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     let mut config = StreamableHttpServerConfig::default()
         .with_json_response(true)
         .with_allowed_origins(options.allowed_origins)
+        .with_cancellation_token(options.shutdown)
         .enforce_origin_validation();
     if let Some(hosts) = options.allowed_hosts {
         config = config.with_allowed_hosts(hosts);

@@ -613,6 +613,17 @@ pub trait DirectoryStore: Send + Sync + fmt::Debug + 'static {
     ///
     /// A store failure.
     fn secret<'a>(&'a self, name: &'a str) -> DirectoryFuture<'a, Result<[u8; 32], StoreError>>;
+
+    /// Whether the store can serve now: its database answers and holds this build's schema
+    /// (a readiness probe; one cheap statement). The default, for a store in memory, is
+    /// always ready.
+    ///
+    /// # Errors
+    ///
+    /// Why it cannot serve: the database is unreachable or its schema is not this build's.
+    fn ready(&self) -> DirectoryFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// The model's times on the wire: RFC 3339 with milliseconds, UTC.

@@ -191,7 +191,7 @@ pub use memory::MemoryStore;
 #[doc(hidden)]
 pub use pause::CommitPause;
 #[cfg(feature = "postgres")]
-pub use postgres::{DEFAULT_POOL_SIZE, PostgresStore};
+pub use postgres::{DEFAULT_POOL_SIZE, PoolUse, PostgresStore};
 #[cfg(feature = "engine")]
 pub use principal::{Caller, DelegatedScope, PrincipalKind, ScopeSet, UnknownScope};
 #[cfg(feature = "engine")]

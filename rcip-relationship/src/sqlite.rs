@@ -17,7 +17,7 @@ use super::pause::{CommitPause, PauseSlot};
 use super::record::{Actor, Record};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
-    StoreError, StoreFuture,
+    StoreError, StoreFuture, traced,
 };
 use crate::Kind;
 
@@ -393,6 +393,7 @@ impl SqliteStore {
     /// never hold an executor thread (the future resolves on any executor, or none).
     pub(crate) fn run<T, E>(
         &self,
+        name: &'static str,
         work: impl FnOnce(&mut Connection) -> Result<T, E> + Send + 'static,
     ) -> StoreFuture<'static, Result<T, E>>
     where
@@ -403,16 +404,17 @@ impl SqliteStore {
         let sent = self.send(Job::Run(Box::new(move |connection| {
             let _ = answer.send(work(connection));
         })));
-        answered(sent, outcome)
+        answered(name, sent, outcome)
     }
 }
 
 /// The answer to a job that was `sent` (or the reason it was not).
 fn answered<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+    name: &'static str,
     sent: Result<(), StoreError>,
     outcome: oneshot::Receiver<Result<T, E>>,
 ) -> StoreFuture<'static, Result<T, E>> {
-    Box::pin(async move {
+    traced("sqlite", name, async move {
         sent?;
         outcome.await.unwrap_or_else(|_| Err(stopped().into()))
     })
@@ -425,7 +427,9 @@ impl RecordStore for SqliteStore {
         id: Uuid,
     ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
         let workspace_id = workspace_id.to_owned();
-        self.run(move |connection| get(connection, &workspace_id, id))
+        self.run("records.get", move |connection| {
+            get(connection, &workspace_id, id)
+        })
     }
 
     fn scan<'a>(
@@ -436,7 +440,9 @@ impl RecordStore for SqliteStore {
         limit: usize,
     ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
         let (workspace_id, filter) = (workspace_id.to_owned(), filter.clone());
-        self.run(move |connection| scan(connection, &workspace_id, &filter, after, limit))
+        self.run("records.scan", move |connection| {
+            scan(connection, &workspace_id, &filter, after, limit)
+        })
     }
 
     fn events<'a>(
@@ -447,7 +453,9 @@ impl RecordStore for SqliteStore {
         limit: usize,
     ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
         let workspace_id = workspace_id.to_owned();
-        self.run(move |connection| events(connection, &workspace_id, record, after, limit))
+        self.run("events.read", move |connection| {
+            events(connection, &workspace_id, record, after, limit)
+        })
     }
 
     fn idempotency<'a>(
@@ -456,12 +464,18 @@ impl RecordStore for SqliteStore {
         key: &'a str,
     ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
         let (workspace_id, key) = (workspace_id.to_owned(), key.to_owned());
-        self.run(move |connection| read_idempotency(connection, &workspace_id, &key))
+        self.run("idempotency.read", move |connection| {
+            read_idempotency(connection, &workspace_id, &key)
+        })
     }
 
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
         let (answer, outcome) = oneshot::channel();
-        answered(self.send(Job::Commit(Box::new(commit), answer)), outcome)
+        answered(
+            "commit",
+            self.send(Job::Commit(Box::new(commit), answer)),
+            outcome,
+        )
     }
 }
 

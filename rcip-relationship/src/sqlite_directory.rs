@@ -648,7 +648,9 @@ impl DirectoryStore for SqliteStore {
         workspace_id: &'a str,
     ) -> DirectoryFuture<'a, Result<Option<WorkspaceAccess>, StoreError>> {
         let workspace_id = workspace_id.to_owned();
-        self.run(move |connection| access(connection, &workspace_id))
+        self.run("directory.access", move |connection| {
+            access(connection, &workspace_id)
+        })
     }
 
     fn workspaces_of<'a>(
@@ -656,7 +658,7 @@ impl DirectoryStore for SqliteStore {
         principal_id: &'a str,
     ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>> {
         let principal_id = principal_id.to_owned();
-        self.run(move |connection| {
+        self.run("directory.workspaces_of", move |connection| {
             all(
                 connection,
                 "SELECT w.workspace_id, w.name, w.created_at, \
@@ -674,7 +676,9 @@ impl DirectoryStore for SqliteStore {
         change: DirectoryChange,
         idempotency: Option<IdempotencyEntry>,
     ) -> DirectoryFuture<'_, Result<Applied, DirectoryError>> {
-        self.run(move |connection| apply(connection, change, idempotency))
+        self.run("directory.apply", move |connection| {
+            apply(connection, change, idempotency)
+        })
     }
 
     fn idempotency<'a>(
@@ -683,7 +687,9 @@ impl DirectoryStore for SqliteStore {
         key: &'a str,
     ) -> DirectoryFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
         let (workspace_id, key) = (workspace_id.to_owned(), key.to_owned());
-        self.run(move |connection| read_entry(connection, &workspace_id, &key))
+        self.run("directory.idempotency", move |connection| {
+            read_entry(connection, &workspace_id, &key)
+        })
     }
 
     fn drafts<'a>(
@@ -691,7 +697,9 @@ impl DirectoryStore for SqliteStore {
         workspace_id: &'a str,
     ) -> DirectoryFuture<'a, Result<Vec<ProgramDraft>, StoreError>> {
         let workspace_id = workspace_id.to_owned();
-        self.run(move |connection| drafts(connection, &workspace_id, None))
+        self.run("directory.drafts", move |connection| {
+            drafts(connection, &workspace_id, None)
+        })
     }
 
     fn draft<'a>(
@@ -700,7 +708,9 @@ impl DirectoryStore for SqliteStore {
         draft_id: Uuid,
     ) -> DirectoryFuture<'a, Result<Option<ProgramDraft>, StoreError>> {
         let workspace_id = workspace_id.to_owned();
-        self.run(move |connection| Ok(drafts(connection, &workspace_id, Some(draft_id))?.pop()))
+        self.run("directory.draft", move |connection| {
+            Ok(drafts(connection, &workspace_id, Some(draft_id))?.pop())
+        })
     }
 
     fn program_versions<'a>(
@@ -709,7 +719,7 @@ impl DirectoryStore for SqliteStore {
         namespace: Option<&'a str>,
     ) -> DirectoryFuture<'a, Result<Vec<ProgramVersion>, StoreError>> {
         let (workspace_id, namespace) = (workspace_id.to_owned(), namespace.map(str::to_owned));
-        self.run(move |connection| {
+        self.run("directory.program_versions", move |connection| {
             versions_seen(connection, &workspace_id, namespace.as_deref(), None)
         })
     }
@@ -721,7 +731,7 @@ impl DirectoryStore for SqliteStore {
         version: u64,
     ) -> DirectoryFuture<'a, Result<Option<ProgramVersion>, StoreError>> {
         let (workspace_id, namespace) = (workspace_id.to_owned(), namespace.to_owned());
-        self.run(move |connection| {
+        self.run("directory.program", move |connection| {
             let mut seen =
                 versions_seen(connection, &workspace_id, Some(&namespace), Some(version))?;
             // At most one after `by_version`'s dedup (installed first).
@@ -731,6 +741,17 @@ impl DirectoryStore for SqliteStore {
 
     fn secret<'a>(&'a self, name: &'a str) -> DirectoryFuture<'a, Result<[u8; 32], StoreError>> {
         let name = name.to_owned();
-        self.run(move |connection| secret(connection, &name))
+        self.run("directory.secret", move |connection| {
+            secret(connection, &name)
+        })
+    }
+
+    fn ready(&self) -> DirectoryFuture<'_, Result<(), StoreError>> {
+        // The store's thread answers and the schema it made at open is there.
+        self.run("ready", |connection| {
+            connection
+                .query_row("SELECT count(*) FROM workspaces WHERE 0", [], |_| Ok(()))
+                .map_err(sql)
+        })
     }
 }

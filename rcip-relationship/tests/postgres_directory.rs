@@ -273,3 +273,31 @@ async fn concurrent_activations_of_one_version_are_serialized() {
     applied.sort_by_key(|a| format!("{a:?}"));
     assert_eq!(applied, [Applied::Applied, Applied::Unchanged]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_at_this_builds_schema_and_the_pool_in_use() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let store = schema.open().await;
+    store.ready().await.unwrap();
+    let pool = store.pool_use();
+    // The support's stores open a pool of 4.
+    assert_eq!(pool.max, 4);
+    assert!(
+        pool.open >= 1 && pool.idle >= 1 && pool.waiting == 0,
+        "{pool:?}"
+    );
+    // The latest migration gone (a schema another build rolled back): not ready.
+    schema
+        .client()
+        .await
+        .execute(
+            "DELETE FROM rcip_migrations WHERE version = $1",
+            &[&PostgresStore::schema_version()],
+        )
+        .await
+        .unwrap();
+    let error = store.ready().await.unwrap_err();
+    assert!(error.0.contains("migration"), "{error}");
+}

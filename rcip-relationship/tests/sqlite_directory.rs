@@ -133,3 +133,17 @@ async fn a_platform_on_one_file_keeps_its_directory_across_a_restart() {
         .unwrap_err();
     assert_eq!(refused.code, "WORKSPACE_NOT_FOUND");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_while_its_schema_is_there() {
+    let dir = TempDir::new();
+    let store = SqliteStore::open(dir.file()).unwrap();
+    store.ready().await.unwrap();
+    // Someone drops a table behind the store's back: not ready, and saying why.
+    rusqlite::Connection::open(dir.file())
+        .unwrap()
+        .execute_batch("DROP TABLE workspaces")
+        .unwrap();
+    let error = store.ready().await.unwrap_err();
+    assert!(error.0.contains("workspaces"), "{error}");
+}

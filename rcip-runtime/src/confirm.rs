@@ -36,6 +36,26 @@ struct Pending {
     context: Arc<SemanticContext>,
     expires_at: u64,
     watcher: Watcher,
+    /// Counts the ticket in the `rcip_pending_confirmations` gauge while it lives.
+    _counted: Counted,
+}
+
+/// One pending ticket in the process's `rcip_pending_confirmations` gauge (every runtime's
+/// tickets, added up): counted when made, counted off when dropped, however the ticket
+/// ends. With no metrics recorder installed this costs an atomic load.
+struct Counted;
+
+impl Counted {
+    fn new() -> Self {
+        metrics::gauge!("rcip_pending_confirmations").increment(1.0);
+        Self
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        metrics::gauge!("rcip_pending_confirmations").decrement(1.0);
+    }
 }
 
 impl Pending {
@@ -164,6 +184,7 @@ impl Inner {
                 context: ready.context.clone(),
                 expires_at,
                 watcher: Watcher::default(),
+                _counted: Counted::new(),
             },
         );
         self.start_watcher(&id, ttl, token);
@@ -295,8 +316,11 @@ impl Inner {
             context,
             expires_at,
             watcher,
+            _counted: counted,
         } = pending;
         drop(watcher);
+        // Taken: no longer pending while the confirmed run goes on.
+        drop(counted);
         let mut attempt = Attempt {
             reservation,
             capability_id,

@@ -14,6 +14,7 @@ use rcip_core::{
     ErrorCode, EventPhase, InvocationOutcome, PREFLIGHT_MAX_PROPOSALS, PreflightReport,
     RuntimeEvent, SemanticContext,
 };
+use tracing::Instrument;
 
 use crate::binding::{AvailabilityFn, Handler};
 use crate::catalog::{CompiledCapability, CompiledCatalog};
@@ -734,16 +735,28 @@ impl RcipClient for Client {
 
     fn invoke(&self, request: InvocationRequest) -> BoxFuture<InvocationOutcome> {
         let inner = self.inner.clone();
+        // The invocation's span (a trace's step between the transport's and the handler's
+        // store calls); its lifecycle events (`rcip::event`) land in it. Disabled, it costs
+        // one interest check here and on each poll.
+        let span = tracing::debug_span!(
+            target: "rcip::runtime",
+            "invocation",
+            otel.name = %request.capability_id,
+            rcip.capability = %request.capability_id,
+        );
         // Steps 1–4 on the first poll, then the pipeline held in this future itself.
-        Box::pin(async move {
-            // Taken apart before the await, so this future does not keep the admission's
-            // result beside the pipeline's.
-            let (attempt, input) = match inner.admit(request) {
-                Ok(admitted) => admitted,
-                Err(outcome) => return outcome,
-            };
-            inner.run(attempt, input).await
-        })
+        Box::pin(
+            async move {
+                // Taken apart before the await, so this future does not keep the admission's
+                // result beside the pipeline's.
+                let (attempt, input) = match inner.admit(request) {
+                    Ok(admitted) => admitted,
+                    Err(outcome) => return outcome,
+                };
+                inner.run(attempt, input).await
+            }
+            .instrument(span),
+        )
     }
 
     fn preflight(&self, batch: PreflightBatch) -> BoxFuture<Result<PreflightReport, crate::Error>> {

@@ -149,8 +149,11 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let (app, stopped) = (app.clone(), stopped.clone());
+        let open_gauge = metrics::gauge!("rcip_http_connections_open");
+        open_gauge.increment(1.0);
         tokio::spawn(async move {
             connection(stream, peer, app, limits, stopped).await;
+            open_gauge.decrement(1.0);
             drop(permit);
         });
     }
@@ -207,6 +210,9 @@ async fn connection(
             () = sleep_until(deadline) => {
                 if activity.deadline(&limits).is_some_and(|at| at <= Instant::now()) {
                     // Nothing is being answered: the connection is dropped unanswered.
+                    if activity.awaiting_head() {
+                        crate::observe::refused_connection("header_timeout");
+                    }
                     tracing::debug!(target: "rcip::server", %peer, "connection timed out");
                     return;
                 }
@@ -288,6 +294,21 @@ impl Activity {
             Phase::Waiting { since, .. } => Some(since + limits.idle_timeout),
             Phase::Busy(_) => None,
         }
+    }
+
+    /// Whether the connection owes a request head (its first, or one begun): a close now
+    /// is the header timeout's, not a keep-alive's idle end.
+    fn awaiting_head(&self) -> bool {
+        matches!(
+            *self.phase(),
+            Phase::Waiting {
+                first_request: true,
+                ..
+            } | Phase::Waiting {
+                first_byte: Some(_),
+                ..
+            }
+        )
     }
 
     fn read(&self) {

@@ -102,6 +102,9 @@ impl IntoResponse for ApiError {
             headers.insert(header::WWW_AUTHENTICATE, value);
         }
         response
+            .extensions_mut()
+            .insert(crate::observe::RefusalCode(self.code));
+        response
     }
 }
 

@@ -29,6 +29,8 @@
 //! | `POST\|GET\|DELETE /mcp` | MCP streamable HTTP (both revisions) through `rcip-mcp`: the operations as tools, dots as underscores (`record_get`), reads `readOnlyHint` |
 //! | `GET /v1/openapi.json` | the OpenAPI 3.1 document, generated from the registry ([`openapi_document`]) |
 //! | `GET /.well-known/oauth-protected-resource` (and `.../mcp`) | RFC 9728 metadata |
+//! | `GET /healthz` | liveness: `200 {"status": "ok"}` (no credential, no limit) |
+//! | `GET /readyz` | readiness: `200 {"status": "ready"}` when the database answers at this build's schema, else 503 `NOT_READY` (no credential, no limit) |
 //!
 //! # REST
 //!
@@ -47,6 +49,26 @@
 //! any tool runs is an HTTP 401/403 (401 naming the `/mcp` resource's metadata,
 //! `<base>/.well-known/oauth-protected-resource/mcp`); a refused operation is an `isError`
 //! result whose message starts with the platform's code (`STALE_REVISION: ...`).
+//!
+//! # Operations
+//!
+//! Each request runs in an `http.request` span (target `rcip::http`, named after its route)
+//! and each operation in an `operation` span (target `rcip::server`) with the store's `db`
+//! spans (target `rcip::store`, DEBUG) under it: a `tracing-opentelemetry` layer turns them
+//! into one trace. Metrics go through the `metrics` facade; install an exporter (`rcip
+//! serve --metrics-bind` installs Prometheus's) to read them:
+//!
+//! | metric | kind | labels |
+//! | --- | --- | --- |
+//! | `rcip_http_requests_total` | counter | `door` (`rest`, `mcp`, `public`), `status` |
+//! | `rcip_http_request_duration_seconds` | histogram | `door` (until the answer's head) |
+//! | `rcip_http_requests_in_flight` | gauge | `door` |
+//! | `rcip_http_connections_open` | gauge | ([`serve`]'s connections) |
+//! | `rcip_requests_refused_total` | counter | `limit`: `body_size`, `json_depth`, `body_timeout`, `request_timeout`, `concurrency`, `principal_concurrency`, `rate`, `header_timeout` |
+//! | `rcip_operations_total` | counter | `door`, `operation`, `status`, `code` (`OK` or the refusal's) |
+//! | `rcip_operation_duration_seconds` | histogram | `door`, `operation` |
+//! | `rcip_mcp_sessions` | gauge | (rcip-mcp: the 2025-11-25 sessions open) |
+//! | `rcip_pending_confirmations` | gauge | (rcip-runtime: tickets waiting for the host) |
 #![deny(missing_docs)]
 
 mod authenticate;
@@ -55,8 +77,10 @@ pub mod credentials;
 mod discovery;
 mod error;
 mod explorer;
+mod health;
 mod limits;
 mod mcp;
+mod observe;
 mod openapi;
 mod rest;
 mod server;
@@ -81,3 +105,5 @@ pub use static_tokens::{StaticTokens, bearer_token};
 pub use tokens::TokenStore;
 
 pub use axum;
+/// The token [`Server::shutdown`] takes.
+pub use rcip_mcp::CancellationToken;

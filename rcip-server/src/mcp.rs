@@ -141,7 +141,7 @@ fn build(shared: &Arc<Shared>) -> Result<Router, String> {
                             Vec::new(),
                         )
                     })?;
-                    shared.call(&who, name, input).await.map_err(public)
+                    shared.call(&who, DOOR, name, input).await.map_err(public)
                 }
             });
             host.bind(&spec.tool_name(), binding)
@@ -156,15 +156,18 @@ fn build(shared: &Arc<Shared>) -> Result<Router, String> {
         _runtime: runtime,
         _bindings: bindings,
     });
-    let mut options = HttpOptions::new().path(MCP_PATH).bearer_auth(move |parts| {
-        let _alive = &kept;
-        // The server's authentication layer ran first; without its answer nothing passes.
-        parts
-            .extensions
-            .get::<Authenticated>()
-            .map(|who| Some(principal(who)))
-            .ok_or_else(AuthRejection::new)
-    });
+    let mut options = HttpOptions::new()
+        .path(MCP_PATH)
+        .shutdown(shared.shutdown.clone())
+        .bearer_auth(move |parts| {
+            let _alive = &kept;
+            // The server's authentication layer ran first; without its answer nothing passes.
+            parts
+                .extensions
+                .get::<Authenticated>()
+                .map(|who| Some(principal(who)))
+                .ok_or_else(AuthRejection::new)
+        });
     if let Some(hosts) = public_hosts(&shared.base_url) {
         options = options.allowed_hosts(hosts);
     }

@@ -17,7 +17,7 @@ use http::StatusCode;
 use rcip_core::ValidationIssue;
 use serde_json::{Map, Value, json};
 
-use crate::authenticate::Authenticated;
+use crate::authenticate::{Authenticated, Door};
 use crate::error::{ApiError, json_response};
 use crate::limits::{ContentType, read_body};
 use crate::server::Shared;
@@ -52,7 +52,7 @@ async fn run(shared: &Shared, request: Request) -> Result<Value, ApiError> {
     let bytes = read_body(request.into_body(), shared.limits.body_timeout).await?;
     let body = parse(&bytes)?;
     let (operation, arguments) = envelope(body)?;
-    Ok(shared.call(&who, &operation, arguments).await?)
+    Ok(shared.call(&who, Door::Rest, &operation, arguments).await?)
 }
 
 /// The body as JSON: 400 `MALFORMED_JSON` when it is not JSON, 400 `AMBIGUOUS_REQUEST` when

@@ -5,6 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::Router;
 use axum::error_handling::HandleErrorLayer;
@@ -12,13 +13,16 @@ use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use rcip_relationship::{Caller, DirectoryStore, Platform, PlatformError, RecordStore};
+use rcip_mcp::CancellationToken;
+use rcip_relationship::{Caller, DirectoryStore, Platform, PlatformError, RecordStore, operations};
 use serde_json::Value;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::TraceLayer;
+use tracing::Instrument;
 
 use crate::authenticate::{AuthRefusal, Authenticate, Authenticated, Door};
 use crate::error::ApiError;
@@ -26,7 +30,7 @@ use crate::limits::{
     AddressLimiter, BodyRules, Limits, PrincipalSlots, RateLimiter, json_guard, layer_error,
     principal_concurrency, rate_limit, reshape_refusal,
 };
-use crate::{discovery, explorer, mcp, openapi, rest};
+use crate::{discovery, explorer, health, mcp, observe, openapi, rest};
 
 /// The future an erased platform call answers.
 pub(crate) type CallFuture<'a> =
@@ -68,6 +72,8 @@ pub(crate) struct Shared {
     pub(crate) authorization_servers: Vec<String>,
     /// The OpenAPI document (it depends on the registry and the base URL only).
     pub(crate) openapi: Arc<Value>,
+    /// Cancelled when the server stops: ends the MCP sessions' open streams.
+    pub(crate) shutdown: CancellationToken,
 }
 
 impl Shared {
@@ -78,16 +84,56 @@ impl Shared {
     pub(crate) async fn call(
         &self,
         who: &Authenticated,
+        door: Door,
         name: &str,
         arguments: Value,
     ) -> Result<Value, PlatformError> {
-        match who.workspace.as_deref() {
-            None => self.platform.call(&who.caller, name, arguments).await,
-            Some(bound) => {
-                let caller = who.caller.clone().within(bound);
-                self.platform.call(&caller, name, arguments).await
+        // The registry's own name: a label from a fixed set, whatever the caller sent.
+        let operation = operations()
+            .iter()
+            .find(|spec| spec.name == name)
+            .map_or("unknown", |spec| spec.name);
+        let span = tracing::info_span!(
+            target: "rcip::server",
+            "operation",
+            otel.name = operation,
+            rcip.operation = operation,
+            rcip.door = observe::door_label(door),
+            rcip.code = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let answer = async {
+            match who.workspace.as_deref() {
+                None => self.platform.call(&who.caller, name, arguments).await,
+                Some(bound) => {
+                    let caller = who.caller.clone().within(bound);
+                    self.platform.call(&caller, name, arguments).await
+                }
             }
         }
+        .instrument(span.clone())
+        .await;
+        let (status, code) = match &answer {
+            Ok(_) => (200, "OK"),
+            Err(error) => (error.status, error.code),
+        };
+        span.record("rcip.code", code);
+        let door = observe::door_label(door);
+        metrics::histogram!(
+            "rcip_operation_duration_seconds",
+            "door" => door,
+            "operation" => operation,
+        )
+        .record(started.elapsed().as_secs_f64());
+        metrics::counter!(
+            "rcip_operations_total",
+            "door" => door,
+            "operation" => operation,
+            "status" => observe::status_label(status),
+            "code" => code,
+        )
+        .increment(1);
+        answer
     }
 
     /// The metadata URL of the protected resource behind `door` (RFC 9728: the resource's
@@ -156,6 +202,7 @@ impl Server {
                 openapi: Arc::new(openapi::openapi_document(&base_url)),
                 base_url,
                 authorization_servers: Vec::new(),
+                shutdown: CancellationToken::new(),
             },
         }
     }
@@ -176,6 +223,15 @@ impl Server {
         T: Into<String>,
     {
         self.shared.authorization_servers = issuers.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Ends MCP's open streams when `token` is cancelled: cancel it when the server stops
+    /// accepting, so that a client's `GET /mcp` stream (which never ends by itself) does
+    /// not hold the drain until its deadline. `rcip serve` cancels it at SIGTERM.
+    #[must_use]
+    pub fn shutdown(mut self, token: CancellationToken) -> Self {
+        self.shared.shutdown = token;
         self
     }
 
@@ -215,7 +271,7 @@ impl Server {
                 get(discovery::mcp),
             )
             .with_state(Arc::clone(&shared));
-        Router::new()
+        let limited = Router::new()
             .merge(rest)
             .merge(mcp)
             .merge(public)
@@ -231,6 +287,22 @@ impl Server {
                     .layer(GlobalConcurrencyLimitLayer::new(
                         limits.max_concurrent_requests.max(1),
                     )),
+            );
+        // The probes stand outside every limit; the span and the metrics wrap everything.
+        Router::new()
+            .route("/healthz", get(health::healthz))
+            .route("/readyz", get(health::readyz))
+            .with_state(Arc::clone(&shared))
+            .merge(limited)
+            .layer(
+                ServiceBuilder::new()
+                    .layer(
+                        TraceLayer::new_for_http()
+                            .make_span_with(observe::request_span)
+                            .on_request(())
+                            .on_response(observe::record_status),
+                    )
+                    .layer(middleware::from_fn(observe::measure)),
             )
     }
 }

@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 pub struct Serving {
     pub child: Child,
     pub address: String,
+    /// The lines printed before `listening on` (`metrics on ...`).
+    pub printed: Vec<String>,
 }
 
 impl Drop for Serving {
@@ -34,16 +36,32 @@ pub fn serve(database: &str, args: &[&std::ffi::OsStr]) -> Serving {
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .unwrap_or_else(|| panic!("no address printed: {line:?}"))
-        .to_owned();
-    Serving { child, address }
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut printed = Vec::new();
+    let address = loop {
+        let line = lines
+            .next()
+            .unwrap_or_else(|| panic!("no address printed after {printed:?}"))
+            .unwrap();
+        match line.trim().strip_prefix("listening on http://") {
+            Some(address) => break address.to_owned(),
+            None => printed.push(line),
+        }
+    };
+    Serving {
+        child,
+        address,
+        printed,
+    }
+}
+
+impl Serving {
+    /// Sends the process SIGTERM.
+    pub fn terminate(&self) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(sent.success(), "kill -TERM {pid}: {sent}");
+    }
 }
 
 /// Writes one `POST /v1/operations` on `stream` (kept alive).

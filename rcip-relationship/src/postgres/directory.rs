@@ -23,7 +23,7 @@ use crate::directory_rows::{
     parse_package, parse_role, parse_scopes, parse_visibility, scopes_text, visibility_str,
 };
 use crate::memory_directory::by_version;
-use crate::store::{IdempotencyEntry, StoreError};
+use crate::store::{IdempotencyEntry, StoreError, traced};
 
 /// The advisory lock class of activations (the second key hashes schema, namespace and
 /// version): apart from the migrations' class.
@@ -653,14 +653,22 @@ impl DirectoryStore for PostgresStore {
         &'a self,
         workspace_id: &'a str,
     ) -> DirectoryFuture<'a, Result<Option<WorkspaceAccess>, StoreError>> {
-        Box::pin(self.directory_access(workspace_id))
+        traced(
+            "postgres",
+            "directory.access",
+            self.directory_access(workspace_id),
+        )
     }
 
     fn workspaces_of<'a>(
         &'a self,
         principal_id: &'a str,
     ) -> DirectoryFuture<'a, Result<Vec<(Workspace, Member)>, StoreError>> {
-        Box::pin(PostgresStore::workspaces_of(self, principal_id))
+        traced(
+            "postgres",
+            "directory.workspaces_of",
+            PostgresStore::workspaces_of(self, principal_id),
+        )
     }
 
     fn apply(
@@ -668,7 +676,11 @@ impl DirectoryStore for PostgresStore {
         change: DirectoryChange,
         idempotency: Option<IdempotencyEntry>,
     ) -> DirectoryFuture<'_, Result<Applied, DirectoryError>> {
-        Box::pin(self.directory_apply(change, idempotency))
+        traced(
+            "postgres",
+            "directory.apply",
+            self.directory_apply(change, idempotency),
+        )
     }
 
     fn idempotency<'a>(
@@ -676,14 +688,22 @@ impl DirectoryStore for PostgresStore {
         workspace_id: &'a str,
         key: &'a str,
     ) -> DirectoryFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
-        Box::pin(self.directory_idempotency(workspace_id, key))
+        traced(
+            "postgres",
+            "directory.idempotency",
+            self.directory_idempotency(workspace_id, key),
+        )
     }
 
     fn drafts<'a>(
         &'a self,
         workspace_id: &'a str,
     ) -> DirectoryFuture<'a, Result<Vec<ProgramDraft>, StoreError>> {
-        Box::pin(PostgresStore::drafts(self, workspace_id, None))
+        traced(
+            "postgres",
+            "directory.drafts",
+            PostgresStore::drafts(self, workspace_id, None),
+        )
     }
 
     fn draft<'a>(
@@ -691,7 +711,7 @@ impl DirectoryStore for PostgresStore {
         workspace_id: &'a str,
         draft_id: Uuid,
     ) -> DirectoryFuture<'a, Result<Option<ProgramDraft>, StoreError>> {
-        Box::pin(async move {
+        traced("postgres", "directory.draft", async move {
             Ok(PostgresStore::drafts(self, workspace_id, Some(draft_id))
                 .await?
                 .pop())
@@ -703,7 +723,11 @@ impl DirectoryStore for PostgresStore {
         workspace_id: &'a str,
         namespace: Option<&'a str>,
     ) -> DirectoryFuture<'a, Result<Vec<ProgramVersion>, StoreError>> {
-        Box::pin(self.versions_seen(workspace_id, namespace, None))
+        traced(
+            "postgres",
+            "directory.program_versions",
+            self.versions_seen(workspace_id, namespace, None),
+        )
     }
 
     fn program<'a>(
@@ -712,7 +736,7 @@ impl DirectoryStore for PostgresStore {
         namespace: &'a str,
         version: u64,
     ) -> DirectoryFuture<'a, Result<Option<ProgramVersion>, StoreError>> {
-        Box::pin(async move {
+        traced("postgres", "directory.program", async move {
             let mut seen = self
                 .versions_seen(workspace_id, Some(namespace), Some(version))
                 .await?;
@@ -722,6 +746,14 @@ impl DirectoryStore for PostgresStore {
     }
 
     fn secret<'a>(&'a self, name: &'a str) -> DirectoryFuture<'a, Result<[u8; 32], StoreError>> {
-        Box::pin(PostgresStore::secret(self, name))
+        traced(
+            "postgres",
+            "directory.secret",
+            PostgresStore::secret(self, name),
+        )
+    }
+
+    fn ready(&self) -> DirectoryFuture<'_, Result<(), StoreError>> {
+        traced("postgres", "ready", PostgresStore::ready(self))
     }
 }

@@ -19,7 +19,7 @@ use super::pause::{CommitPause, PauseSlot};
 use super::record::{Actor, Record};
 use super::store::{
     ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, RecordStore, ScanFilter,
-    StoreError, StoreFuture,
+    StoreError, StoreFuture, traced,
 };
 use crate::Kind;
 use rcip_runtime::__private::shared::random_128;
@@ -103,6 +103,19 @@ pub struct PostgresStore {
     pause: PauseSlot,
 }
 
+/// How a [`PostgresStore`]'s connection pool is used at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolUse {
+    /// The most connections the pool opens.
+    pub max: usize,
+    /// The connections open now (handed out or idle).
+    pub open: usize,
+    /// The open connections waiting in the pool for a caller.
+    pub idle: usize,
+    /// The callers waiting for a connection.
+    pub waiting: usize,
+}
+
 impl fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let status = self.pool.status();
@@ -170,10 +183,41 @@ impl PostgresStore {
         &self.migrated
     }
 
+    /// The pool's use now (for a metrics gauge; no connection is touched).
+    #[must_use]
+    pub fn pool_use(&self) -> PoolUse {
+        let status = self.pool.status();
+        PoolUse {
+            max: status.max_size,
+            open: status.size,
+            idle: status.available,
+            waiting: status.waiting,
+        }
+    }
+
     /// The latest schema version this build knows.
     #[must_use]
     pub fn schema_version() -> i32 {
         MIGRATIONS.last().map_or(0, |(version, _, _)| *version)
+    }
+
+    /// Readiness: a connection is handed out and the schema's latest migration is this
+    /// build's (another instance may have moved it on, or someone may have dropped it).
+    async fn ready(&self) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_one("SELECT max(version) FROM rcip_migrations", &[])
+            .await
+            .map_err(pg)?;
+        let version: Option<i32> = row.try_get(0).map_err(pg)?;
+        match version {
+            Some(version) if version == Self::schema_version() => Ok(()),
+            other => Err(StoreError(format!(
+                "postgres: the schema is at migration {}, this build's is {}",
+                other.map_or_else(|| "none".to_owned(), |v| v.to_string()),
+                Self::schema_version()
+            ))),
+        }
     }
 
     async fn client(&self) -> Result<Object, StoreError> {
@@ -600,14 +644,19 @@ impl PostgresStore {
     }
 }
 
-// The trait is the inherent methods, boxed: they are natively async (no blocking work).
+// The trait is the inherent methods, boxed (each in its span): they are natively async (no
+// blocking work).
 impl RecordStore for PostgresStore {
     fn get<'a>(
         &'a self,
         workspace_id: &'a str,
         id: Uuid,
     ) -> StoreFuture<'a, Result<Option<Record>, StoreError>> {
-        Box::pin(PostgresStore::get(self, workspace_id, id))
+        traced(
+            "postgres",
+            "records.get",
+            PostgresStore::get(self, workspace_id, id),
+        )
     }
 
     fn scan<'a>(
@@ -617,13 +666,11 @@ impl RecordStore for PostgresStore {
         after: u64,
         limit: usize,
     ) -> StoreFuture<'a, Result<Vec<(u64, Record)>, StoreError>> {
-        Box::pin(PostgresStore::scan(
-            self,
-            workspace_id,
-            filter,
-            after,
-            limit,
-        ))
+        traced(
+            "postgres",
+            "records.scan",
+            PostgresStore::scan(self, workspace_id, filter, after, limit),
+        )
     }
 
     fn events<'a>(
@@ -633,13 +680,11 @@ impl RecordStore for PostgresStore {
         after: u64,
         limit: usize,
     ) -> StoreFuture<'a, Result<Vec<ChangeEvent>, StoreError>> {
-        Box::pin(PostgresStore::events(
-            self,
-            workspace_id,
-            record,
-            after,
-            limit,
-        ))
+        traced(
+            "postgres",
+            "events.read",
+            PostgresStore::events(self, workspace_id, record, after, limit),
+        )
     }
 
     fn idempotency<'a>(
@@ -647,11 +692,15 @@ impl RecordStore for PostgresStore {
         workspace_id: &'a str,
         key: &'a str,
     ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
-        Box::pin(PostgresStore::idempotency(self, workspace_id, key))
+        traced(
+            "postgres",
+            "idempotency.read",
+            PostgresStore::idempotency(self, workspace_id, key),
+        )
     }
 
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
-        Box::pin(PostgresStore::commit(self, commit))
+        traced("postgres", "commit", PostgresStore::commit(self, commit))
     }
 }
 
