@@ -277,18 +277,19 @@ async fn serve_platform<S: RecordStore>(
     let authenticate = tokens.otherwise(Arc::new(credentials.clone()));
     // Cancelled at the signal: MCP's open streams end, so they do not hold the drain.
     let streams = CancellationToken::new();
-    let mut app = Server::new(Arc::clone(&platform), Arc::new(authenticate), base_url)
-        .limits(limits)
-        .authorization_servers(issuers)
-        .shutdown(streams.clone())
-        .router()
-        .merge(console_router(credentials));
-    let (stop, stopped) = tokio::sync::watch::channel(false);
     let metrics = if args.metrics_bind.is_some() || args.metrics_path.is_some() {
         Some(observe::prometheus().map_err(failure)?)
     } else {
         None
     };
+    let mut app = Server::new(Arc::clone(&platform), Arc::new(authenticate), base_url)
+        .limits(limits)
+        .authorization_servers(issuers)
+        .shutdown(streams.clone())
+        .record_metrics(metrics.is_some())
+        .router()
+        .merge(console_router(credentials));
+    let (stop, stopped) = tokio::sync::watch::channel(false);
     if let (Some(handle), Some(path)) = (&metrics, &args.metrics_path) {
         if !path.starts_with('/') {
             return Err(failure(format!(

@@ -197,8 +197,20 @@ async fn connection(
             .serve_connection(io, service)
     );
     let mut stopping = false;
+    // One timer for the connection's life, moved only when the deadline moves (a new
+    // timer per request would register and cancel one in tokio's wheel each time).
+    let mut timer = pin!(tokio::time::sleep_until(
+        Instant::now() + limits.header_timeout
+    ));
+    let mut armed = None;
     loop {
         let deadline = activity.deadline(&limits);
+        if let Some(at) = deadline
+            && armed != Some(at)
+        {
+            timer.as_mut().reset(at);
+            armed = Some(at);
+        }
         let changed = activity.changed.notified();
         tokio::select! {
             served = conn.as_mut() => {
@@ -207,7 +219,8 @@ async fn connection(
                 }
                 return;
             }
-            () = sleep_until(deadline) => {
+            () = timer.as_mut(), if deadline.is_some() => {
+                armed = None;
                 if activity.deadline(&limits).is_some_and(|at| at <= Instant::now()) {
                     // Nothing is being answered: the connection is dropped unanswered.
                     if activity.awaiting_head() {
@@ -231,13 +244,6 @@ async fn connection(
 /// it is not `Send`).
 async fn stop_signal(stopped: &mut watch::Receiver<bool>) {
     let _ = stopped.wait_for(|stop| *stop).await.map(|_| ());
-}
-
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// What a connection is doing, for its watchdog.

@@ -499,20 +499,13 @@ fn rate_limited(whose: &str, wait: u64) -> Response {
     error.into_response()
 }
 
-/// Draws the authenticated principal's request from its bucket (429 `RATE_LIMITED` with
-/// `Retry-After` when empty). Runs after authentication, which put the caller in the
-/// extensions.
-pub(crate) async fn rate_limit(
-    State(limiter): State<Arc<RateLimiter>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if let Some(who) = request.extensions().get::<Authenticated>()
-        && let Err(wait) = limiter.take(who.caller.kind, &who.caller.actor.id)
-    {
-        return rate_limited("principal", wait);
-    }
-    next.run(request).await
+/// Draws the authenticated principal's request from its bucket: 429 `RATE_LIMITED` with
+/// `Retry-After` when it is empty.
+pub(crate) fn principal_rate(limiter: &RateLimiter, who: &Authenticated) -> Option<Response> {
+    limiter
+        .take(who.caller.kind, &who.caller.actor.id)
+        .err()
+        .map(|wait| rate_limited("principal", wait))
 }
 
 /// The buckets of client addresses whose credentials were refused.
@@ -558,7 +551,7 @@ pub(crate) struct PrincipalSlots {
 
 /// One request's place among its principal's; given back when dropped.
 #[derive(Debug)]
-struct Slot {
+pub(crate) struct Slot {
     slots: Arc<PrincipalSlots>,
     key: (PrincipalKind, String),
 }
@@ -605,32 +598,25 @@ impl Drop for Slot {
     }
 }
 
-/// Holds one of the authenticated principal's slots while its request is served (429
-/// `CONCURRENCY_LIMITED` with `Retry-After: 1` when it has none left): one principal's
-/// slow or numerous requests take at most its share of the global capacity.
-pub(crate) async fn principal_concurrency(
-    State(slots): State<Arc<PrincipalSlots>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Some(who) = request.extensions().get::<Authenticated>() else {
-        return next.run(request).await;
-    };
-    let Some(slot) = slots.take(who.caller.kind, &who.caller.actor.id) else {
-        let mut error = ApiError::new(
-            429,
-            "CONCURRENCY_LIMITED",
-            format!(
-                "this principal already has {} requests in flight; try again when one is answered",
-                slots.max
-            ),
-        );
-        error.retry_after = Some(1);
-        return error.into_response();
-    };
-    let response = next.run(request).await;
-    drop(slot);
-    response
+/// One of the authenticated principal's slots, held while its request is served, or
+/// `None` when it has none left ([`concurrency_limited`]): one principal's slow or
+/// numerous requests take at most its share of the global capacity.
+pub(crate) fn principal_slot(slots: &Arc<PrincipalSlots>, who: &Authenticated) -> Option<Slot> {
+    slots.take(who.caller.kind, &who.caller.actor.id)
+}
+
+/// 429 `CONCURRENCY_LIMITED` with `Retry-After: 1`.
+pub(crate) fn concurrency_limited(slots: &PrincipalSlots) -> Response {
+    let mut error = ApiError::new(
+        429,
+        "CONCURRENCY_LIMITED",
+        format!(
+            "this principal already has {} requests in flight; try again when one is answered",
+            slots.max
+        ),
+    );
+    error.retry_after = Some(1);
+    error.into_response()
 }
 
 #[cfg(test)]

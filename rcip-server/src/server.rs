@@ -27,8 +27,8 @@ use tracing::Instrument;
 use crate::authenticate::{AuthRefusal, Authenticate, Authenticated, Door};
 use crate::error::ApiError;
 use crate::limits::{
-    AddressLimiter, BodyRules, Limits, PrincipalSlots, RateLimiter, json_guard, layer_error,
-    principal_concurrency, rate_limit, reshape_refusal,
+    AddressLimiter, BodyRules, Limits, PrincipalSlots, RateLimiter, concurrency_limited,
+    json_guard, layer_error, principal_rate, principal_slot, reshape_refusal,
 };
 use crate::{discovery, explorer, health, mcp, observe, openapi, rest};
 
@@ -74,6 +74,8 @@ pub(crate) struct Shared {
     pub(crate) openapi: Arc<Value>,
     /// Cancelled when the server stops: ends the MCP sessions' open streams.
     pub(crate) shutdown: CancellationToken,
+    /// Whether requests and operations are recorded as metrics.
+    pub(crate) metrics: bool,
 }
 
 impl Shared {
@@ -101,7 +103,7 @@ impl Shared {
             rcip.door = observe::door_label(door),
             rcip.code = tracing::field::Empty,
         );
-        let started = Instant::now();
+        let started = self.metrics.then(Instant::now);
         let answer = async {
             match who.workspace.as_deref() {
                 None => self.platform.call(&who.caller, name, arguments).await,
@@ -118,6 +120,9 @@ impl Shared {
             Err(error) => (error.status, error.code),
         };
         span.record("rcip.code", code);
+        let Some(started) = started else {
+            return answer;
+        };
         let door = observe::door_label(door);
         metrics::histogram!(
             "rcip_operation_duration_seconds",
@@ -203,6 +208,7 @@ impl Server {
                 base_url,
                 authorization_servers: Vec::new(),
                 shutdown: CancellationToken::new(),
+                metrics: true,
             },
         }
     }
@@ -232,6 +238,15 @@ impl Server {
     #[must_use]
     pub fn shutdown(mut self, token: CancellationToken) -> Self {
         self.shared.shutdown = token;
+        self
+    }
+
+    /// Whether requests and operations are recorded through the `metrics` facade (default:
+    /// yes). With no recorder installed each record is a no-op, but still costs the labels'
+    /// keys and the clock reads (about 1 µs a request): turn it off when nothing scrapes.
+    #[must_use]
+    pub fn record_metrics(mut self, on: bool) -> Self {
+        self.shared.metrics = on;
         self
     }
 
@@ -288,22 +303,21 @@ impl Server {
                         limits.max_concurrent_requests.max(1),
                     )),
             );
-        // The probes stand outside every limit; the span and the metrics wrap everything.
-        Router::new()
+        // The probes stand outside every limit; the metrics and the span wrap everything.
+        let mut app = Router::new()
             .route("/healthz", get(health::healthz))
             .route("/readyz", get(health::readyz))
             .with_state(Arc::clone(&shared))
-            .merge(limited)
-            .layer(
-                ServiceBuilder::new()
-                    .layer(
-                        TraceLayer::new_for_http()
-                            .make_span_with(observe::request_span)
-                            .on_request(())
-                            .on_response(observe::record_status),
-                    )
-                    .layer(middleware::from_fn(observe::measure)),
-            )
+            .merge(limited);
+        if shared.metrics {
+            app = app.layer(middleware::from_fn(observe::measure));
+        }
+        app.layer(
+            TraceLayer::new_for_http()
+                .make_span_with(observe::request_span)
+                .on_request(())
+                .on_response(observe::record_status),
+        )
     }
 }
 
@@ -314,9 +328,10 @@ struct Guards {
     addresses: Option<Arc<AddressLimiter>>,
 }
 
-/// The layers of a door, outermost first: the client address's bucket and authentication,
-/// the principal's concurrency and rate limits, the JSON body guard (the body is read only
-/// for an authenticated caller with a free slot).
+/// The layers of a door, outermost first: admission (the client address's bucket,
+/// authentication, the principal's rate and concurrency limits, in one layer: each layer
+/// costs a boxed future per request), then the JSON body guard (the body is read only for
+/// an authenticated caller with a free slot).
 fn door(routes: Router, shared: &Arc<Shared>, door: Door, guards: &Guards) -> Router {
     let rules = BodyRules {
         depth_limit: shared
@@ -325,22 +340,25 @@ fn door(routes: Router, shared: &Arc<Shared>, door: Door, guards: &Guards) -> Ro
             .min(crate::limits::DEFAULT_JSON_DEPTH_LIMIT),
         timeout: shared.limits.body_timeout,
     };
-    let mut routes = routes.layer(middleware::from_fn_with_state(rules, json_guard));
-    if let Some(limiter) = &guards.rate {
-        routes = routes.layer(middleware::from_fn_with_state(
-            Arc::clone(limiter),
-            rate_limit,
-        ));
-    }
+    let gate = Arc::new(Gate {
+        shared: Arc::clone(shared),
+        door,
+        addresses: guards.addresses.clone(),
+        rate: guards.rate.clone(),
+        slots: Arc::clone(&guards.slots),
+    });
     routes
-        .layer(middleware::from_fn_with_state(
-            Arc::clone(&guards.slots),
-            principal_concurrency,
-        ))
-        .layer(middleware::from_fn_with_state(
-            (Arc::clone(shared), door, guards.addresses.clone()),
-            authenticate,
-        ))
+        .layer(middleware::from_fn_with_state(rules, json_guard))
+        .layer(middleware::from_fn_with_state(gate, admit))
+}
+
+/// What a door's admission checks.
+pub(crate) struct Gate {
+    shared: Arc<Shared>,
+    door: Door,
+    addresses: Option<Arc<AddressLimiter>>,
+    rate: Option<Arc<RateLimiter>>,
+    slots: Arc<PrincipalSlots>,
 }
 
 /// The same as [`Server::router`].
@@ -348,19 +366,16 @@ pub fn router(server: &Server) -> Router {
     server.router()
 }
 
-/// Asks the authenticator who calls through `door`; the answer lands in the request's
-/// extensions (any `Authenticated` already there is dropped: only this layer says who
-/// calls), a refusal is answered at once.
-///
-/// Before any credential is looked at, the client address must have a token left in its
-/// bucket; each refusal draws one (an authenticated request draws nothing).
-pub(crate) async fn authenticate(
-    State((shared, door, addresses)): State<(Arc<Shared>, Door, Option<Arc<AddressLimiter>>)>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// Admits a request through a door: before any credential is looked at, the client
+/// address must have a token left in its bucket (each refusal of authentication draws one;
+/// an authenticated request draws nothing); then the authenticator says who calls (the
+/// answer lands in the request's extensions, any `Authenticated` already there is dropped:
+/// only this layer says who calls); then one of the principal's slots, held until the
+/// answer, and its rate bucket. A refusal is answered at once.
+pub(crate) async fn admit(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
-    let address = addresses
+    let address = gate
+        .addresses
         .as_ref()
         .and_then(|limiter| Some((limiter, AddressLimiter::address(&parts.extensions)?)));
     if let Some((limiter, address)) = address
@@ -369,18 +384,30 @@ pub(crate) async fn authenticate(
         return refused;
     }
     parts.extensions.remove::<Authenticated>();
-    match shared.auth.authenticate(&parts, door).await {
-        Ok(who) => {
-            parts.extensions.insert(who);
-            next.run(Request::from_parts(parts, body)).await
-        }
+    let who = match gate.shared.auth.authenticate(&parts, gate.door).await {
+        Ok(who) => who,
         Err(refusal) => {
             if let Some((limiter, address)) = address {
                 limiter.charge(address);
             }
-            refused(&shared, door, refusal).into_response()
+            return refused(&gate.shared, gate.door, refusal).into_response();
         }
+    };
+    // A slot first: a request refused for want of one draws nothing from the bucket.
+    let Some(slot) = principal_slot(&gate.slots, &who) else {
+        return concurrency_limited(&gate.slots);
+    };
+    if let Some(refusal) = gate
+        .rate
+        .as_ref()
+        .and_then(|limiter| principal_rate(limiter, &who))
+    {
+        return refusal;
     }
+    parts.extensions.insert(who);
+    let response = next.run(Request::from_parts(parts, body)).await;
+    drop(slot);
+    response
 }
 
 /// A refusal as the error body; every 401 names where the resource's metadata is (RFC
