@@ -44,7 +44,7 @@
 //! | outcome | MCP result |
 //! |---|---|
 //! | succeeded | `structuredContent` (2025-11-25: `{"result": ...}` when the output is not an object) and a text block with its JSON, or the blocks the host's [content mapping](McpBridgeBuilder::content) makes of the output (image, audio, resources: see [`content_field`]) |
-//! | failed, denied | `isError: true` and one text block, `CODE: message` (the runtime's stable code and public message only, never a handler's own error text) then a line `- /instance/path: message (keyword)` per validation issue (`the input` for the root; `the output` for `OUTPUT_INVALID`); no `structuredContent`, which would have to match the tool's `outputSchema` (clients on the TypeScript SDK check it even on `isError` results) |
+//! | failed, denied | `isError: true` and one text block, `CODE: message` (the runtime's stable code and public message only, never a handler's own error text) then a line `- /instance/path: message (keyword)` per validation issue (`the input` for the root; `the output` for `OUTPUT_INVALID`; the message names the property where the issue's params do: ``unexpected property `extra` ``, ``missing property `options` ``); no `structuredContent`, which would have to match the tool's `outputSchema` (clients on the TypeScript SDK check it even on `isError` results) |
 //! | confirmation required | the human is asked (below); without a broker or a client that can show a form: a non-error result saying the operation awaits approval in the application, with nothing the model could approve it with |
 //! | unknown tool, arguments not an object | JSON-RPC error `-32602` |
 //!

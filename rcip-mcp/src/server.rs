@@ -414,9 +414,31 @@ pub(crate) fn error_result(
         } else {
             &issue.instance_path
         };
-        text.push_str(&format!("\n- {at}: {} ({})", issue.message, issue.keyword));
+        text.push_str(&format!(
+            "\n- {at}: {} ({})",
+            issue_text(issue),
+            issue.keyword
+        ));
     }
     CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// An issue as the model reads it: naming the property when its params name one (Ajv's "must
+/// NOT have additional properties" does not say which), else the issue's own message. The
+/// names are the caller's own input, clipped by the validator; an `OUTPUT_INVALID` issue
+/// carries no params, so nothing of the host's output is named.
+fn issue_text(issue: &rcip_core::ValidationIssue) -> String {
+    let named = |key: &str| issue.params.get(key).and_then(serde_json::Value::as_str);
+    let property = match issue.keyword.as_str() {
+        "additionalProperties" => named("additionalProperty").map(|name| ("unexpected", name)),
+        "unevaluatedProperties" => named("unevaluatedProperty").map(|name| ("unexpected", name)),
+        "required" => named("missingProperty").map(|name| ("missing", name)),
+        _ => None,
+    };
+    match property {
+        Some((what, name)) => format!("{what} property `{name}`"),
+        None => issue.message.clone(),
+    }
 }
 
 /// The result when a confirmation cannot be asked through this client: not an error, and
@@ -432,6 +454,38 @@ pub(crate) fn awaiting_approval(title: &str) -> CallToolResult {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_issue_with_a_property_in_its_params_names_it() {
+        let text = |issues: &[rcip_core::ValidationIssue]| {
+            error_result("INPUT_INVALID", "bad", issues).content[0]
+                .as_text()
+                .unwrap()
+                .text
+                .clone()
+        };
+        let extra = rcip_core::ValidationIssue::new(
+            "",
+            "additionalProperties",
+            "must NOT have additional properties",
+        )
+        .with_param("additionalProperty", "extra");
+        let missing = rcip_core::ValidationIssue::new(
+            "/poll",
+            "required",
+            "must have required property 'options'",
+        )
+        .with_param("missingProperty", "options");
+        let typed = rcip_core::ValidationIssue::new("/title", "type", "must be string")
+            .with_param("type", "string");
+        assert_eq!(
+            text(&[extra, missing, typed]),
+            "INPUT_INVALID: bad\n\
+             - the input: unexpected property `extra` (additionalProperties)\n\
+             - /poll: missing property `options` (required)\n\
+             - /title: must be string (type)"
+        );
+    }
 
     #[test]
     fn a_root_issue_names_the_input_or_the_output() {
