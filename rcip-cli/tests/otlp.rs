@@ -11,6 +11,7 @@ use std::net::TcpListener;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use rcip_test_support::header;
 use serde_json::json;
 use serving::call_once;
 
@@ -45,14 +46,7 @@ fn collector() -> (String, mpsc::Receiver<Received>) {
                 if head.is_empty() {
                     break;
                 }
-                let length = head
-                    .lines()
-                    .find_map(|line| {
-                        let (name, value) = line.split_once(':')?;
-                        name.eq_ignore_ascii_case("content-length")
-                            .then(|| value.trim().parse::<usize>().unwrap())
-                    })
-                    .unwrap_or(0);
+                let length = header(&head, "content-length").map_or(0, |v| v.parse().unwrap());
                 let mut body = vec![0; length];
                 reader.read_exact(&mut body).unwrap();
                 reader

@@ -7,14 +7,15 @@
 
 mod serving;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use rcip_test_support::{header, prometheus_sample};
 use serde_json::json;
-use serving::{Serving, call, connect, receive, send};
+use serving::{Serving, call, connect, get, read_head, receive, send};
 
 /// `rcip serve` on the folder's SQLite file with its programs.
 fn serve(dir: &TempDir) -> Serving {
@@ -133,6 +134,29 @@ fn a_bad_flag_value_or_database_is_refused_with_status_2() {
             "--database",
             "postgres://127.0.0.1:1/none?connect_timeout=1",
         ],
+        vec![
+            "--database",
+            &database,
+            "--bind",
+            "127.0.0.1:0",
+            "--metrics-path",
+            "metrics",
+        ],
+        vec![
+            "--database",
+            &database,
+            "--bind",
+            "127.0.0.1:0",
+            "--metrics-bind",
+            "nowhere",
+        ],
+        #[cfg(not(feature = "otel"))]
+        vec![
+            "--database",
+            &database,
+            "--otlp-endpoint",
+            "http://127.0.0.1:4318/v1/traces",
+        ],
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_rcip"))
             .arg("serve")
@@ -163,31 +187,6 @@ fn a_bad_flag_value_or_database_is_refused_with_status_2() {
         stderr.contains("bad.json") && stderr.contains("PROGRAM_INVALID"),
         "{stderr}"
     );
-}
-
-/// A `GET` on a connection of its own: status and body (read to the close).
-fn get(address: &str, path: &str) -> (u16, String) {
-    let mut stream = connect(address);
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nhost: rcip\r\nconnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer[9..12].parse().unwrap();
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_owned())
-        .unwrap_or_default();
-    (status, body)
-}
-
-/// The value of the sample whose name and labels are `series` exactly.
-fn sample(rendered: &str, series: &str) -> Option<f64> {
-    rendered
-        .lines()
-        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
 }
 
 #[test]
@@ -231,8 +230,9 @@ fn metrics_are_scraped_apart_from_the_api_and_the_probes_answer() {
 
     let (status, rendered) = get(&metrics, "/metrics");
     assert_eq!(status, 200);
-    let series =
-        |name: &str| sample(&rendered, name).unwrap_or_else(|| panic!("no {name} in\n{rendered}"));
+    let series = |name: &str| {
+        prometheus_sample(&rendered, name).unwrap_or_else(|| panic!("no {name} in\n{rendered}"))
+    };
     assert_eq!(
         series(
             r#"rcip_operations_total{door="rest",operation="workspace.create",status="200",code="OK"}"#
@@ -258,6 +258,27 @@ fn metrics_are_scraped_apart_from_the_api_and_the_probes_answer() {
 }
 
 #[test]
+fn metrics_can_share_the_apis_address_at_a_path() {
+    let dir = TempDir::new("metrics-path");
+    let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
+    let server = serving::serve(
+        &database,
+        &["--metrics-path".as_ref(), "/ops/metrics".as_ref()],
+    );
+    assert_eq!(get(&server.address, "/healthz").0, 200);
+    let (status, rendered) = get(&server.address, "/ops/metrics");
+    assert_eq!(status, 200);
+    assert_eq!(
+        prometheus_sample(
+            &rendered,
+            r#"rcip_http_requests_total{door="public",status="200"}"#
+        ),
+        Some(1.0),
+        "{rendered}"
+    );
+}
+
+#[test]
 fn sigterm_ends_an_open_mcp_stream_and_exits_well_before_the_grace() {
     let dir = TempDir::new("mcp-stream");
     let database = format!("sqlite:{}", dir.0.join("rcip.db").display());
@@ -278,14 +299,9 @@ fn sigterm_ends_an_open_mcp_stream_and_exits_well_before_the_grace() {
     .unwrap();
     let head = read_head(&mut stream);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    let session = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session: {head}"));
+    let session = header(&head, "mcp-session-id")
+        .unwrap_or_else(|| panic!("no session: {head}"))
+        .to_owned();
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let mut other = connect(&server.address);
     write!(
@@ -326,15 +342,4 @@ fn sigterm_ends_an_open_mcp_stream_and_exits_well_before_the_grace() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(exit.success(), "{exit}");
-}
-
-/// Reads an answer's head (to the blank line).
-fn read_head(stream: &mut TcpStream) -> String {
-    let mut head = Vec::new();
-    let mut byte = [0u8];
-    while !head.ends_with(b"\r\n\r\n") {
-        stream.read_exact(&mut byte).unwrap();
-        head.push(byte[0]);
-    }
-    String::from_utf8(head).unwrap()
 }

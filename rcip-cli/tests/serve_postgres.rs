@@ -10,8 +10,9 @@ mod serving;
 use std::io::Write;
 
 use rcip_relationship::tokio_postgres::{self, NoTls};
+use rcip_test_support::prometheus_sample;
 use serde_json::{Value, json};
-use serving::{call_once as call, serve};
+use serving::{call_once as call, get, serve};
 
 /// A schema of its own on the test server, dropped when this is dropped.
 struct Schema {
@@ -89,7 +90,9 @@ fn two_instances_on_one_database_serve_one_platform() {
         return;
     };
     let database = schema.database();
-    let (one, two) = (serve(&database, &[]), serve(&database, &[]));
+    // The first instance's metrics on a listener of their own (its pools' gauges below).
+    let metrics_bind: [&std::ffi::OsStr; 2] = ["--metrics-bind".as_ref(), "127.0.0.1:0".as_ref()];
+    let (one, two) = (serve(&database, &metrics_bind), serve(&database, &[]));
     let ok = |address: &str, operation: &str, arguments: Value| {
         let (status, body) = call(address, operation, arguments);
         assert_eq!(status, 200, "{operation}: {body}");
@@ -151,6 +154,24 @@ fn two_instances_on_one_database_serve_one_platform() {
         (read["state"].as_str(), read["revision"].as_u64()),
         (Some("closed"), Some(2))
     );
+    // Each store's pool, read at the scrape: the records' and the directory's, 16 each.
+    let metrics = one.printed[0]
+        .strip_prefix("metrics on http://")
+        .and_then(|rest| rest.strip_suffix("/metrics"))
+        .unwrap();
+    let (status, scrape) = get(metrics, "/metrics");
+    assert_eq!(status, 200);
+    for pool in ["records", "directory"] {
+        let series = |state: &str| {
+            prometheus_sample(
+                &scrape,
+                &format!(r#"rcip_store_pool_connections{{pool="{pool}",state="{state}"}}"#),
+            )
+            .unwrap_or_else(|| panic!("no {pool} {state} in\n{scrape}"))
+        };
+        assert_eq!(series("max"), 16.0);
+        assert!(series("open") >= 1.0 && series("idle") <= series("open"));
+    }
     drop((one, two));
     drop(schema);
 }

@@ -115,11 +115,10 @@ pub(crate) fn record_status<B>(
 /// answer's head and, for a refusal by a limit, the limit.
 pub(crate) async fn measure(request: Request, next: Next) -> Response {
     let door = door_of(request.uri().path());
-    let in_flight = metrics::gauge!("rcip_http_requests_in_flight", "door" => door);
-    in_flight.increment(1.0);
+    let in_flight = InFlight::new(door);
     let started = Instant::now();
     let response = next.run(request).await;
-    in_flight.decrement(1.0);
+    drop(in_flight);
     metrics::histogram!("rcip_http_request_duration_seconds", "door" => door)
         .record(started.elapsed().as_secs_f64());
     metrics::counter!(
@@ -136,6 +135,25 @@ pub(crate) async fn measure(request: Request, next: Next) -> Response {
         metrics::counter!("rcip_requests_refused_total", "limit" => limit).increment(1);
     }
     response
+}
+
+/// One request in the `rcip_http_requests_in_flight` gauge, counted off when dropped, so
+/// also when the request's future is dropped unanswered (an HTTP/2 stream reset under a
+/// server that serves this router so, the grace's end at shutdown).
+struct InFlight(metrics::Gauge);
+
+impl InFlight {
+    fn new(door: &'static str) -> Self {
+        let gauge = metrics::gauge!("rcip_http_requests_in_flight", "door" => door);
+        gauge.increment(1.0);
+        Self(gauge)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
 }
 
 /// A status as a label without an allocation for the common ones.

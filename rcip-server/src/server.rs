@@ -14,7 +14,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use rcip_mcp::CancellationToken;
-use rcip_relationship::{Caller, DirectoryStore, Platform, PlatformError, RecordStore, operations};
+use rcip_relationship::{Caller, DirectoryStore, Platform, PlatformError, RecordStore, operation};
 use serde_json::Value;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
@@ -90,19 +90,22 @@ impl Shared {
         name: &str,
         arguments: Value,
     ) -> Result<Value, PlatformError> {
-        // The registry's own name: a label from a fixed set, whatever the caller sent.
-        let operation = operations()
-            .iter()
-            .find(|spec| spec.name == name)
-            .map_or("unknown", |spec| spec.name);
         let span = tracing::info_span!(
             target: "rcip::server",
             "operation",
-            otel.name = operation,
-            rcip.operation = operation,
+            otel.name = tracing::field::Empty,
+            rcip.operation = tracing::field::Empty,
             rcip.door = observe::door_label(door),
             rcip.code = tracing::field::Empty,
         );
+        // The registry's own name, a label from a fixed set whatever the caller sent; looked
+        // up only when a span or a metric takes it (the platform looks the name up anyway).
+        let operation = (self.metrics || !span.is_disabled())
+            .then(|| operation(name).map_or("unknown", |spec| spec.name));
+        if let Some(operation) = operation {
+            span.record("otel.name", operation);
+            span.record("rcip.operation", operation);
+        }
         let started = self.metrics.then(Instant::now);
         let answer = async {
             match who.workspace.as_deref() {
@@ -120,7 +123,7 @@ impl Shared {
             Err(error) => (error.status, error.code),
         };
         span.record("rcip.code", code);
-        let Some(started) = started else {
+        let (Some(started), Some(operation)) = (started, operation) else {
             return answer;
         };
         let door = observe::door_label(door);
@@ -304,10 +307,11 @@ impl Server {
                     )),
             );
         // The probes stand outside every limit; the metrics and the span wrap everything.
+        let readiness = Arc::new(health::Readiness::new(Arc::clone(&shared.directory)));
         let mut app = Router::new()
             .route("/healthz", get(health::healthz))
             .route("/readyz", get(health::readyz))
-            .with_state(Arc::clone(&shared))
+            .with_state(readiness)
             .merge(limited);
         if shared.metrics {
             app = app.layer(middleware::from_fn(observe::measure));

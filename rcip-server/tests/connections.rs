@@ -20,6 +20,7 @@ use std::time::Duration;
 use common::tokens;
 use rcip_relationship::{Engine, MemoryDirectory, Platform};
 use rcip_server::{ConnectionLimits, Limits, RateLimit, Server};
+use rcip_test_support::header;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -84,14 +85,7 @@ async fn answer(stream: &mut TcpStream) -> (u16, String) {
     loop {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         if let Some((head, body)) = text.split_once("\r\n\r\n") {
-            let length = head
-                .lines()
-                .find_map(|line| {
-                    let (name, value) = line.split_once(':')?;
-                    name.eq_ignore_ascii_case("content-length")
-                        .then(|| value.trim().parse::<usize>().unwrap())
-                })
-                .unwrap_or(0);
+            let length = header(head, "content-length").map_or(0, |v| v.parse().unwrap());
             if body.len() >= length {
                 return (head[9..12].parse().unwrap(), body.to_owned());
             }

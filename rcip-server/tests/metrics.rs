@@ -8,15 +8,8 @@ mod common;
 use common::start;
 use metrics_exporter_prometheus::PrometheusBuilder;
 use rcip_server::Limits;
+use rcip_test_support::prometheus_sample;
 use serde_json::json;
-
-/// The value of the sample whose name and labels are `series` exactly.
-fn sample(rendered: &str, series: &str) -> Option<f64> {
-    rendered.lines().find_map(|line| {
-        let value = line.strip_prefix(series)?.strip_prefix(' ')?;
-        value.parse().ok()
-    })
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scrape_after_a_few_calls_finds_the_counters() {
@@ -50,8 +43,9 @@ async fn a_scrape_after_a_few_calls_finds_the_counters() {
     assert_eq!(s.get("/healthz").await.status, 200);
 
     let rendered = handle.render();
-    let series =
-        |name: &str| sample(&rendered, name).unwrap_or_else(|| panic!("no {name} in\n{rendered}"));
+    let series = |name: &str| {
+        prometheus_sample(&rendered, name).unwrap_or_else(|| panic!("no {name} in\n{rendered}"))
+    };
     // world(): 6 calls, two notes, one refused get, and start's GET of the document.
     assert!(series(r#"rcip_http_requests_total{door="rest",status="200"}"#) >= 8.0);
     assert_eq!(
@@ -87,4 +81,37 @@ async fn a_scrape_after_a_few_calls_finds_the_counters() {
     assert_eq!(series(r#"rcip_http_requests_in_flight{door="rest"}"#), 0.0);
     // reqwest's pooled connection is still open.
     assert!(series("rcip_http_connections_open") >= 1.0);
+
+    // An MCP session is counted while it is open.
+    let sessions = || prometheus_sample(&handle.render(), "rcip_mcp_sessions");
+    let opened = s
+        .client
+        .post(s.url("/mcp"))
+        .bearer_auth("bot")
+        .header("accept", "application/json, text/event-stream")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "metrics", "version": "1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(sessions(), Some(1.0));
+    let ended = s
+        .client
+        .delete(s.url("/mcp"))
+        .bearer_auth("bot")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(ended.status().is_success(), "{}", ended.status());
+    assert_eq!(sessions(), Some(0.0));
 }

@@ -26,6 +26,37 @@ pub fn on_small_stack(check: impl FnOnce() + Send + 'static) {
     assert!(thread.join().is_ok(), "the check panicked");
 }
 
+/// The value of the header `name` (any case) in an HTTP/1.1 head read by hand, trimmed.
+///
+/// ```
+/// let head = "HTTP/1.1 200 OK\r\nContent-Length: 12\r\nmcp-session-id: a1\r\n";
+/// assert_eq!(rcip_test_support::header(head, "content-length"), Some("12"));
+/// assert_eq!(rcip_test_support::header(head, "MCP-Session-Id"), Some("a1"));
+/// assert_eq!(rcip_test_support::header(head, "host"), None);
+/// ```
+#[must_use]
+pub fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name).then_some(value.trim())
+    })
+}
+
+/// The value of the Prometheus sample whose name and labels are `series` exactly (as the
+/// text format renders them), or `None` when the scrape has no such line.
+///
+/// ```
+/// let scrape = "# TYPE hits counter\nhits{door=\"rest\"} 3\nhits{door=\"mcp\"} 1\n";
+/// assert_eq!(rcip_test_support::prometheus_sample(scrape, r#"hits{door="rest"}"#), Some(3.0));
+/// assert_eq!(rcip_test_support::prometheus_sample(scrape, "hits"), None);
+/// ```
+#[must_use]
+pub fn prometheus_sample(scrape: &str, series: &str) -> Option<f64> {
+    scrape
+        .lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
 /// One HTTP answer byte for byte, to tell whether two answers are the same: the status, the
 /// headers in order but `date` (the clock's), the body. The answers compared are text; a
 /// header or body that is not UTF-8 fails the test.

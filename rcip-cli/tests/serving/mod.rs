@@ -7,6 +7,7 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use rcip_test_support::header;
 use serde_json::{Value, json};
 
 /// A running `rcip serve` and the address it printed; killed if the test ends early.
@@ -75,24 +76,22 @@ pub fn send(stream: &mut TcpStream, operation: &str, arguments: Value) {
     stream.write_all(request.as_bytes()).unwrap();
 }
 
-/// Reads one answer from `stream`: status and body (the server sends a Content-Length).
-pub fn receive(stream: &mut TcpStream) -> (u16, Value) {
+/// Reads an answer's head (to the blank line).
+pub fn read_head(stream: &mut TcpStream) -> String {
     let mut head = Vec::new();
     let mut byte = [0u8];
     while !head.ends_with(b"\r\n\r\n") {
         stream.read_exact(&mut byte).unwrap();
         head.push(byte[0]);
     }
-    let head = String::from_utf8(head).unwrap();
+    String::from_utf8(head).unwrap()
+}
+
+/// Reads one answer from `stream`: status and body (the server sends a Content-Length).
+pub fn receive(stream: &mut TcpStream) -> (u16, Value) {
+    let head = read_head(stream);
     let status = head[9..12].parse().unwrap();
-    let length: usize = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse().unwrap())
-        })
-        .unwrap();
+    let length: usize = header(&head, "content-length").unwrap().parse().unwrap();
     let mut body = vec![0u8; length];
     stream.read_exact(&mut body).unwrap();
     (status, serde_json::from_slice(&body).unwrap())
@@ -114,4 +113,22 @@ pub fn connect(address: &str) -> TcpStream {
 /// One call on a connection of its own.
 pub fn call_once(address: &str, operation: &str, arguments: Value) -> (u16, Value) {
     call(&mut connect(address), operation, arguments)
+}
+
+/// A `GET` on a connection of its own: status and body (read to the close).
+pub fn get(address: &str, path: &str) -> (u16, String) {
+    let mut stream = connect(address);
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nhost: rcip\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer[9..12].parse().unwrap();
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
 }
