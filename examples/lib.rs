@@ -15,6 +15,12 @@ pub mod mcp_conformance;
 #[path = "src/mcp_conformance_resources.rs"]
 pub mod mcp_conformance_resources;
 
+#[path = "src/mcp_conformance_schemas.rs"]
+pub mod mcp_conformance_schemas;
+
+#[path = "src/mcp_conformance_tasks.rs"]
+pub mod mcp_conformance_tasks;
+
 /// The workspace README's code.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

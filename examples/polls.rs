@@ -662,7 +662,7 @@ async fn tool(client: Arc<dyn RcipClient>, approvals: mpsc::Sender<Approval>) {
     );
 }
 
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("export") {

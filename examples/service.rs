@@ -167,7 +167,7 @@ pub(crate) async fn transcript() -> Result<Vec<String>, Error> {
     Ok(lines)
 }
 
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> Result<(), Error> {
     for line in transcript().await? {
         println!("{line}");

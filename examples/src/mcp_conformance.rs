@@ -18,9 +18,17 @@
 //! with the bridge's approval, so these calls end declined (`CONFIRMATION_DECLINED`, a
 //! complete `isError` result), which is what the scenarios accept.
 
+// rmcp marks the sampling types deprecated (SEP-2577 drops sampling from a future revision);
+// both revisions served here have it.
+#![allow(deprecated)]
+
 use std::sync::{Arc, Mutex};
 
-use rcip_mcp::{ElicitAnswer, McpElicitor, McpLog, McpLogLevel, McpProgress};
+use rcip_mcp::rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
+use rcip_mcp::{
+    BridgeError, ElicitAnswer, HostBroker, McpBridge, McpElicitor, McpLog, McpLogLevel,
+    McpProgress, content_field,
+};
 use rcip_runtime::{
     BindingGuard, BindingGuards, Capability, Error, HandlerError, Host, InvocationContext, NoInput,
     PolicyDecision, RcipClient, Runtime, RuntimeOptions, capability, catalog, policy_fn,
@@ -42,13 +50,9 @@ pub const ERROR_CODE: &str = "TEST_ERROR";
 /// The capability `test_trigger_tool_change` binds and unbinds.
 pub const TOGGLED_TOOL: &str = "test_toggled_tool";
 
-/// The capabilities the fixture's policy confirms: their confirmation is the elicitation
-/// (2025-11-25) or the `input_required` result (2026-07-28) the scenarios look for.
-pub const CONFIRMED: [&str; 3] = [
-    "test_elicitation",
-    "test_input_required_result_request_state",
-    "test_input_required_result_tampered_state",
-];
+/// The capability the fixture's policy confirms: its confirmation is the `input_required`
+/// result (2026-07-28) whose state the scenario tampers with.
+pub const CONFIRMED: [&str; 1] = ["test_input_required_result_tampered_state"];
 
 /// What the suite sends `test_elicitation`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -113,21 +117,48 @@ fn test_trigger_tool_change(switch: ToolSwitch, _input: NoInput) -> Result<Strin
 
 /// Elicitation.
 ///
-/// A write confirmed through the client: the confirmation is the elicitation/create request
-/// the scenario looks for (scenario tools-call-elicitation, 2025-11-25).
-#[capability(effect = "write", id = "test_elicitation")]
-fn test_elicitation(input: ElicitationInput) -> String {
-    format!("Confirmed: {}", input.message)
+/// Asks the user for a username and an email address with the message it is given, and
+/// answers what they entered (scenario tools-call-elicitation, 2025-11-25).
+#[capability(effect = "read", id = "test_elicitation")]
+async fn test_elicitation(
+    input: ElicitationInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    let answer = elicitor.ask("user_info", input.message, schema).await?;
+    Ok(format!(
+        "User response: action={}, username={}, email={}",
+        answer.action(),
+        answered(&answer, "username"),
+        answered(&answer, "email")
+    ))
 }
 
 /// Input required: request state.
 ///
-/// A write confirmed through the client: in 2026-07-28 the confirmation is an input_required
-/// result with an integrity-protected requestState, and the retry carries the answer
-/// (scenario input-required-result-request-state).
-#[capability(effect = "write", id = "test_input_required_result_request_state")]
-fn test_input_required_result_request_state() -> String {
-    "state-ok: confirmed".to_owned()
+/// Asks the user to confirm under the key confirm; in 2026-07-28 the question comes with an
+/// integrity-protected requestState and the retry carries the answer (scenario
+/// input-required-result-request-state).
+#[capability(effect = "read", id = "test_input_required_result_request_state")]
+async fn test_input_required_result_request_state(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"]
+    });
+    let answer = elicitor.ask("confirm", "Please confirm", schema).await?;
+    let ok = answer.content().and_then(|c| c.get("ok")).cloned();
+    Ok(format!("state-ok: ok={}", ok.unwrap_or(Value::Null)))
 }
 
 /// Input required: tampered state.
@@ -498,6 +529,148 @@ async fn test_tool_with_logging(context: InvocationContext) -> String {
     "Logging tool completed.".to_owned()
 }
 
+/// The first text block of a sampled message.
+fn sampled_text(result: &CreateMessageResult) -> String {
+    result
+        .message
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map(|text| text.text.clone())
+        .unwrap_or_default()
+}
+
+/// A user message asking the client's model `text`.
+fn question(text: &str, max_tokens: u32) -> CreateMessageRequestParams {
+    CreateMessageRequestParams::new(vec![SamplingMessage::user_text(text)], max_tokens)
+}
+
+/// What the suite sends `test_sampling`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingInput {
+    /// The prompt for the client's model.
+    pub prompt: String,
+}
+
+/// Sampling.
+///
+/// Asks the client's model the prompt it is given and answers with the model's text
+/// (scenario tools-call-sampling, 2025-11-25).
+#[capability(effect = "read", id = "test_sampling")]
+async fn test_sampling(
+    input: SamplingInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let result = elicitor
+        .create_message("sampling", question(&input.prompt, 100))
+        .await?;
+    Ok(format!("LLM response: {}", sampled_text(&result)))
+}
+
+/// Input required: sampling.
+///
+/// Asks the client's model the capital of France under the key capital_question (scenario
+/// input-required-result-basic-sampling).
+#[capability(effect = "read", id = "test_input_required_result_sampling")]
+async fn test_input_required_result_sampling(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let result = elicitor
+        .create_message(
+            "capital_question",
+            question("What is the capital of France?", 100),
+        )
+        .await?;
+    Ok(format!("The model answered: {}", sampled_text(&result)))
+}
+
+/// Input required: roots.
+///
+/// Reads the client's roots under the key client_roots (scenario
+/// input-required-result-basic-list-roots).
+#[capability(effect = "read", id = "test_input_required_result_list_roots")]
+async fn test_input_required_result_list_roots(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let roots = elicitor.list_roots("client_roots").await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("The client's roots: {}", uris.join(", ")))
+}
+
+/// Input required: several inputs.
+///
+/// Asks the user's name, the client's model for a greeting and the client's roots in one
+/// round (scenario input-required-result-multiple-input-requests).
+#[capability(effect = "read", id = "test_input_required_result_multiple_inputs")]
+async fn test_input_required_result_multiple_inputs(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    // Every request first, then the errors: one round asks all three.
+    let (name, greeting, roots) = (
+        elicitor
+            .ask("user_name", "What is your name?", string_form("name"))
+            .await,
+        elicitor
+            .create_message("greeting", question("Say hello.", 50))
+            .await,
+        elicitor.list_roots("client_roots").await,
+    );
+    let (name, greeting, roots) = (name?, greeting?, roots?);
+    Ok(format!(
+        "{}, {}! ({} roots)",
+        sampled_text(&greeting),
+        answered(&name, "name"),
+        roots.len()
+    ))
+}
+
+/// Input required: client capabilities.
+///
+/// Asks only what the client declared it can answer: its model, the user, its roots
+/// (scenario input-required-result-capability-check).
+#[capability(effect = "read", id = "test_input_required_result_capabilities")]
+async fn test_input_required_result_capabilities(
+    _input: NoInput,
+    elicitor: McpElicitor,
+) -> Result<String, HandlerError> {
+    let mut answers = Vec::new();
+    if elicitor.client_supports("sampling") {
+        let result = elicitor
+            .create_message(
+                "capital_question",
+                question("What is the capital of France?", 100),
+            )
+            .await;
+        answers.push(result.map(|r| sampled_text(&r)));
+    }
+    if elicitor.client_supports("elicitation") {
+        let result = elicitor
+            .ask("user_name", "What is your name?", string_form("name"))
+            .await;
+        answers.push(result.map(|a| answered(&a, "name")));
+    }
+    if elicitor.client_supports("roots") {
+        let result = elicitor.list_roots("client_roots").await;
+        answers.push(result.map(|roots| format!("{} roots", roots.len())));
+    }
+    let answers = answers.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(format!("Answers: {}", answers.join("; ")))
+}
+
+/// Reconnection.
+///
+/// Answers after a short pause, on the call's event stream (scenario server-sse-polling,
+/// 2025-11-25).
+#[capability(effect = "read", id = "test_reconnection")]
+async fn test_reconnection() -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    "Reconnection test completed.".to_owned()
+}
+
 catalog! {
     /// The conformance fixture's catalog.
     pub struct ConformanceApp {
@@ -526,6 +699,12 @@ catalog! {
             test_input_required_result_multi_round,
             test_missing_capability,
             test_tool_with_logging,
+            test_sampling,
+            test_input_required_result_sampling,
+            test_input_required_result_list_roots,
+            test_input_required_result_multiple_inputs,
+            test_input_required_result_capabilities,
+            test_reconnection,
         ],
     }
 }
@@ -589,6 +768,8 @@ impl ToolSwitch {
 pub struct ConformanceFixture {
     runtime: Runtime,
     guards: Option<BindingGuards>,
+    /// The bindings of the tools with hand-written schemas and of the long-running ones.
+    schema_tools: Vec<BindingGuard>,
     switch: ToolSwitch,
 }
 
@@ -599,10 +780,19 @@ impl ConformanceFixture {
     ///
     /// What [`Runtime::new`] and binding return (neither happens with this catalog).
     pub fn new() -> Result<Self, Error> {
+        let mut definition = ConformanceApp::definition()?;
+        let tasks = crate::mcp_conformance_tasks::ConformanceTasks::definition()?;
+        for capability in tasks
+            .capabilities
+            .into_iter()
+            .chain(crate::mcp_conformance_schemas::definitions())
+        {
+            definition = definition.capability(capability);
+        }
         let runtime = Runtime::new(
-            ConformanceApp::definition()?,
+            definition,
             RuntimeOptions::default().policy(policy_fn(|context| {
-                if CONFIRMED.contains(&context.capability().id.as_str()) {
+                if CONFIRMED.contains(&context.capability().id.as_str()) && !context.confirmed() {
                     PolicyDecision::Confirm { reason: None }
                 } else {
                     PolicyDecision::Allow
@@ -612,6 +802,10 @@ impl ConformanceFixture {
         let host = runtime.host();
         let switch = ToolSwitch::default();
         let guards = ConformanceApp::bind_all(&host, (switch.clone(),))?;
+        let mut schema_tools = crate::mcp_conformance_schemas::bind(&host)?;
+        schema_tools.extend(
+            crate::mcp_conformance_tasks::ConformanceTasks::bind_all(&host, ())?.into_vec(),
+        );
         if let Ok(mut state) = switch.0.lock() {
             state.host = Some(host);
         }
@@ -622,6 +816,7 @@ impl ConformanceFixture {
         Ok(ConformanceFixture {
             runtime,
             guards: Some(guards),
+            schema_tools,
             switch,
         })
     }
@@ -637,11 +832,38 @@ impl ConformanceFixture {
     pub fn host(&self) -> Host {
         self.runtime.host()
     }
+
+    /// The bridge the fixture server serves: confirmations through the client (a broker over
+    /// [`host`](Self::host)), the content tools' blocks, the resources and prompts, and the
+    /// JSON Schema tool under the name the suite looks for.
+    ///
+    /// # Errors
+    ///
+    /// What [`McpBridgeBuilder::build`](rcip_mcp::McpBridgeBuilder::build) returns (never
+    /// with this catalog).
+    pub fn bridge(&self) -> Result<McpBridge, BridgeError> {
+        use crate::mcp_conformance_resources::{ConformancePrompts, ConformanceResources};
+        use crate::mcp_conformance_schemas::{JSON_SCHEMA_CAPABILITY, JSON_SCHEMA_TOOL};
+        McpBridge::builder(self.client())
+            .confirmations(Arc::new(HostBroker::new(self.host())))
+            .server_info("rcip-conformance", env!("CARGO_PKG_VERSION"))
+            .content(|id, output| {
+                CONTENT_TOOLS
+                    .contains(&id)
+                    .then(|| content_field(output))
+                    .flatten()
+            })
+            .resources(Arc::new(ConformanceResources))
+            .prompts(Arc::new(ConformancePrompts))
+            .tool_name(JSON_SCHEMA_CAPABILITY, JSON_SCHEMA_TOOL)
+            .build()
+    }
 }
 
 impl Drop for ConformanceFixture {
     fn drop(&mut self) {
         self.switch.release();
         self.guards = None;
+        self.schema_tools.clear();
     }
 }

@@ -180,6 +180,53 @@ impl CapabilityList {
     pub fn to_vec(&self) -> Vec<CapabilitySnapshot> {
         self.iter().cloned().collect()
     }
+
+    /// Whether every entry of `other` is `same` as this list's entry at its position, looking
+    /// only where the two lists do not share: a shared page or chunk is taken as equal
+    /// without a look at its entries, so comparing a list with its next revision costs a
+    /// pointer comparison per page plus `same` on the entries of the chunks that were read
+    /// anew. A consumer that derives something from a few fields of the entries (a tool
+    /// list, say) uses it to tell whether the revision changed anything it shows.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rcip_core::{CapabilityContract, CapabilityDefinition, CapabilityList,
+    /// #     CapabilitySnapshot, Effect, Relevance};
+    /// # let contract = Arc::new(CapabilityContract::from(&CapabilityDefinition::new(
+    /// #     "notes.count", Effect::Read, "Count notes", "Counts the notes.")));
+    /// # let entry = CapabilitySnapshot::new(contract, false, None, Relevance::Current);
+    /// let old: CapabilityList = vec![entry.clone(); 40].into();
+    /// let bound = |a: &CapabilitySnapshot, b: &CapabilitySnapshot| a.bound == b.bound;
+    /// assert!(old.clone().same_entries_as(&old, bound));
+    /// let mut builder = CapabilityList::builder(Some(&old));
+    /// builder.reuse_chunk();
+    /// let mut changed = entry.clone();
+    /// changed.bound = true;
+    /// builder.push_chunk(vec![changed; CapabilityList::CHUNK_LEN].into());
+    /// builder.reuse_chunk();
+    /// let new = builder.finish();
+    /// assert!(!new.same_entries_as(&old, bound));
+    /// assert!(new.same_entries_as(&old, |a, b| a.id == b.id));
+    /// ```
+    pub fn same_entries_as(
+        &self,
+        other: &CapabilityList,
+        same: impl Fn(&CapabilitySnapshot, &CapabilitySnapshot) -> bool,
+    ) -> bool {
+        if self.len != other.len {
+            return false;
+        }
+        if Arc::ptr_eq(&self.pages, &other.pages) {
+            return true;
+        }
+        // Both lists are canonical and equally long, so their pages and chunks line up.
+        self.pages.iter().zip(other.pages.iter()).all(|(a, b)| {
+            Arc::ptr_eq(a, b)
+                || a.iter().zip(b.iter()).all(|(a, b)| {
+                    Arc::ptr_eq(a, b) || a.iter().zip(b.iter()).all(|(a, b)| same(a, b))
+                })
+        })
+    }
 }
 
 /// Builds a [`CapabilityList`] chunk by chunk, sharing with a previous list: a chunk taken

@@ -180,6 +180,10 @@ pub struct CapabilityDefinition {
     /// definition without it reads and writes as the reference's shape (absent = `false`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub idempotent: bool,
+    /// Whether a call may run in the background, as a task its caller polls (MCP's tasks
+    /// extension). The reference has no such member: written only when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_running: Option<LongRunning>,
     /// The strict JSON Schema (2020-12) of its input; shared, so capabilities with the same
     /// schema can hold one value (see [`Schema`]).
     pub input_schema: Schema,
@@ -218,6 +222,7 @@ impl CapabilityDefinition {
             scope_ids: Vec::new(),
             effect,
             idempotent: false,
+            long_running: None,
             // Shared defaults: a capability that replaces them costs no copy of its own.
             input_schema: Schema::empty_object(),
             output_schema: Schema::null(),
@@ -260,6 +265,23 @@ impl CapabilityDefinition {
     #[must_use]
     pub fn idempotent(mut self, idempotent: bool) -> Self {
         self.idempotent = idempotent;
+        self
+    }
+
+    /// Declares the capability long-running: a caller that can wait in the background (an
+    /// MCP client with the tasks extension) gets a task to poll rather than holding the call
+    /// open; [`LongRunning::Required`] refuses callers that cannot. In process, and for
+    /// callers without tasks, a call runs as any other.
+    ///
+    /// ```
+    /// use rcip_core::{CapabilityDefinition, Effect, LongRunning};
+    /// let export = CapabilityDefinition::new("reports.build", Effect::Write, "Build a report", "Builds it.")
+    ///     .long_running(LongRunning::Optional);
+    /// assert_eq!(serde_json::to_value(&export).unwrap()["longRunning"], "optional");
+    /// ```
+    #[must_use]
+    pub fn long_running(mut self, long_running: LongRunning) -> Self {
+        self.long_running = Some(long_running);
         self
     }
 
@@ -358,4 +380,17 @@ pub struct UsageExample {
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
 pub(crate) fn is_false(value: &bool) -> bool {
     !*value
+}
+
+/// How a long-running capability may be called (see
+/// [`CapabilityDefinition::long_running`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum LongRunning {
+    /// As a task by callers that can wait in the background; inline by the others.
+    Optional,
+    /// Only as a task: a caller that cannot wait in the background is refused (MCP: the
+    /// missing client capability error).
+    Required,
 }

@@ -35,8 +35,8 @@ mod validate;
 pub use capability_list::{CapabilityIter, CapabilityList, CapabilityListBuilder};
 pub use capability_set::CapabilitySet;
 pub use definition::{
-    ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, RCIP_PROTOCOL_VERSION,
-    ScopeDefinition, UsageExample, UsageGuidance,
+    ApplicationDefinition, ApplicationMetadata, CapabilityDefinition, LongRunning,
+    RCIP_PROTOCOL_VERSION, ScopeDefinition, UsageExample, UsageGuidance,
 };
 pub use effect::{Effect, UnknownEffect};
 pub use event::{EventPhase, RuntimeEvent};

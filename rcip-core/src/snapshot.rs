@@ -138,6 +138,9 @@ pub struct CapabilityContract {
     /// Whether it is declared idempotent; written only when `true` (absent = `false`).
     #[serde(default, skip_serializing_if = "crate::definition::is_false")]
     pub idempotent: bool,
+    /// Whether it may run as a task; written only when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_running: Option<crate::LongRunning>,
     /// Its input schema, shared with the definition it came from (and, after compiling, with
     /// every capability of the catalog that has the same schema).
     pub input_schema: Schema,
@@ -169,6 +172,7 @@ impl From<CapabilityDefinition> for CapabilityContract {
             scope_ids: definition.scope_ids,
             effect: definition.effect,
             idempotent: definition.idempotent,
+            long_running: definition.long_running,
             input_schema: definition.input_schema,
             output_schema: definition.output_schema,
             tags: definition.tags.unwrap_or_default(),

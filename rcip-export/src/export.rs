@@ -29,6 +29,18 @@ pub struct ToolSource<'a> {
     pub output_schema: &'a Value,
     /// Its usage guidance.
     pub usage: Option<&'a UsageGuidance>,
+    /// The tool name to use in place of the one the profile makes of the id (still under
+    /// the profile's name rule): for a name a consumer expects that no capability id can be.
+    pub name: Option<&'a str>,
+}
+
+impl<'a> ToolSource<'a> {
+    /// The same tool under the name `name` (see [`ToolSource::name`]).
+    #[must_use]
+    pub fn named(mut self, name: &'a str) -> Self {
+        self.name = Some(name);
+        self
+    }
 }
 
 /// `From<&T> for ToolSource` for the types with the capability's fields.
@@ -45,6 +57,7 @@ macro_rules! tool_source_from {
                     input_schema: &c.input_schema,
                     output_schema: &c.output_schema,
                     usage: c.usage.as_ref(),
+                    name: None,
                 }
             }
         }
@@ -155,7 +168,7 @@ pub fn export<'a>(
     tools: impl IntoIterator<Item = ToolSource<'a>>,
 ) -> Result<Export, ExportError> {
     let sources: Vec<ToolSource<'a>> = tools.into_iter().collect();
-    let names = ToolNames::new(profile, sources.iter().map(|s| s.id))?;
+    let names = ToolNames::with_names(profile, sources.iter().map(|s| (s.id, s.name)))?;
     let mut exported = Vec::new();
     for source in &sources {
         exported.push(export_tool(profile, &names, source)?);

@@ -105,10 +105,35 @@ impl ToolNames {
         profile: Profile,
         ids: impl IntoIterator<Item = &'a str>,
     ) -> Result<ToolNames, ExportError> {
+        Self::with_names(profile, ids.into_iter().map(|id| (id, None)))
+    }
+
+    /// The names of `ids` (in catalog order), each made of its chosen name when it has one
+    /// (a name a consumer expects that no capability id can be), else of the id, under
+    /// `profile`'s name rule.
+    ///
+    /// ```
+    /// use rcip_export::{Profile, ToolNames};
+    /// let names = ToolNames::with_names(
+    ///     Profile::Mcp2026_07_28,
+    ///     [("fixtures.jsonSchema", Some("json_schema_2020_12_tool")), ("polls.list", None)],
+    /// )
+    /// .unwrap();
+    /// assert_eq!(names.name("fixtures.jsonSchema"), Some("json_schema_2020_12_tool"));
+    /// assert_eq!(names.capability("polls.list"), Some("polls.list"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ExportError::NameCollision`] naming both ids when two ids map to one name.
+    pub fn with_names<'a>(
+        profile: Profile,
+        ids: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+    ) -> Result<ToolNames, ExportError> {
         let rule = NameRule::tool(profile);
         let mut names = ToolNames::default();
-        for id in ids {
-            let name = rule.apply(id);
+        for (id, chosen) in ids {
+            let name = rule.apply(chosen.unwrap_or(id));
             if let Some(first) = names.reverse.get(&name) {
                 return Err(ExportError::NameCollision {
                     profile: profile.name(),

@@ -109,6 +109,7 @@ pub(crate) const RULES: &[Row] = &[
     row("writeOnly",             Move,                                    Move,                                       Move,                                                 Move),
     row("contentEncoding",       Move,                                    Move,                                       Move,                                                 Move),
     row("contentMediaType",      Move,                                    Move,                                       Move,                                                 Move),
+    row("x-mcp-header",          Drop,                                    Drop,                                       Drop,                                                 Drop),
 ];
 
 /// The rule of `profile` for `keyword`; `Refuse` for a keyword the table does not list, and

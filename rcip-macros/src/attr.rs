@@ -8,7 +8,7 @@ use syn::{Expr, ExprArray, Lit, LitStr, Path};
 use rcip_core::Effect;
 
 /// The keys `#[capability]` accepts, for messages.
-pub(crate) const KEYS: &str = "effect, idempotent, id, scope, scopes, title, description, when_to_use, example, tags, output, crate";
+pub(crate) const KEYS: &str = "effect, idempotent, long_running, id, scope, scopes, title, description, when_to_use, example, tags, output, crate";
 
 /// Collects errors; the expansion reports all of them together.
 #[derive(Default)]
@@ -45,6 +45,8 @@ pub(crate) struct CapabilityArgs {
     pub(crate) effect_given: Option<Span>,
     /// `idempotent` (or `idempotent = true | false`); the span of its first mention.
     pub(crate) idempotent: Option<(bool, Span)>,
+    /// `long_running` (optional) or `long_running = "optional" | "required"`: the variant.
+    pub(crate) long_running: Option<(&'static str, Span)>,
     pub(crate) id: Option<LitStr>,
     pub(crate) scopes: Vec<LitStr>,
     pub(crate) scopes_given: Option<Span>,
@@ -70,6 +72,7 @@ impl CapabilityArgs {
         let result = match key.as_str() {
             "effect" => self.parse_effect(meta, errors),
             "idempotent" => self.parse_idempotent(meta, errors),
+            "long_running" => self.parse_long_running(meta, errors),
             "id" => once(&mut self.id, meta, errors, "id"),
             "scope" | "scopes" => self.parse_scopes(meta, errors, &key),
             "title" => once(&mut self.title, meta, errors, "title"),
@@ -151,6 +154,51 @@ impl CapabilityArgs {
             errors.at(key_span, "duplicate capability attribute `idempotent`");
         } else if let Some(value) = value {
             self.idempotent = Some((value, key_span));
+        }
+        Ok(())
+    }
+
+    /// `long_running` alone (optional), or `long_running = "optional" | "required"`.
+    fn parse_long_running(
+        &mut self,
+        meta: &ParseNestedMeta<'_>,
+        errors: &mut Errors,
+    ) -> syn::Result<()> {
+        const USAGE: &str = "`long_running` takes no value (`long_running`) or \"optional\" or \"required\" (`long_running = \"required\"`)";
+        let key_span = meta
+            .path
+            .get_ident()
+            .map_or_else(Span::call_site, |i| i.span());
+        let variant = if meta.input.peek(syn::Token![=]) {
+            let expr: Expr = meta.value()?.parse()?;
+            match &expr {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(value),
+                    ..
+                }) => match value.value().as_str() {
+                    "optional" => Some("Optional"),
+                    "required" => Some("Required"),
+                    _ => {
+                        errors.at(value.span(), USAGE);
+                        None
+                    }
+                },
+                other => {
+                    errors.push(syn::Error::new_spanned(other, USAGE));
+                    None
+                }
+            }
+        } else if meta.input.peek(syn::token::Paren) {
+            let group: proc_macro2::Group = meta.input.parse()?;
+            errors.at(group.span(), USAGE);
+            None
+        } else {
+            Some("Optional")
+        };
+        if self.long_running.is_some() {
+            errors.at(key_span, "duplicate capability attribute `long_running`");
+        } else if let Some(variant) = variant {
+            self.long_running = Some((variant, key_span));
         }
         Ok(())
     }

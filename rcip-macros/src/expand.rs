@@ -340,6 +340,13 @@ pub(crate) fn spec_impl(
             const IDEMPOTENT: bool = true;
         )
     });
+    let long_running = args.long_running.map(|(variant, span)| {
+        let variant = proc_macro2::Ident::new(variant, span);
+        quote!(
+            const LONG_RUNNING: ::core::option::Option<#krate::LongRunning> =
+                ::core::option::Option::Some(#krate::LongRunning::#variant);
+        )
+    });
     let tags = (!args.tags.is_empty()).then(|| {
         let tags = &args.tags;
         quote!(const TAGS: &'static [&'static str] = &[#(#tags),*];)
@@ -365,6 +372,7 @@ pub(crate) fn spec_impl(
             const ID: &'static str = #id;
             const EFFECT: #krate::Effect = #krate::Effect::#effect;
             #idempotent
+            #long_running
             const SCOPES: &'static [&'static str] = &[#(#scopes),*];
             const TITLE: &'static str = #title;
             const DESCRIPTION: &'static str = #description;

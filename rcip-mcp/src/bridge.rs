@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
 use rcip_core::jcs::{canonical_json, digest_of_canonical};
-use rcip_core::{ApplicationSnapshot, CapabilityContract, CapabilitySnapshot};
+use rcip_core::{
+    ApplicationSnapshot, CapabilityContract, CapabilityList, CapabilitySnapshot, LongRunning,
+};
 use rcip_export::{Export, ExportError, Profile, ToolSource};
 use rcip_runtime::{RcipClient, Subscription};
 use rmcp::model::{RequestStateCodec, Tool};
@@ -19,6 +21,7 @@ use crate::broker::ConfirmationBroker;
 use crate::content::ContentMapper;
 use crate::prompts::PromptProvider;
 use crate::resources::ResourceProvider;
+use crate::tasks::{MemoryTaskStore, TaskStore};
 
 /// How long discovery changes are gathered before the listing is compared again.
 const DEBOUNCE: Duration = Duration::from_millis(50);
@@ -166,6 +169,9 @@ pub struct McpBridgeBuilder {
     listing: Listing,
     key: Option<Vec<u8>>,
     content: Option<Arc<ContentMapper>>,
+    tool_names: HashMap<String, String>,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_ttl: Duration,
     pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
     pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
 }
@@ -194,6 +200,9 @@ impl McpBridge {
             listing: Listing::default(),
             key: None,
             content: None,
+            tool_names: HashMap::new(),
+            task_store: None,
+            task_ttl: crate::tasks::DEFAULT_TTL,
             resources: None,
             prompts: None,
         }
@@ -208,6 +217,44 @@ impl McpBridgeBuilder {
     #[must_use]
     pub fn confirmations(mut self, broker: Arc<dyn ConfirmationBroker>) -> Self {
         self.broker = Some(broker);
+        self
+    }
+
+    /// Lists capability `capability_id` as the tool `name` rather than under its id: for a
+    /// name an MCP client expects that the identifier grammar does not allow (a segment
+    /// starting with a digit, say). Calls to `name` reach the capability; its id is no
+    /// longer a tool name. Two tools under one name fail [`build`](Self::build).
+    ///
+    /// ```
+    /// # use rcip_runtime::*;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let runtime = Runtime::new(ApplicationDefinition::new("fx", "Fx", "Fixtures.").capability(
+    /// #     CapabilityDefinition::new("fixtures.jsonSchema", Effect::Read, "Schema", "A schema.")), RuntimeOptions::default())?;
+    /// let bridge = rcip_mcp::McpBridge::builder(runtime.client())
+    ///     .tool_name("fixtures.jsonSchema", "json_schema_2020_12_tool")
+    ///     .build()?;
+    /// # let _ = bridge; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn tool_name(mut self, capability_id: impl Into<String>, name: impl Into<String>) -> Self {
+        self.tool_names.insert(capability_id.into(), name.into());
+        self
+    }
+
+    /// Where tasks live (MCP's tasks extension, 2026-07-28: calls of long-running
+    /// capabilities): by default in this process's memory ([`MemoryTaskStore`]). A
+    /// deployment of several instances shares one store.
+    #[must_use]
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// How long a finished task's result is kept for its client to fetch (default 15
+    /// minutes); the task's `ttlMs`.
+    #[must_use]
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
         self
     }
 
@@ -290,7 +337,7 @@ impl McpBridgeBuilder {
                 snapshot
                     .capabilities
                     .iter()
-                    .map(|c| ToolSource::from(&*c.contract)),
+                    .map(|c| tool_source(&self.tool_names, &c.contract)),
             )?;
         }
         let application = &snapshot.application;
@@ -315,10 +362,17 @@ impl McpBridgeBuilder {
             server_version,
             instructions,
             listing: self.listing,
+            tool_names: self.tool_names,
+            tasks: Arc::new(crate::tasks::Tasks::new(
+                self.task_store
+                    .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+                self.task_ttl,
+            )),
             content: self.content,
             codec,
             view: Mutex::new(None),
             confirmations: Mutex::new(Confirmations::default()),
+            awaiting: crate::approval::Awaiting::default(),
             changed,
             tools_version,
             legacy_peers: Mutex::new(Vec::new()),
@@ -332,6 +386,18 @@ impl McpBridgeBuilder {
         Ok(McpBridge {
             inner: Arc::new(inner),
         })
+    }
+}
+
+/// The export source of a contract, under the host's name for it if it chose one.
+fn tool_source<'a>(
+    names: &'a HashMap<String, String>,
+    contract: &'a CapabilityContract,
+) -> ToolSource<'a> {
+    let source = ToolSource::from(contract);
+    match names.get(contract.id.as_str()) {
+        Some(name) => source.named(name),
+        None => source,
     }
 }
 
@@ -351,11 +417,17 @@ pub(crate) struct Inner {
     pub(crate) server_version: String,
     pub(crate) instructions: String,
     listing: Listing,
+    /// Tool names chosen by the host, by capability id.
+    tool_names: HashMap<String, String>,
     /// The host's mapping from outputs to content blocks.
     pub(crate) content: Option<Arc<ContentMapper>>,
     pub(crate) codec: RequestStateCodec,
     view: Mutex<Option<Arc<View>>>,
     pub(crate) confirmations: Mutex<Confirmations>,
+    /// Calls whose confirmation waits for the host's own interface.
+    pub(crate) awaiting: crate::approval::Awaiting,
+    /// Calls that became tasks.
+    pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// Notified (synchronously, by the runtime) at every revision.
     changed: Arc<Notify>,
     /// Bumped when the listed tools actually changed; 2026-07-28 listen streams watch it.
@@ -384,15 +456,23 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The tools of one snapshot revision, for both revisions of MCP.
+/// The tools of the current listing, for both revisions of MCP.
 pub(crate) struct View {
+    /// The latest revision this view was found current at.
     revision: u64,
+    /// The snapshot's entries it was built from: a later revision whose entries are the same
+    /// where the listing looks ([`same_listing`]) keeps this view.
+    capabilities: CapabilityList,
     /// The exposed contracts (pointer identity decides whether the exports can be reused).
     contracts: Vec<Arc<CapabilityContract>>,
     legacy: Arc<Export>,
     modern: Arc<Export>,
     legacy_tools: Vec<Tool>,
     modern_tools: Vec<Tool>,
+    /// Each listed tool's position in the tool lists, by name.
+    by_name: HashMap<String, usize>,
+    /// The exposed long-running capabilities, by id.
+    long_running: HashMap<String, LongRunning>,
     /// A digest of what `tools/list` shows (names, schemas, annotations, availability).
     pub(crate) digest: String,
 }
@@ -411,16 +491,48 @@ impl View {
             &self.legacy_tools
         }
     }
+
+    /// How capability `id` may run as a task, if it is long-running.
+    pub(crate) fn long_running(&self, id: &str) -> Option<LongRunning> {
+        self.long_running.get(id).copied()
+    }
+
+    /// The listed tool `name` for the era.
+    pub(crate) fn tool(&self, name: &str, modern: bool) -> Option<&Tool> {
+        let tools = self.tools(modern);
+        match self.by_name.get(name).and_then(|&i| tools.get(i)) {
+            Some(tool) if tool.name == name => Some(tool),
+            // Only if one era's export could not read a tool the other's could.
+            _ => tools.iter().find(|tool| tool.name == name),
+        }
+    }
+}
+
+/// Whether two entries of one capability show the same thing to the listing: the same
+/// contract (by identity: contracts are shared between revisions), binding, availability and
+/// relevance (which a [`Listing::filter`] may read).
+fn same_listing(a: &CapabilitySnapshot, b: &CapabilitySnapshot) -> bool {
+    Arc::ptr_eq(&a.contract, &b.contract)
+        && a.bound == b.bound
+        && a.available == b.available
+        && a.availability == b.availability
+        && a.relevance == b.relevance
 }
 
 impl Inner {
-    /// The tools of the current snapshot, rebuilt when the revision moved (the exports only
-    /// when the exposed contracts changed).
+    /// The tools of the current snapshot, rebuilt only when a revision changed what the
+    /// listing looks at (the exports only when the exposed contracts changed). Every
+    /// successful invoke moves the revision and changes none of it: the check is a pointer
+    /// comparison per page of the catalog, plus the entries the runtime read anew (those
+    /// with an availability check).
     pub(crate) fn view(&self) -> Result<Arc<View>, ExportError> {
         let snapshot = self.client.get_snapshot();
         let previous = lock(&self.view).clone();
         if let Some(view) = &previous
-            && view.revision == snapshot.revision
+            && (view.revision == snapshot.revision
+                || view
+                    .capabilities
+                    .same_entries_as(&snapshot.capabilities, same_listing))
         {
             return Ok(view.clone());
         }
@@ -455,8 +567,11 @@ impl Inner {
             Some(p) => (p.legacy.clone(), p.modern.clone()),
             None => {
                 let export = |profile| {
-                    rcip_export::export(profile, contracts.iter().map(|c| ToolSource::from(&**c)))
-                        .map(Arc::new)
+                    rcip_export::export(
+                        profile,
+                        contracts.iter().map(|c| tool_source(&self.tool_names, c)),
+                    )
+                    .map(Arc::new)
                 };
                 (
                     export(Profile::Mcp2025_11_25)?,
@@ -470,6 +585,15 @@ impl Inner {
             .collect();
         let legacy_tools = listed_tools(&legacy, &listed);
         let modern_tools = listed_tools(&modern, &listed);
+        let by_name = modern_tools
+            .iter()
+            .enumerate()
+            .map(|(index, tool)| (tool.name.to_string(), index))
+            .collect();
+        let long_running = contracts
+            .iter()
+            .filter_map(|c| c.long_running.map(|l| (c.id.clone(), l)))
+            .collect();
         let digest = serde_json::to_value(&modern_tools)
             .ok()
             .and_then(|v| canonical_json(&v).ok())
@@ -477,11 +601,14 @@ impl Inner {
             .unwrap_or_default();
         Ok(View {
             revision: snapshot.revision,
+            capabilities: snapshot.capabilities.clone(),
             contracts,
             legacy,
             modern,
             legacy_tools,
             modern_tools,
+            by_name,
+            long_running,
             digest,
         })
     }
@@ -597,6 +724,9 @@ pub(crate) struct PendingConfirmation {
     /// The original invocation's token: a retry's cancellation cancels the confirmed run.
     pub(crate) token: CancellationToken,
     pub(crate) expires_at: u64,
+    /// The call may become a task once approved (a long-running capability, a client with
+    /// the tasks extension).
+    pub(crate) task: Option<crate::tasks::TaskSetup>,
 }
 
 /// What [`Confirmations::consume`] found.
@@ -635,5 +765,94 @@ impl Confirmations {
         let horizon = now.saturating_sub(60_000);
         self.pending.retain(|_, p| p.expires_at >= horizon);
         self.consumed.retain(|_, expires_at| *expires_at >= horizon);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use rcip_core::Availability;
+    use rcip_runtime::{
+        ApplicationDefinition, Binding, CapabilityDefinition, Effect, HandlerError,
+        InvocationRequest, OutcomeStatus, Runtime, RuntimeOptions,
+    };
+    use serde_json::json;
+
+    use super::*;
+
+    /// Two capabilities, one of them with an availability check the test flips.
+    fn app() -> (Runtime, Arc<AtomicBool>) {
+        let definition = ApplicationDefinition::new("notes", "Notes", "Keeps notes.")
+            .capability(CapabilityDefinition::new(
+                "notes.list",
+                Effect::Read,
+                "List",
+                "Lists the notes.",
+            ))
+            .capability(CapabilityDefinition::new(
+                "notes.count",
+                Effect::Read,
+                "Count",
+                "Counts the notes.",
+            ));
+        let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
+        let open = Arc::new(AtomicBool::new(true));
+        let flag = open.clone();
+        let host = runtime.host();
+        host.bind(
+            "notes.list",
+            Binding::new(|_input, _ctx| async { Ok::<_, HandlerError>(json!(null)) }),
+        )
+        .unwrap()
+        .keep();
+        host.bind(
+            "notes.count",
+            Binding::new(|_input, _ctx| async { Ok::<_, HandlerError>(json!(null)) })
+                .with_availability(move || {
+                    if flag.load(Ordering::SeqCst) {
+                        Availability::available()
+                    } else {
+                        Availability::unavailable("closed", "Closed for the night.")
+                    }
+                }),
+        )
+        .unwrap()
+        .keep();
+        (runtime, open)
+    }
+
+    #[tokio::test]
+    async fn an_invoke_keeps_the_tool_view_and_a_listing_change_replaces_it() {
+        let (runtime, open) = app();
+        let bridge = McpBridge::builder(runtime.client()).build().unwrap();
+        let first = bridge.inner.view().unwrap();
+        let outcome = runtime
+            .client()
+            .invoke(InvocationRequest::new("notes.list", json!({})))
+            .await;
+        assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
+        assert!(runtime.client().get_snapshot().revision > first.revision);
+        // The revision moved, the listing did not: the same view, nothing listed again
+        // (the chunk with the availability check was read anew and compared).
+        assert!(Arc::ptr_eq(&first, &bridge.inner.view().unwrap()));
+        // A change the listing shows replaces it.
+        open.store(false, Ordering::SeqCst);
+        runtime.host().refresh();
+        let second = bridge.inner.view().unwrap();
+        assert!(!Arc::ptr_eq(&first, &second));
+        assert_ne!(first.digest, second.digest);
+        let count = second.tool("notes.count", true).unwrap();
+        assert!(
+            count
+                .description
+                .as_deref()
+                .unwrap()
+                .ends_with("Unavailable right now: Closed for the night."),
+            "{count:?}"
+        );
+        assert_eq!(second.tool("notes.list", false).unwrap().name, "notes.list");
+        assert!(second.tool("notes.absent", true).is_none());
     }
 }

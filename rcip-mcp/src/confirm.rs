@@ -8,19 +8,20 @@ use rcip_core::{ConfirmationInfo, Effect, ErrorCode, InvocationOutcome};
 use rcip_export::Export;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
-    FormElicitationCapability, InputRequest, InputRequests, InputRequiredResult, SealOptions,
+    CallToolRequestParams, CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, InputRequest, InputRequests, InputRequiredResult, SealOptions,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::{Slot, pending_result};
 use crate::bridge::{Consumed, Inner, PendingConfirmation, lock};
 use crate::broker::ConfirmationAnswer;
 use crate::server::now_ms;
-use crate::server::{Call, awaiting_approval, error_result, is_modern, linked, outcome_result};
+use crate::server::{Call, error_result, is_modern, linked, outcome_result, supports_tasks};
+use crate::tasks::{self, Run, TaskSetup};
 
 /// The key of the one input request the bridge makes.
 const CONFIRM_KEY: &str = "confirm";
@@ -41,6 +42,12 @@ struct State {
     t: String,
     d: String,
     e: Effect,
+}
+
+/// Whether a confirmation this request raises waits for the host's own interface: the
+/// bridge has no broker, or the client cannot show a form.
+pub(crate) fn waits_for_host(inner: &Inner, ctx: &RequestContext<RoleServer>) -> bool {
+    inner.broker.is_none() || !can_elicit_form(ctx)
 }
 
 /// Whether the request's client can show a form elicitation.
@@ -97,6 +104,16 @@ fn approves(result: &ElicitResult) -> bool {
             == Some(true)
 }
 
+/// What a call's invocation was given that a pending confirmation carries on.
+pub(crate) struct CallRun {
+    /// The invocation's cancellation.
+    pub(crate) token: CancellationToken,
+    /// Where the host's answer lands, when the confirmation waits for the host.
+    pub(crate) slot: Option<Slot>,
+    /// The call may become a task once approved.
+    pub(crate) task: Option<TaskSetup>,
+}
+
 /// Ends a call whose invocation returned `outcome`: a pending confirmation is put to the
 /// human when the era, the client and the bridge allow it.
 pub(crate) async fn finish(
@@ -104,31 +121,27 @@ pub(crate) async fn finish(
     export: &Export,
     call: &Call,
     outcome: InvocationOutcome,
-    token: CancellationToken,
+    run: CallRun,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
+    let CallRun { token, slot, task } = run;
     let InvocationOutcome::ConfirmationRequired { confirmation, .. } = outcome else {
         return Ok(outcome_result(inner, export, outcome).into());
     };
-    let Some(broker) = inner.broker.clone() else {
-        return Ok(awaiting_approval(&confirmation.title).into());
+    let broker = match (&inner.broker, slot) {
+        (Some(broker), None) => broker.clone(),
+        // Nobody here can ask the human: the host does, in its own interface, and the
+        // caller's retry gets the outcome.
+        (_, slot) => {
+            let slot = slot.unwrap_or_default();
+            inner
+                .awaiting
+                .insert(call, &confirmation.title, confirmation.expires_at, slot);
+            return Ok(pending_result(&confirmation.title).into());
+        }
     };
     if is_modern(ctx) {
-        if !can_elicit_form(ctx) {
-            // The request cannot proceed without the human: end the ticket, say why.
-            token.cancel();
-            return Err(McpError::missing_required_client_capability(
-                ClientCapabilities::builder()
-                    .enable_elicitation_with(
-                        ElicitationCapability::new().with_form(FormElicitationCapability::new()),
-                    )
-                    .build(),
-            ));
-        }
-        return input_required(inner, call, &confirmation, token);
-    }
-    if !can_elicit_form(ctx) {
-        return Ok(awaiting_approval(&confirmation.title).into());
+        return input_required(inner, call, &confirmation, token, task);
     }
     let params = form(
         &confirmation.title,
@@ -165,6 +178,7 @@ fn input_required(
     call: &Call,
     confirmation: &ConfirmationInfo,
     token: CancellationToken,
+    task: Option<TaskSetup>,
 ) -> Result<CallToolResponse, McpError> {
     let now = now_ms();
     let state = State {
@@ -180,6 +194,7 @@ fn input_required(
         PendingConfirmation {
             token,
             expires_at: confirmation.expires_at,
+            task,
         },
         now,
     );
@@ -265,13 +280,27 @@ pub(crate) async fn retry(
         Consumed::Again => return Err(already()),
         Consumed::First(pending) => pending,
     };
-    let token = pending.map_or_else(CancellationToken::new, |p| p.token);
+    let (token, task) =
+        pending.map_or_else(|| (CancellationToken::new(), None), |p| (p.token, p.task));
     let answer = ConfirmationAnswer {
         confirmation_id: state.c.clone(),
         capability_id: call.capability_id.clone(),
         approved: approves(&answer),
         principal: call.principal.clone(),
     };
-    let outcome = linked(&ctx.ct, &token, broker.resolve(answer)).await;
+    // Approved, a long-running call becomes a task once its handler starts.
+    let outcome = match task.filter(|_| supports_tasks(ctx)) {
+        Some(setup) => {
+            let resolving = {
+                let broker = broker.clone();
+                async move { broker.resolve(answer).await }
+            };
+            match tasks::run(inner, call, &setup, token, &ctx.ct, resolving).await {
+                Run::Task(created) => return Ok(created),
+                Run::Finished(outcome) => outcome,
+            }
+        }
+        None => linked(&ctx.ct, &token, broker.resolve(answer)).await,
+    };
     Ok(outcome_result(inner, export, outcome).into())
 }

@@ -6,6 +6,10 @@
 //! `input_required` with a sealed `requestState` carrying the answers gathered so far, and
 //! the retry runs the handler again, which now finds its answers.
 
+// rmcp marks sampling and roots deprecated (SEP-2577 drops them from a future revision);
+// both revisions served here have them, and the conformance suite scores them.
+#![allow(deprecated)]
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -14,11 +18,13 @@ use std::time::Duration;
 use rcip_runtime::{FromInvocation, HandlerError, InvocationContext};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses, SealOptions,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequest,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ListRootsRequest, ListRootsResult, Root, SealOptions,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -107,8 +113,13 @@ pub enum ElicitError {
     #[error("the requested schema is not an MCP elicitation schema")]
     InvalidSchema,
     /// 2025-11-25: the request to the client failed or timed out, or the call was cancelled.
-    #[error("the client did not answer the elicitation")]
+    #[error("the client did not answer the request")]
     Failed,
+    /// No MCP client called: the capability was invoked in process (or over another
+    /// door), so there is nobody to ask. Match on it to do without, or propagate it
+    /// ([`ELICITOR_UNAVAILABLE`]).
+    #[error("no MCP client called this capability")]
+    NoClient,
 }
 
 impl From<ElicitError> for HandlerError {
@@ -117,6 +128,7 @@ impl From<ElicitError> for HandlerError {
             ElicitError::InputRequired(_) => INPUT_REQUIRED,
             ElicitError::MissingClientCapability(_) => CLIENT_CAPABILITY_MISSING,
             ElicitError::InvalidSchema | ElicitError::Failed => ELICITATION_FAILED,
+            ElicitError::NoClient => ELICITOR_UNAVAILABLE,
         };
         HandlerError::public(code, &error, Vec::new())
     }
@@ -133,31 +145,42 @@ impl From<ElicitError> for McpError {
     }
 }
 
-/// Asks the human, through the MCP client, for data a capability needs (a name, a choice,
-/// a form): `elicitation/create` in form mode.
+/// Asks the calling MCP client on a capability's behalf: the human for data
+/// ([`ask`](Self::ask), `elicitation/create` in form mode), the client's model for a message
+/// ([`create_message`](Self::create_message), `sampling/createMessage`), and the client's
+/// roots ([`list_roots`](Self::list_roots), `roots/list`).
 ///
 /// The bridge puts one into the extensions of every `tools/call` invocation; a
 /// `#[capability]` function takes it as a parameter (it is an extractor), other handlers
-/// read it with [`McpElicitor::from_context`].
+/// read it with [`McpElicitor::from_context`]. Invoked other than through the bridge (in
+/// process, over REST), the extractor gives a detached elicitor whose requests all fail with
+/// [`ElicitError::NoClient`], so a handler can do without; tests answer for the client with
+/// [`McpElicitor::scripted`].
 ///
-/// - **2025-11-25**: [`ask`](Self::ask) sends `elicitation/create` on the call's session
-///   and waits (up to ten minutes, or the call's cancellation).
+/// - **2025-11-25**: each request goes to the client on the call's session and is awaited
+///   (up to ten minutes, or the call's cancellation).
 /// - **2026-07-28**: nothing can wait, so a handler must be **re-runnable until it has its
 ///   answers: ask every question first, act after.** When this request does not carry the
-///   answer, `ask` returns [`ElicitError::InputRequired`]; propagate it. The bridge answers
-///   `input_required` with the question under its `key` and a `requestState` sealed like a
-///   confirmation's (HMAC, bound to the tool, a digest of the arguments, the principal and
-///   a ten-minute expiry) that carries the answers of earlier rounds. The retry runs the
-///   handler again, and `ask` returns the answers from the state and from
-///   `inputResponses`. A missing or unreadable answer asks again; answers to keys never
-///   asked are ignored. States are not single-use: a replayed last round runs the handler
-///   again, with the same answers.
+///   answer, the request returns [`ElicitError::InputRequired`]; propagate it. The bridge
+///   answers `input_required` with every question asked so far, each under its `key`, and a
+///   `requestState` sealed like a confirmation's (HMAC, bound to the tool, a digest of the
+///   arguments, the principal and a ten-minute expiry) that carries the answers of earlier
+///   rounds. The retry runs the handler again, and each request returns its answer from the
+///   state or from `inputResponses`. A missing or unreadable answer asks again; answers to
+///   keys never asked are ignored. States are not single-use: a replayed last round runs the
+///   handler again, with the same answers. To ask several things in one round, make every
+///   request before propagating the first error (below).
 ///
-/// Either way, a client that did not declare `elicitation` gets `-32021` with
-/// `requiredCapabilities: {"elicitation": {}}`.
+/// Each request needs the client to have declared its capability (`elicitation` with form
+/// mode, `sampling`, `roots`); otherwise it fails with
+/// [`ElicitError::MissingClientCapability`] and the bridge answers `-32021` with
+/// `requiredCapabilities`. [`client_supports`](Self::client_supports) tells beforehand.
+/// None of these requests can approve a confirmation: approval is only ever asked of the
+/// human, through the bridge's own form, never through the model.
 ///
 /// ```
-/// use rcip_mcp::{ElicitAnswer, McpElicitor};
+/// use rcip_mcp::{ElicitAnswer, ElicitError, McpElicitor};
+/// use rcip_mcp::rmcp::model::{CreateMessageRequestParams, SamplingMessage};
 /// use rcip_runtime::{HandlerError, capability};
 /// use serde_json::json;
 ///
@@ -177,6 +200,32 @@ impl From<ElicitError> for McpError {
 ///         Some(name) => format!("Hello, {name}!"),
 ///         None => "Hello, stranger.".to_owned(),
 ///     })
+/// }
+///
+/// /// Summarise.
+/// ///
+/// /// Asks the client's model for a summary and reads the client's roots, in one round.
+/// #[capability(effect = "read", id = "summarise")]
+/// async fn summarise(elicitor: McpElicitor) -> Result<String, HandlerError> {
+///     let prompt = CreateMessageRequestParams::new(
+///         vec![SamplingMessage::user_text("Summarise the project in one line.")],
+///         100,
+///     );
+///     // Both requests are made before either error is propagated: on 2026-07-28 the
+///     // client gets both questions at once.
+///     let (summary, roots) = (
+///         elicitor.create_message("summary", prompt).await,
+///         elicitor.list_roots("roots").await,
+///     );
+///     let roots = match roots {
+///         Ok(roots) => roots.len(),
+///         // Called in process: there is no client to ask.
+///         Err(ElicitError::NoClient) => 0,
+///         Err(other) => return Err(other.into()),
+///     };
+///     let summary = summary?;
+///     let text = summary.message.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone());
+///     Ok(format!("{} ({roots} roots)", text.unwrap_or_default()))
 /// }
 /// ```
 #[derive(Clone)]
@@ -204,16 +253,25 @@ enum Era {
         /// Whether the request carried a state this module sealed.
         has_state: bool,
     },
+    /// A test's stand-in for the client ([`McpElicitor::scripted`]).
+    Scripted(Arc<ScriptedAnswers>),
+    /// No MCP client: every request fails with [`ElicitError::NoClient`].
+    Detached,
 }
 
 #[derive(Default)]
 struct Record {
     /// The questions without an answer yet (2026-07-28).
-    questions: Vec<(String, ElicitRequestParams)>,
+    questions: Vec<(String, InputRequest)>,
     /// The answers taken from `inputResponses`, to carry into the next state.
     used: BTreeMap<String, Value>,
     /// A client capability the handler needed and the client did not declare.
     missing: Option<String>,
+    /// Every request made, in order (kept for [`McpElicitor::scripted`] only).
+    asked: Vec<(String, InputRequest)>,
+    /// The task the call became (2026-07-28, a long-running capability): questions from
+    /// then on wait in the task for `tasks/update`.
+    task: Option<crate::tasks::TaskLink>,
 }
 
 impl fmt::Debug for McpElicitor {
@@ -221,6 +279,8 @@ impl fmt::Debug for McpElicitor {
         let era = match self.inner.era {
             Era::Legacy { .. } => "2025-11-25",
             Era::Modern { .. } => "2026-07-28",
+            Era::Scripted(_) => "scripted",
+            Era::Detached => "detached",
         };
         f.debug_struct("McpElicitor")
             .field("era", &era)
@@ -241,11 +301,87 @@ fn binding(call: &Call) -> Option<Vec<u8>> {
     call.binding(BINDING_LABEL)
 }
 
+/// Which client capability a request needs.
+fn capability_of(request: &InputRequest) -> &'static str {
+    match request {
+        InputRequest::Elicitation(_) => "elicitation",
+        InputRequest::CreateMessage(_) => "sampling",
+        InputRequest::ListRoots(_) => "roots",
+        // A kind this bridge never makes.
+        _ => "unknown",
+    }
+}
+
 impl McpElicitor {
-    /// The elicitor of an invocation's context, when the bridge put one there.
+    /// The elicitor of an invocation's context, when the bridge (or a test) put one there.
     #[must_use]
     pub fn from_context(context: &InvocationContext) -> Option<McpElicitor> {
         context.extensions().get::<McpElicitor>().cloned()
+    }
+
+    /// An elicitor with no client behind it: every request fails with
+    /// [`ElicitError::NoClient`]. What the extractor gives outside the bridge.
+    #[must_use]
+    pub fn detached() -> McpElicitor {
+        Self::with_era(json!({}), Era::Detached)
+    }
+
+    /// A stand-in for the client, for tests: requests are answered by `answers` (and
+    /// recorded, see [`asked`](Self::asked)); a request whose kind `answers` has no answer
+    /// for fails with [`ElicitError::MissingClientCapability`], as from a client that did not
+    /// declare it. Put it into the invocation's extensions:
+    ///
+    /// ```
+    /// use rcip_mcp::{McpElicitor, ScriptedAnswers};
+    /// use rcip_mcp::rmcp::model::{ElicitResult, ElicitationAction, Root};
+    /// use rcip_runtime::InvocationRequest;
+    /// use serde_json::json;
+    ///
+    /// let client = McpElicitor::scripted(
+    ///     ScriptedAnswers::new()
+    ///         .elicitation(|_params| {
+    ///             ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": "Ada"}))
+    ///         })
+    ///         .roots(vec![Root::new("file:///work")]),
+    /// );
+    /// let request = InvocationRequest::new("greet", json!({})).with_extension(client.clone());
+    /// // ... invoke, then look at what the capability asked:
+    /// assert!(client.asked().is_empty());
+    /// # let _ = request;
+    /// ```
+    #[must_use]
+    pub fn scripted(answers: ScriptedAnswers) -> McpElicitor {
+        let mut capabilities = serde_json::Map::new();
+        if answers.elicitation.is_some() {
+            capabilities.insert("elicitation".to_owned(), json!({"form": {}}));
+        }
+        if answers.sampling.is_some() {
+            capabilities.insert("sampling".to_owned(), json!({}));
+        }
+        if answers.roots.is_some() {
+            capabilities.insert("roots".to_owned(), json!({}));
+        }
+        Self::with_era(
+            Value::Object(capabilities),
+            Era::Scripted(Arc::new(answers)),
+        )
+    }
+
+    fn with_era(capabilities: Value, era: Era) -> McpElicitor {
+        McpElicitor {
+            inner: Arc::new(ElicitorInner {
+                capabilities,
+                era,
+                record: Mutex::new(Record::default()),
+            }),
+        }
+    }
+
+    /// The requests made through a [`scripted`](Self::scripted) elicitor, in order, each
+    /// with its key (empty for any other elicitor).
+    #[must_use]
+    pub fn asked(&self) -> Vec<(String, InputRequest)> {
+        lock(&self.inner.record).asked.clone()
     }
 
     /// Asks the human for the data `requested_schema` describes (an object schema of
@@ -256,23 +392,81 @@ impl McpElicitor {
     ///
     /// [`ElicitError::InputRequired`] (2026-07-28, not answered yet: propagate it),
     /// [`ElicitError::MissingClientCapability`], [`ElicitError::InvalidSchema`],
-    /// [`ElicitError::Failed`] (2025-11-25).
+    /// [`ElicitError::Failed`] (2025-11-25), [`ElicitError::NoClient`].
     pub async fn ask(
         &self,
         key: &str,
         message: impl Into<String>,
         requested_schema: Value,
     ) -> Result<ElicitAnswer, ElicitError> {
+        let message = message.into();
+        let result: ElicitResult = self
+            .request(key, || {
+                let params: ElicitRequestParams = serde_json::from_value(json!({
+                    "mode": "form",
+                    "message": message,
+                    "requestedSchema": requested_schema,
+                }))
+                .map_err(|_| ElicitError::InvalidSchema)?;
+                Ok(InputRequest::Elicitation(ElicitRequest::new(params)))
+            })
+            .await?;
+        Ok(ElicitAnswer::from_result(result))
+    }
+
+    /// Asks the calling client's model for a message (`sampling/createMessage`), under
+    /// `key`. The client (and usually its user) decides whether and how to answer; the
+    /// result is the model's message as the client reports it: check it like any input.
+    ///
+    /// # Errors
+    ///
+    /// As [`ask`](Self::ask); [`ElicitError::MissingClientCapability`] names `sampling`,
+    /// and a request the client refuses (or rmcp finds malformed) is
+    /// [`ElicitError::Failed`].
+    pub async fn create_message(
+        &self,
+        key: &str,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ElicitError> {
+        self.request(key, || {
+            Ok(InputRequest::CreateMessage(CreateMessageRequest::new(
+                params,
+            )))
+        })
+        .await
+    }
+
+    /// The client's roots (`roots/list`), under `key`: the directories or other URIs the
+    /// client's user has opened to this server.
+    ///
+    /// # Errors
+    ///
+    /// As [`ask`](Self::ask); [`ElicitError::MissingClientCapability`] names `roots`.
+    pub async fn list_roots(&self, key: &str) -> Result<Vec<Root>, ElicitError> {
+        let result: ListRootsResult = self
+            .request(key, || {
+                Ok(InputRequest::ListRoots(ListRootsRequest::default()))
+            })
+            .await?;
+        Ok(result.roots)
+    }
+
+    /// One request to the client, its answer read as `T`.
+    async fn request<T: DeserializeOwned + Serialize>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Result<InputRequest, ElicitError>,
+    ) -> Result<T, ElicitError> {
         if let Era::Modern {
             earlier, responses, ..
         } = &self.inner.era
         {
-            if let Some(answer) = earlier.get(key).and_then(parse_answer) {
+            if let Some(answer) = earlier.get(key).and_then(read::<T>) {
                 return Ok(answer);
             }
             if let Some((raw, answer)) = responses
                 .get(key)
-                .and_then(|raw| parse_answer(raw).map(|a| (raw, a)))
+                .and_then(|raw| read::<T>(raw).map(|a| (raw, a)))
             {
                 lock(&self.inner.record)
                     .used
@@ -280,32 +474,55 @@ impl McpElicitor {
                 return Ok(answer);
             }
         }
-        if !self.can_elicit_form() {
-            return Err(self.missing("elicitation"));
+        if matches!(self.inner.era, Era::Detached) {
+            return Err(ElicitError::NoClient);
         }
-        let params: ElicitRequestParams = serde_json::from_value(json!({
-            "mode": "form",
-            "message": message.into(),
-            "requestedSchema": requested_schema,
-        }))
-        .map_err(|_| ElicitError::InvalidSchema)?;
+        let request = make()?;
+        let capability = capability_of(&request);
+        if !self.client_supports(capability) {
+            return Err(self.missing(capability));
+        }
         match &self.inner.era {
             Era::Modern { .. } => {
-                let mut record = lock(&self.inner.record);
-                if !record.questions.iter().any(|(k, _)| k == key) {
-                    record.questions.push((key.to_owned(), params));
+                // Decided under one lock: either the call is a task (which then waits for
+                // the answer, `tasks/update`), or the question joins this round's.
+                let task = {
+                    let mut record = lock(&self.inner.record);
+                    match record.task.clone() {
+                        Some(task) => Some((task, request)),
+                        None => {
+                            if !record.questions.iter().any(|(k, _)| k == key) {
+                                record.questions.push((key.to_owned(), request));
+                            }
+                            None
+                        }
+                    }
+                };
+                match task {
+                    Some((task, request)) => {
+                        let raw = task.ask(key, request).await?;
+                        read::<T>(&raw).ok_or(ElicitError::Failed)
+                    }
+                    None => Err(ElicitError::InputRequired(key.to_owned())),
                 }
-                Err(ElicitError::InputRequired(key.to_owned()))
             }
             Era::Legacy { peer, cancelled } => {
-                let asked = peer.create_elicitation_with_timeout(params, Some(ANSWER_TIME));
+                let asked = send(peer, request);
                 tokio::select! {
-                    answer = asked => answer
-                        .map(ElicitAnswer::from_result)
-                        .map_err(|_| ElicitError::Failed),
+                    answer = asked => answer.and_then(|raw| read::<T>(&raw)).ok_or(ElicitError::Failed),
                     () = cancelled.cancelled() => Err(ElicitError::Failed),
                 }
             }
+            Era::Scripted(answers) => {
+                lock(&self.inner.record)
+                    .asked
+                    .push((key.to_owned(), request.clone()));
+                answers
+                    .answer(&request)
+                    .and_then(|raw| read::<T>(&raw))
+                    .ok_or(ElicitError::Failed)
+            }
+            Era::Detached => Err(ElicitError::NoClient),
         }
     }
 
@@ -318,16 +535,34 @@ impl McpElicitor {
     ///
     /// [`ElicitError::MissingClientCapability`].
     pub fn require_client_capability(&self, name: &str) -> Result<(), ElicitError> {
-        if self
-            .inner
-            .capabilities
-            .get(name)
-            .is_some_and(Value::is_object)
-        {
+        if self.declares(name) {
             Ok(())
         } else {
             Err(self.missing(name))
         }
+    }
+
+    /// Whether the client declared what a request of this kind needs: `"elicitation"` (in
+    /// form mode), `"sampling"` or `"roots"` (any other name: whether it is declared at all).
+    /// A handler that can do without asks only what the client can answer.
+    #[must_use]
+    pub fn client_supports(&self, name: &str) -> bool {
+        if name == "elicitation" {
+            return self
+                .inner
+                .capabilities
+                .get("elicitation")
+                .and_then(Value::as_object)
+                .is_some_and(|e| e.contains_key("form") || !e.contains_key("url"));
+        }
+        self.declares(name)
+    }
+
+    fn declares(&self, name: &str) -> bool {
+        self.inner
+            .capabilities
+            .get(name)
+            .is_some_and(Value::is_object)
     }
 
     /// Whether the request speaks 2026-07-28 (questions end the run until answered).
@@ -343,12 +578,16 @@ impl McpElicitor {
         ElicitError::MissingClientCapability(name.to_owned())
     }
 
-    fn can_elicit_form(&self) -> bool {
-        self.inner
-            .capabilities
-            .get("elicitation")
-            .and_then(Value::as_object)
-            .is_some_and(|e| e.contains_key("form") || !e.contains_key("url"))
+    /// Turns the call into `task`: from now on questions wait in the task. Refused (`false`)
+    /// when the handler already asked a question of this round or needed a capability the
+    /// client lacks: that call ends as an ordinary `input_required` (or `-32021`) answer.
+    pub(crate) fn begin_task(&self, task: crate::tasks::TaskLink) -> bool {
+        let mut record = lock(&self.inner.record);
+        if !record.questions.is_empty() || record.missing.is_some() {
+            return false;
+        }
+        record.task = Some(task);
+        true
     }
 
     /// Whether the request carried a state this module sealed (else a `requestState` is a
@@ -364,32 +603,130 @@ impl McpElicitor {
     }
 }
 
-fn parse_answer(raw: &Value) -> Option<ElicitAnswer> {
-    serde_json::from_value::<ElicitResult>(raw.clone())
-        .ok()
-        .map(ElicitAnswer::from_result)
+/// An answer as `T`, or `None` when it does not read as one.
+fn read<T: DeserializeOwned>(raw: &Value) -> Option<T> {
+    T::deserialize(raw).ok()
 }
 
-/// A capability that takes an `McpElicitor` fails with [`ELICITOR_UNAVAILABLE`] when it is
-/// invoked other than through the bridge.
+/// Sends one request to a 2025-11-25 client and awaits its answer, as JSON.
+async fn send(peer: &Peer<RoleServer>, request: InputRequest) -> Option<Value> {
+    match request {
+        InputRequest::Elicitation(request) => peer
+            .create_elicitation_with_timeout(request.params, Some(ANSWER_TIME))
+            .await
+            .ok()
+            .and_then(|r| serde_json::to_value(r).ok()),
+        InputRequest::CreateMessage(request) => {
+            #[allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); 2025-11-25 has it
+            let asked = peer.create_message(request.params);
+            tokio::time::timeout(ANSWER_TIME, asked)
+                .await
+                .ok()?
+                .ok()
+                .and_then(|r| serde_json::to_value(r).ok())
+        }
+        InputRequest::ListRoots(_) => {
+            #[allow(deprecated)] // rmcp marks roots deprecated (SEP-2577); 2025-11-25 has it
+            let asked = peer.list_roots();
+            tokio::time::timeout(ANSWER_TIME, asked)
+                .await
+                .ok()?
+                .ok()
+                .and_then(|r| serde_json::to_value(r).ok())
+        }
+        _ => None,
+    }
+}
+
+/// How a [`scripted`](McpElicitor::scripted) client answers: one function per kind of
+/// request; a kind without one is a capability the client did not declare.
+#[derive(Default, Clone)]
+#[allow(clippy::type_complexity)]
+pub struct ScriptedAnswers {
+    elicitation: Option<Arc<dyn Fn(&ElicitRequestParams) -> ElicitResult + Send + Sync>>,
+    sampling: Option<Arc<dyn Fn(&CreateMessageRequestParams) -> CreateMessageResult + Send + Sync>>,
+    roots: Option<Vec<Root>>,
+}
+
+impl fmt::Debug for ScriptedAnswers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScriptedAnswers")
+            .field("elicitation", &self.elicitation.is_some())
+            .field("sampling", &self.sampling.is_some())
+            .field("roots", &self.roots)
+            .finish()
+    }
+}
+
+impl ScriptedAnswers {
+    /// A client that declares nothing.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Answers `elicitation/create` (the human's form).
+    #[must_use]
+    pub fn elicitation(
+        mut self,
+        answer: impl Fn(&ElicitRequestParams) -> ElicitResult + Send + Sync + 'static,
+    ) -> Self {
+        self.elicitation = Some(Arc::new(answer));
+        self
+    }
+
+    /// Answers `sampling/createMessage` (the client's model).
+    #[must_use]
+    pub fn sampling(
+        mut self,
+        answer: impl Fn(&CreateMessageRequestParams) -> CreateMessageResult + Send + Sync + 'static,
+    ) -> Self {
+        self.sampling = Some(Arc::new(answer));
+        self
+    }
+
+    /// Answers `roots/list` with these roots.
+    #[must_use]
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    fn answer(&self, request: &InputRequest) -> Option<Value> {
+        match request {
+            InputRequest::Elicitation(request) => self
+                .elicitation
+                .as_ref()
+                .and_then(|f| serde_json::to_value(f(&request.params)).ok()),
+            InputRequest::CreateMessage(request) => self
+                .sampling
+                .as_ref()
+                .and_then(|f| serde_json::to_value(f(&request.params)).ok()),
+            InputRequest::ListRoots(_) => self
+                .roots
+                .as_ref()
+                .and_then(|roots| serde_json::to_value(ListRootsResult::new(roots.clone())).ok()),
+            _ => None,
+        }
+    }
+}
+
+/// Outside the bridge (in process, another door, a test without a stand-in) a capability
+/// that takes an `McpElicitor` gets a [detached](McpElicitor::detached) one: its requests
+/// fail with [`ElicitError::NoClient`] ([`ELICITOR_UNAVAILABLE`] when propagated).
 impl FromInvocation for McpElicitor {
     fn from_invocation(context: &InvocationContext) -> Result<Self, HandlerError> {
-        McpElicitor::from_context(context).ok_or_else(|| {
-            HandlerError::public(
-                ELICITOR_UNAVAILABLE,
-                "this capability asks its user through an MCP client",
-                Vec::new(),
-            )
-        })
+        Ok(McpElicitor::from_context(context).unwrap_or_else(McpElicitor::detached))
     }
 }
 
 /// The elicitor of one request (`tools/call`, or `prompts/get`): on 2026-07-28, with the
 /// answers of a `requestState` this module sealed under `binding` (one that does not open is
-/// left to the confirmations) and of `inputResponses`.
+/// left to the confirmations) and of `inputResponses`. `binding` is only computed when the
+/// request carries a state (it digests the arguments).
 pub(crate) fn for_request(
     inner: &Inner,
-    binding: Option<&[u8]>,
+    binding: impl FnOnce() -> Option<Vec<u8>>,
     request_state: Option<&str>,
     input_responses: Option<&InputResponses>,
     ctx: &RequestContext<RoleServer>,
@@ -400,7 +737,7 @@ pub(crate) fn for_request(
         .unwrap_or_else(|| json!({}));
     let era = if is_modern(ctx) {
         let opened = request_state.and_then(|sealed| {
-            let state: State = inner.codec.open_json_with(sealed, binding?).ok()?;
+            let state: State = inner.codec.open_json_with(sealed, &binding()?).ok()?;
             (state.x >= now_ms()).then_some(state)
         });
         Era::Modern {
@@ -414,13 +751,7 @@ pub(crate) fn for_request(
             cancelled: ctx.ct.clone(),
         }
     };
-    McpElicitor {
-        inner: Arc::new(ElicitorInner {
-            capabilities,
-            era,
-            record: Mutex::new(Record::default()),
-        }),
-    }
+    McpElicitor::with_era(capabilities, era)
 }
 
 /// The elicitor of one `tools/call`.
@@ -432,7 +763,7 @@ pub(crate) fn for_call(
 ) -> McpElicitor {
     for_request(
         inner,
-        binding(call).as_deref(),
+        || binding(call),
         request.request_state.as_deref(),
         request.input_responses.as_ref(),
         ctx,
@@ -447,13 +778,14 @@ pub(crate) fn finish(
     call: &Call,
     elicitor: &McpElicitor,
 ) -> Option<Result<CallToolResponse, McpError>> {
-    finish_request(inner, binding(call).as_deref(), elicitor).map(|answer| answer.map(Into::into))
+    finish_request(inner, || binding(call), elicitor).map(|answer| answer.map(Into::into))
 }
 
-/// [`finish`] for any request whose state is bound to `binding`.
+/// [`finish`] for any request whose state is bound to `binding` (computed only when there
+/// are questions to seal).
 pub(crate) fn finish_request(
     inner: &Inner,
-    binding: Option<&[u8]>,
+    binding: impl FnOnce() -> Option<Vec<u8>>,
     elicitor: &McpElicitor,
 ) -> Option<Result<InputRequiredResult, McpError>> {
     let record = std::mem::take(&mut *lock(&elicitor.inner.record));
@@ -474,12 +806,14 @@ pub(crate) fn finish_request(
         x: now_ms().saturating_add(u64::try_from(ANSWER_TIME.as_millis()).unwrap_or(u64::MAX)),
         a: answers,
     };
-    let sealed = binding.and_then(|binding| {
+    let sealed = binding().and_then(|binding| {
         inner
             .codec
             .seal_json_with(
                 &state,
-                &SealOptions::new().associated_data(binding).ttl(ANSWER_TIME),
+                &SealOptions::new()
+                    .associated_data(&binding)
+                    .ttl(ANSWER_TIME),
             )
             .ok()
     });
@@ -489,9 +823,6 @@ pub(crate) fn finish_request(
             None,
         )));
     };
-    let mut requests = InputRequests::new();
-    for (key, params) in record.questions {
-        requests.insert(key, InputRequest::Elicitation(ElicitRequest::new(params)));
-    }
+    let requests: InputRequests = record.questions.into_iter().collect();
     Some(Ok(InputRequiredResult::new(Some(requests), Some(sealed))))
 }

@@ -43,7 +43,7 @@
 //!
 //! | outcome | MCP result |
 //! |---|---|
-//! | succeeded | `structuredContent` (2025-11-25: `{"result": ...}` when the output is not an object) and a text block with its JSON, or the blocks the host's [content mapping](McpBridgeBuilder::content) makes of the output (image, audio, resources: see [`content_field`]) |
+//! | succeeded | `structuredContent` (2025-11-25: `{"result": ...}` when the output is not an object) and a text block with its JSON (a string output: the string itself), or the blocks the host's [content mapping](McpBridgeBuilder::content) makes of the output (image, audio, resources: see [`content_field`]) |
 //! | failed, denied | `isError: true` and one text block, `CODE: message` (the runtime's stable code and public message only, never a handler's own error text) then a line `- /instance/path: message (keyword)` per validation issue (`the input` for the root; `the output` for `OUTPUT_INVALID`; the message names the property where the issue's params do: ``unexpected property `extra` ``, ``missing property `options` ``); no `structuredContent`, which would have to match the tool's `outputSchema` (clients on the TypeScript SDK check it even on `isError` results) |
 //! | confirmation required | the human is asked (below); without a broker or a client that can show a form: a non-error result saying the operation awaits approval in the application, with nothing the model could approve it with |
 //! | unknown tool, arguments not an object | JSON-RPC error `-32602` |
@@ -136,31 +136,37 @@
 //! doubled since it was last pruned.
 #![deny(missing_docs)]
 
+mod approval;
 mod bridge;
 mod broker;
 mod confirm;
 mod content;
 mod elicit;
+mod events;
 mod logging;
 mod progress;
 mod prompts;
 mod resources;
 mod server;
 mod session_owner;
+mod tasks;
 mod transport;
 
+pub use approval::APPROVAL_PENDING;
 pub use bridge::{BridgeError, Listing, McpBridge, McpBridgeBuilder};
 pub use broker::{ConfirmationAnswer, ConfirmationBroker, HostBroker};
 pub use content::content_field;
 pub use elicit::{
     CLIENT_CAPABILITY_MISSING, ELICITATION_FAILED, ELICITOR_UNAVAILABLE, ElicitAnswer, ElicitError,
-    INPUT_REQUIRED, McpElicitor,
+    INPUT_REQUIRED, McpElicitor, ScriptedAnswers,
 };
+pub use events::MemoryEventStore;
 pub use logging::{McpLog, McpLogLevel};
 pub use progress::McpProgress;
 pub use prompts::PromptProvider;
 pub use resources::{ProviderContext, ResourceProvider};
 pub use rmcp;
+pub use tasks::{MemoryTaskStore, TaskRecord, TaskState, TaskStore, TaskStoreError};
 /// The token [`HttpOptions::shutdown`] takes (tokio-util's).
 pub use tokio_util::sync::CancellationToken;
 pub use transport::{AuthRejection, HttpOptions, http_router, serve_http, serve_stdio};

@@ -142,7 +142,7 @@ pub(crate) async fn get(
     );
     let elicitor = elicit::for_request(
         inner,
-        binding.as_deref(),
+        || binding.clone(),
         request.request_state.as_deref(),
         request.input_responses.as_ref(),
         &ctx,
@@ -153,7 +153,7 @@ pub(crate) async fn get(
     }
     let cx = ProviderContext::of(&ctx).with_elicitor(elicitor.clone());
     let got = provider.get(name.clone(), arguments, cx).await;
-    if let Some(answer) = elicit::finish_request(inner, binding.as_deref(), &elicitor) {
+    if let Some(answer) = elicit::finish_request(inner, || binding, &elicitor) {
         return answer.map(Into::into);
     }
     match got? {

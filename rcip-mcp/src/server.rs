@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::future::Future;
 
-use rcip_core::InvocationOutcome;
+use rcip_core::{InvocationOutcome, LongRunning};
 use rcip_export::{ArgumentsError, Export};
 use rcip_runtime::{InvocationRequest, Principal, RequestMetadata};
 use rmcp::ErrorData as McpError;
@@ -14,6 +14,9 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::model::{
+    CancelTaskParams, ClientCapabilities, GetTaskParams, GetTaskResult, UpdateTaskParams,
+};
+use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
     ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
@@ -22,12 +25,14 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::{Found, Slot};
 use crate::bridge::{Inner, McpBridge};
 use crate::confirm;
 use crate::content;
 use crate::elicit;
 use crate::logging::McpLog;
 use crate::progress::McpProgress;
+use crate::tasks::{self, Run, TaskSetup};
 
 /// The two MCP revisions the bridge speaks.
 const SUPPORTED: &[ProtocolVersion] =
@@ -37,6 +42,12 @@ const SUPPORTED: &[ProtocolVersion] =
 pub(crate) fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
     ctx.protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// Whether the request's client declared the tasks extension.
+pub(crate) fn supports_tasks(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.client_capabilities()
+        .is_some_and(|capabilities| capabilities.supports_tasks())
 }
 
 /// The caller the HTTP bearer hook established, if any (never on stdio).
@@ -64,6 +75,7 @@ pub(crate) async fn linked<F: Future>(
 }
 
 /// The call as the bridge resolved it: the tool, the capability, the input.
+#[derive(Clone)]
 pub(crate) struct Call {
     pub(crate) tool: String,
     pub(crate) capability_id: String,
@@ -113,6 +125,7 @@ impl ServerHandler for McpBridge {
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_tasks()
             .build();
         crate::logging::advertise(&mut capabilities);
         crate::resources::advertise(&self.inner, &mut capabilities);
@@ -148,7 +161,7 @@ impl ServerHandler for McpBridge {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         let view = self.inner.view().ok()?;
-        view.tools(true).iter().find(|t| t.name == name).cloned()
+        view.tool(name, true).cloned()
     }
 
     async fn call_tool(
@@ -176,6 +189,26 @@ impl ServerHandler for McpBridge {
             arguments,
             principal: principal_of(&ctx),
         };
+        // A call that waited for the host's approval before: its outcome, once, or the same
+        // answer while it still waits (nothing runs twice).
+        if request.request_state.is_none() && !self.inner.awaiting.is_empty() {
+            match self.inner.awaiting.find(&call) {
+                Some(Found::Outcome(outcome)) => {
+                    return Ok(outcome_result(&self.inner, export, outcome).into());
+                }
+                Some(Found::Pending(result)) => return Ok(result.into()),
+                None => {}
+            }
+        }
+        // A long-running capability becomes a task for a client with the tasks extension;
+        // one that must be a task refuses any other client.
+        let tasks_ok = modern && supports_tasks(&ctx);
+        let long_running = view.long_running(&call.capability_id);
+        if long_running == Some(LongRunning::Required) && !tasks_ok {
+            return Err(McpError::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            ));
+        }
         let elicitor = elicit::for_call(&self.inner, &call, &request, &ctx);
         if modern
             && !elicitor.has_state()
@@ -183,6 +216,7 @@ impl ServerHandler for McpBridge {
         {
             return confirm::retry(&self.inner, export, &call, state, &request, &ctx).await;
         }
+        let task = (tasks_ok && long_running.is_some()).then(|| TaskSetup::new(elicitor.clone()));
         let token = CancellationToken::new();
         let mut metadata = RequestMetadata::new("mcp").with_request_id(ctx.id.to_string());
         if let Some(client) = ctx.client_info() {
@@ -200,10 +234,31 @@ impl ServerHandler for McpBridge {
             invocation = invocation.with_extension(progress.clone());
         }
         invocation = invocation.with_extension(McpLog::for_request(&self.inner.logging, &ctx));
-        let outcome = linked(&ctx.ct, &token, self.inner.client.invoke(invocation)).await;
+        // A confirmation this client cannot ask for waits for the host; the slot hears how
+        // the host answered.
+        let slot = confirm::waits_for_host(&self.inner, &ctx).then(Slot::default);
+        if let Some(slot) = &slot {
+            invocation = invocation.with_extension(slot.observer());
+        }
+        if let Some(setup) = &task {
+            invocation = invocation.with_extension(setup.observer());
+        }
+        let invoked = self.inner.client.invoke(invocation);
+        let outcome = match &task {
+            Some(setup) => {
+                match tasks::run(&self.inner, &call, setup, token.clone(), &ctx.ct, invoked).await {
+                    Run::Task(created) => return Ok(created),
+                    Run::Finished(outcome) => outcome,
+                }
+            }
+            None => linked(&ctx.ct, &token, invoked).await,
+        };
         let response = match elicit::finish(&self.inner, &call, &elicitor) {
             Some(answer) => answer,
-            None => confirm::finish(&self.inner, export, &call, outcome, token, &ctx).await,
+            None => {
+                let run = confirm::CallRun { token, slot, task };
+                confirm::finish(&self.inner, export, &call, outcome, run, &ctx).await
+            }
         };
         if let Some(progress) = progress {
             progress.finish().await;
@@ -224,6 +279,46 @@ impl ServerHandler for McpBridge {
         }
         self.inner.logging.set(request.level, &ctx);
         Ok(())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let principal = principal_of(&ctx);
+        self.inner
+            .tasks
+            .get(&request.task_id, principal.as_ref())
+            .await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let principal = principal_of(&ctx);
+        self.inner
+            .tasks
+            .update(
+                &request.task_id,
+                request.input_responses,
+                principal.as_ref(),
+            )
+            .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let principal = principal_of(&ctx);
+        self.inner
+            .tasks
+            .cancel(&request.task_id, principal.as_ref())
+            .await
     }
 
     async fn list_resources(
@@ -367,11 +462,16 @@ pub(crate) fn outcome_result(
             ..
         } => {
             let mapped = content::mapped(inner.content.as_deref(), &capability_id, &output);
+            // A text output reads as itself; anything else as its JSON.
+            let text = match &output {
+                Value::String(text) => Some(text.clone()),
+                _ => None,
+            };
             let structured = export.structured_output(&capability_id, output);
             let blocks = mapped.unwrap_or_else(|| {
-                vec![ContentBlock::text(
-                    serde_json::to_string(&structured).unwrap_or_default(),
-                )]
+                vec![ContentBlock::text(text.unwrap_or_else(|| {
+                    serde_json::to_string(&structured).unwrap_or_default()
+                }))]
             });
             let mut result = CallToolResult::success(blocks);
             result.structured_content = Some(structured);
@@ -385,7 +485,7 @@ pub(crate) fn outcome_result(
             )
         }
         InvocationOutcome::ConfirmationRequired { confirmation, .. } => {
-            awaiting_approval(&confirmation.title)
+            crate::approval::pending_result(&confirmation.title)
         }
     }
 }
@@ -439,15 +539,6 @@ fn issue_text(issue: &rcip_core::ValidationIssue) -> String {
         Some((what, name)) => format!("{what} property `{name}`"),
         None => issue.message.clone(),
     }
-}
-
-/// The result when a confirmation cannot be asked through this client: not an error, and
-/// nothing in it lets the model approve anything.
-pub(crate) fn awaiting_approval(title: &str) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(format!(
-        "\"{title}\" awaits approval in the application. It runs once someone approves it \
-         there; nothing in this conversation can approve it."
-    ))])
 }
 
 #[cfg(test)]

@@ -14,10 +14,12 @@ use axum::response::Response;
 use rcip_runtime::Principal;
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::store::EventStore;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{BridgeError, McpBridge};
+use crate::events::MemoryEventStore;
 use crate::session_owner::{self, SessionOwners};
 
 /// Serves the bridge on this process's stdin and stdout until the client closes them.
@@ -84,6 +86,7 @@ pub struct HttpOptions {
     allowed_hosts: Option<Vec<String>>,
     auth: Option<Arc<AuthHook>>,
     shutdown: CancellationToken,
+    events: Option<Arc<dyn EventStore>>,
 }
 
 impl fmt::Debug for HttpOptions {
@@ -93,6 +96,7 @@ impl fmt::Debug for HttpOptions {
             .field("allowed_origins", &self.allowed_origins)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("auth", &self.auth.is_some())
+            .field("events", &self.events.is_some())
             .finish()
     }
 }
@@ -108,6 +112,7 @@ impl Default for HttpOptions {
             allowed_hosts: None,
             auth: None,
             shutdown: CancellationToken::new(),
+            events: Some(Arc::new(MemoryEventStore::new())),
         }
     }
 }
@@ -172,6 +177,24 @@ impl HttpOptions {
         self
     }
 
+    /// Where the events of 2025-11-25 event streams are kept for a client that reconnects
+    /// with `Last-Event-ID` (SEP-1699): by default a [`MemoryEventStore`] in this process, so
+    /// a client that lost its stream gets what it missed, the call's result included. A
+    /// deployment of several instances shares one store.
+    #[must_use]
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.events = Some(store);
+        self
+    }
+
+    /// Keeps no events beyond what rmcp's session holds: a stream can then be resumed only
+    /// while its call has not answered.
+    #[must_use]
+    pub fn without_event_store(mut self) -> Self {
+        self.events = None;
+        self
+    }
+
     /// Checks every request before MCP sees it: `Ok(Some(principal))` lets it through as
     /// that caller (the principal lands in the invocation's extensions, where policies and
     /// handlers read it, and binds 2026-07-28 confirmation states), `Ok(None)` lets it
@@ -213,7 +236,11 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     if let Some(hosts) = options.allowed_hosts {
         config = config.with_allowed_hosts(hosts);
     }
-    let manager = Arc::new(LocalSessionManager::default());
+    let mut manager = LocalSessionManager::default();
+    if let Some(store) = options.events {
+        manager = manager.with_event_store(store);
+    }
+    let manager = Arc::new(manager);
     let owners = Arc::new(SessionOwners::new(Arc::clone(&manager)));
     let service = StreamableHttpService::new(move || Ok(bridge.clone()), manager, config);
     // Inside the authentication layer: the guard reads the principal the hook settled.
@@ -283,6 +310,13 @@ pub async fn serve_http(
 ) -> Result<(), BridgeError> {
     bridge.inner.ensure_watcher();
     let listener = tokio::net::TcpListener::bind(addr).await?;
+    // Without it, a response written in two parts (an SSE stream's head, then its event)
+    // waits for the client's delayed ACK, about 40 ms on Linux.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY could not be set");
+        }
+    });
     axum::serve(listener, http_router(bridge, options)).await?;
     Ok(())
 }

@@ -7,7 +7,9 @@ mod duplex;
 use std::time::Duration;
 
 use common::*;
-use rcip_mcp::rmcp::model::{CacheScope, CallToolResponse, ErrorCode, SubscriptionFilter};
+use rcip_mcp::rmcp::model::{
+    CacheScope, CallToolResponse, CallToolResult, ErrorCode, SubscriptionFilter,
+};
 use rcip_mcp::rmcp::service::ServiceError;
 use serde_json::json;
 
@@ -190,47 +192,81 @@ async fn a_handlers_error_text_never_reaches_a_result() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_elicitation_or_broker_the_call_awaits_approval_in_the_application() {
-    // 2025-11-25, no elicitation capability: awaiting, not an error.
-    let app = App::new();
-    let client = connect(&app, Human::without_elicitation(), Era::Legacy).await;
-    let result = client
-        .call_tool(call("notes.delete", json!({"text": "first"})))
-        .await
-        .unwrap();
-    assert_eq!(result.is_error, Some(false));
-    assert!(text(&result).contains("awaits approval in the application"));
+/// The one pending confirmation of `app`, as the host's own interface sees it.
+fn the_pending_confirmation(app: &App) -> String {
+    let pending = app.runtime.host().pending_confirmations();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    pending[0].confirmation.id.clone()
+}
+
+fn assert_awaiting(result: &CallToolResult) {
+    // An error result (what every SDK accepts from a tool with an output schema), saying
+    // the approval is pending in the application, with nothing to approve it with.
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(code(result), rcip_mcp::APPROVAL_PENDING);
+    assert!(text(result).contains("awaits approval in the application"));
     assert!(result.structured_content.is_none());
-    client.cancel().await.unwrap();
+    let wire = serde_json::to_string(result).unwrap();
+    assert!(!wire.contains("confirmation_"), "{wire}");
+}
 
-    // 2026-07-28 with a broker but no elicitation: -32021.
-    let client = connect(&app, Human::without_elicitation(), Era::Modern).await;
-    let error = client
-        .call_tool(call("notes.delete", json!({"text": "first"})))
-        .await
-        .unwrap_err();
-    let ServiceError::McpError(error) = error else {
-        panic!("{error:?}")
-    };
-    assert_eq!(error.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
-    client.cancel().await.unwrap();
-
-    // No broker: never asked, in either era.
-    let app = App::with(Duration::from_secs(60), false, |b| b);
-    for era in ERAS {
-        let human = Human::new(Answer::Approve);
-        let client = connect(&app, human.clone(), era).await;
-        let result = client
-            .call_tool(call("notes.delete", json!({"text": "first"})))
-            .await
-            .unwrap();
-        assert_eq!(result.is_error, Some(false));
-        assert!(text(&result).contains("awaits approval in the application"));
-        assert_eq!(human.asked(), 0);
-        client.cancel().await.unwrap();
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_elicitation_a_write_awaits_the_host_and_the_retry_gets_the_outcome_once() {
+    // Both eras, with a broker (the client cannot show a form) and without one.
+    for broker in [true, false] {
+        for era in ERAS {
+            let app = App::with(Duration::from_secs(60), broker, |b| b);
+            let human = Human::without_elicitation();
+            let client = connect(&app, human.clone(), era).await;
+            let delete = || call("notes.delete", json!({"text": "first"}));
+            let result = client.call_tool(delete()).await.unwrap();
+            assert_awaiting(&result);
+            // Calling again while it waits: the same answer, no second confirmation.
+            assert_awaiting(&client.call_tool(delete()).await.unwrap());
+            let id = the_pending_confirmation(&app);
+            assert_eq!(app.notes(), ["first"], "nothing ran yet");
+            // Other arguments are another call.
+            let other = client
+                .call_tool(call("notes.delete", json!({"text": "second"})))
+                .await
+                .unwrap();
+            assert_awaiting(&other);
+            assert_eq!(app.runtime.host().pending_confirmations().len(), 2);
+            // The host approves in its own interface; the retry gets the outcome, once.
+            let approved = app.runtime.host().resolve_confirmation(&id, true).await;
+            assert_eq!(approved.status(), rcip_runtime::OutcomeStatus::Succeeded);
+            assert!(app.notes().is_empty());
+            let result = client.call_tool(delete()).await.unwrap();
+            assert_eq!(
+                result.is_error,
+                Some(false),
+                "{era:?} broker {broker}: {result:?}"
+            );
+            assert_eq!(
+                result.structured_content,
+                Some(json!({"deleted": "first"})),
+                "{era:?}"
+            );
+            // Once: the next call is a new call, waiting again.
+            assert_awaiting(&client.call_tool(delete()).await.unwrap());
+            assert_eq!(human.asked(), 0);
+            client.cancel().await.unwrap();
+        }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_decline_reaches_the_retry() {
+    let app = App::new();
+    let client = connect(&app, Human::without_elicitation(), Era::Modern).await;
+    let delete = || call("notes.delete", json!({"text": "first"}));
+    assert_awaiting(&client.call_tool(delete()).await.unwrap());
+    let id = the_pending_confirmation(&app);
+    app.runtime.host().resolve_confirmation(&id, false).await;
+    let result = client.call_tool(delete()).await.unwrap();
+    assert_eq!(code(&result), "CONFIRMATION_DECLINED");
     assert_eq!(app.notes(), ["first"]);
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,9 @@
 //! host does with it (build its definition, bind it with its state).
 
 use rcip_core::schema::{SchemaGenerationError, strict_schema_for};
-use rcip_core::{CapabilityDefinition, Effect, SchemaRole, UsageExample, UsageGuidance};
+use rcip_core::{
+    CapabilityDefinition, Effect, LongRunning, SchemaRole, UsageExample, UsageGuidance,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
@@ -35,6 +37,9 @@ pub trait CapabilitySpec {
     /// Whether it is declared idempotent (`#[capability(idempotent)]`): invoking it again
     /// with the same input has no further effect. Not declared, it is not.
     const IDEMPOTENT: bool = false;
+    /// Whether it may run as a task (`#[capability(long_running)]`, or
+    /// `long_running = "required"`); not declared, it runs inline.
+    const LONG_RUNNING: Option<LongRunning> = None;
     /// The scopes.
     const SCOPES: &'static [&'static str];
     /// The title.
@@ -62,6 +67,7 @@ pub trait CapabilitySpec {
                 id: Self::ID,
                 effect: Self::EFFECT,
                 idempotent: Self::IDEMPOTENT,
+                long_running: Self::LONG_RUNNING,
                 scopes: Self::SCOPES,
                 title: Self::TITLE,
                 description: Self::DESCRIPTION,
@@ -80,6 +86,7 @@ struct Parts {
     id: &'static str,
     effect: Effect,
     idempotent: bool,
+    long_running: Option<LongRunning>,
     scopes: &'static [&'static str],
     title: &'static str,
     description: &'static str,
@@ -104,6 +111,9 @@ fn build_definition(
             .idempotent(parts.idempotent)
             .input_schema(schema(input)?)
             .output_schema(schema(output)?);
+    if let Some(long_running) = parts.long_running {
+        definition = definition.long_running(long_running);
+    }
     for scope in parts.scopes {
         definition = definition.scope(*scope);
     }

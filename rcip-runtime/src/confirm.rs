@@ -22,8 +22,85 @@ use crate::support::{lock, new_confirmation_id, next_invocation_id, try_sleep};
 /// How many receipts of tickets that ended on their own are kept.
 pub const MAX_CONFIRMATION_RECEIPTS: usize = 256;
 
+/// Hears how a confirmation ended, whoever ended it: put into a request's extensions, it is
+/// called once with the outcome of the confirmation that request raised, when the host
+/// resolves it (approved and run, declined, refused) or it expires or is cancelled first.
+///
+/// The outcome of an approved confirmation otherwise goes only to whoever resolved it. A
+/// caller that cannot wait for the human (an MCP client that cannot show the question)
+/// uses this to hand the outcome to its later retry; the MCP bridge does.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use rcip_runtime::*;
+/// use rcip_runtime::testing::assert_confirmation;
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
+/// let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
+///     CapabilityDefinition::new("notes.clear", Effect::Destructive, "Clear", "Clears the notes."),
+/// );
+/// let policy = policy_fn(|ctx| if ctx.confirmed() { PolicyDecision::Allow } else { PolicyDecision::Confirm { reason: None } });
+/// let runtime = Runtime::new(definition, RuntimeOptions::default().policy(policy))?;
+/// let _binding = runtime.host().bind("notes.clear", Binding::new(|_input, _ctx| async {
+///     Ok::<_, HandlerError>(json!(null))
+/// }))?;
+/// let heard = Arc::new(Mutex::new(None));
+/// let slot = heard.clone();
+/// let request = InvocationRequest::new("notes.clear", json!({})).with_extension(
+///     ConfirmationObserver::new(move |outcome| *slot.lock().unwrap() = Some(outcome.clone())),
+/// );
+/// let pending = runtime.client().invoke(request).await;
+/// let id = assert_confirmation(&pending).id.clone();
+/// // The host approves in its own interface...
+/// runtime.host().resolve_confirmation(&id, true).await;
+/// // ...and the caller hears the outcome.
+/// let outcome = heard.lock().unwrap().take().unwrap();
+/// assert_eq!(outcome.status(), OutcomeStatus::Succeeded);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct ConfirmationObserver(Arc<dyn Fn(&InvocationOutcome) + Send + Sync>);
+
+impl ConfirmationObserver {
+    /// An observer calling `hear` with the outcome.
+    pub fn new(hear: impl Fn(&InvocationOutcome) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(hear))
+    }
+
+    fn tell(extensions: &Extensions, outcome: &InvocationOutcome) {
+        if let Some(observer) = extensions.get::<ConfirmationObserver>() {
+            (observer.0)(outcome);
+        }
+    }
+}
+
+/// A confirmation waiting for the host's answer, as
+/// [`Host::pending_confirmations`](crate::Host::pending_confirmations) lists it: what the
+/// caller was told, and what would run on approval, for whom.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ConfirmationTicket {
+    /// The ticket (id, title, reason, effect, expiry), as the caller got it.
+    pub confirmation: ConfirmationInfo,
+    /// The capability that runs on approval.
+    pub capability_id: String,
+    /// The validated input it runs with.
+    pub input: Value,
+    /// The caller, when the request named one.
+    pub principal: Option<crate::Principal>,
+}
+
+impl std::fmt::Debug for ConfirmationObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ConfirmationObserver")
+    }
+}
+
 /// A ticket waiting for the host.
 struct Pending {
+    /// What the outcome told the caller.
+    info: ConfirmationInfo,
     capability_id: String,
     input: Arc<Value>,
     cancellation: Option<CancellationToken>,
@@ -160,7 +237,7 @@ impl Inner {
         let outcome = InvocationOutcome::ConfirmationRequired {
             invocation_id: String::from(attempt.reservation.id()),
             capability_id: attempt.capability_id.clone(),
-            confirmation,
+            confirmation: confirmation.clone(),
         };
         // The event goes out before the ticket exists, so that nothing (an expiry of a
         // zero TTL, a cancellation) can end the ticket ahead of its own announcement.
@@ -174,6 +251,7 @@ impl Inner {
         lock(&self.confirmations).pending.insert(
             id.clone(),
             Pending {
+                info: confirmation,
                 capability_id: attempt.capability_id,
                 input,
                 cancellation: attempt.cancellation,
@@ -249,8 +327,9 @@ impl Inner {
             return;
         };
         let outcome = ending.outcome(&pending);
-        table.store_receipt(id.to_owned(), outcome);
+        table.store_receipt(id.to_owned(), outcome.clone());
         drop(table);
+        ConfirmationObserver::tell(&pending.extensions, &outcome);
         self.announce_end(pending, ending);
     }
 
@@ -268,6 +347,29 @@ impl Inner {
             EventPhase::Failed,
             Some(ending.code()),
         );
+    }
+
+    /// The tickets waiting for the host, oldest expiry first.
+    pub(crate) fn pending_confirmations(&self) -> Vec<ConfirmationTicket> {
+        let now = self.clock.now_ms();
+        let table = lock(&self.confirmations);
+        let mut pending: Vec<ConfirmationTicket> = table
+            .pending
+            .values()
+            .filter(|p| !p.cancelled() && p.info.expires_at >= now)
+            .map(|p| ConfirmationTicket {
+                confirmation: p.info.clone(),
+                capability_id: p.capability_id.clone(),
+                input: Value::clone(&p.input),
+                principal: p.extensions.principal().cloned(),
+            })
+            .collect();
+        drop(table);
+        pending.sort_by(|a, b| {
+            (a.confirmation.expires_at, &a.confirmation.id)
+                .cmp(&(b.confirmation.expires_at, &b.confirmation.id))
+        });
+        pending
     }
 
     /// `host.resolveConfirmation`.
@@ -291,6 +393,7 @@ impl Inner {
             // decline or a re-run.
             Ok(pending) if pending.cancelled() => {
                 let receipt = Ending::Aborted.outcome(&pending);
+                ConfirmationObserver::tell(&pending.extensions, &receipt);
                 self.announce_end(pending, Ending::Aborted);
                 return receipt;
             }
@@ -306,6 +409,7 @@ impl Inner {
             }
         };
         let Pending {
+            info: _,
             capability_id,
             input,
             cancellation,
@@ -343,7 +447,8 @@ impl Inner {
             (!same_binding || *self.context() != *context)
                 .then(|| RcipError::new(ErrorCode::PolicyDenied, m::CHANGED_WHILE_PENDING))
         };
-        if let Some(error) = refusal {
+        let observer = attempt.extensions.get::<ConfirmationObserver>().cloned();
+        let outcome = if let Some(error) = refusal {
             attempt.reservation.release();
             if error.code == ErrorCode::ConfirmationDeclined {
                 // Declined has its own event phase, and leaves no receipt.
@@ -353,16 +458,22 @@ impl Inner {
                     EventPhase::ConfirmationDeclined,
                     Some(error.code),
                 );
-                return InvocationOutcome::from_error(
+                InvocationOutcome::from_error(
                     String::from(attempt.reservation.id()),
                     attempt.capability_id,
                     error,
-                );
+                )
+            } else {
+                self.fail(&attempt, error)
             }
-            return self.fail(&attempt, error);
+        } else {
+            // 6. The whole pipeline again, confirmed, with the same invocation id.
+            self.run(attempt, RunInput::Value(input)).await
+        };
+        if let Some(observer) = observer {
+            (observer.0)(&outcome);
         }
-        // 6. The whole pipeline again, confirmed, with the same invocation id.
-        self.run(attempt, RunInput::Value(input)).await
+        outcome
     }
 }
 

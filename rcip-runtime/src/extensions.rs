@@ -257,3 +257,52 @@ impl RequestMetadata {
         self.client.as_deref()
     }
 }
+
+/// Hears that an invocation passed its checks, its policy and any confirmation, and its
+/// handler is about to run: put into a request's extensions, it is called once, at the
+/// runtime's `started` event (for a confirmed call, when the host approves). A caller that
+/// hands long work to the background (an MCP bridge answering with a task) uses it to tell
+/// work that started from a call that ended before running anything.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use rcip_runtime::*;
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
+/// let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
+///     CapabilityDefinition::new("notes.count", Effect::Read, "Count", "Counts the notes.")
+///         .output_schema(json!({"type": "integer"})),
+/// );
+/// let runtime = Runtime::new(definition, RuntimeOptions::default())?;
+/// let _binding = runtime.host().bind("notes.count", Binding::new(|_input, _ctx| async {
+///     Ok::<_, HandlerError>(json!(3))
+/// }))?;
+/// let started = Arc::new(AtomicBool::new(false));
+/// let heard = started.clone();
+/// let request = InvocationRequest::new("notes.count", json!({}))
+///     .with_extension(StartObserver::new(move || heard.store(true, Ordering::SeqCst)));
+/// runtime.client().invoke(request).await;
+/// assert!(started.load(Ordering::SeqCst));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct StartObserver(Arc<dyn Fn() + Send + Sync>);
+
+impl StartObserver {
+    /// An observer calling `hear` when the handler is about to run.
+    pub fn new(hear: impl Fn() + Send + Sync + 'static) -> Self {
+        Self(Arc::new(hear))
+    }
+
+    pub(crate) fn tell(&self) {
+        (self.0)();
+    }
+}
+
+impl fmt::Debug for StartObserver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StartObserver")
+    }
+}

@@ -130,6 +130,37 @@ impl Host {
         self.inner.refresh();
     }
 
+    /// The confirmations waiting for an answer (not expired, not cancelled), soonest expiry
+    /// first: what a host's own approval interface shows, for callers that cannot put the
+    /// question to a human themselves (an MCP client without elicitation, a script).
+    ///
+    /// ```
+    /// use rcip_runtime::*;
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Error> {
+    /// let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
+    ///     CapabilityDefinition::new("notes.clear", Effect::Destructive, "Clear", "Clears the notes."),
+    /// );
+    /// let policy = policy_fn(|ctx| if ctx.confirmed() { PolicyDecision::Allow } else { PolicyDecision::Confirm { reason: None } });
+    /// let runtime = Runtime::new(definition, RuntimeOptions::default().policy(policy))?;
+    /// let _binding = runtime.host().bind("notes.clear", Binding::new(|_input, _ctx| async {
+    ///     Ok::<_, HandlerError>(json!(null))
+    /// }))?;
+    /// runtime.client().invoke(InvocationRequest::new("notes.clear", json!({}))).await;
+    /// let pending = runtime.host().pending_confirmations();
+    /// assert_eq!(pending.len(), 1);
+    /// assert_eq!(pending[0].capability_id, "notes.clear");
+    /// let outcome = runtime.host().resolve_confirmation(&pending[0].confirmation.id, true).await;
+    /// assert_eq!(outcome.status(), OutcomeStatus::Succeeded);
+    /// assert!(runtime.host().pending_confirmations().is_empty());
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn pending_confirmations(&self) -> Vec<crate::ConfirmationTicket> {
+        self.inner.pending_confirmations()
+    }
+
     /// Approves or declines a pending confirmation. Approval re-runs the whole invocation
     /// with `confirmed: true`.
     pub async fn resolve_confirmation(

@@ -414,6 +414,9 @@ impl Inner {
             EventPhase::Started,
             None,
         );
+        if let Some(observer) = attempt.extensions.get::<crate::StartObserver>() {
+            observer.tell();
+        }
         if self.observer.is_some()
             && let Err(e) = self.recheck(&ready, token)
         {

@@ -81,9 +81,9 @@ pub use rcip_core::{
     ApplicationDefinition, ApplicationMetadata, ApplicationSnapshot, Availability,
     CapabilityDefinition, CapabilityFilter, CapabilityIter, CapabilityList, CapabilitySnapshot,
     ConfirmationInfo, ContextFilter, DefinitionError, Effect, ErrorCode, EventPhase,
-    InvocationOutcome, MAX_IDENTIFIER_LENGTH, OutcomeStatus, PreflightOutcome, PreflightReport,
-    RCIP_PROTOCOL_VERSION, RcipError, Relevance, RuntimeEvent, Schema, ScopeDefinition,
-    SemanticContext, UsageExample, UsageGuidance, ValidationIssue, catalog_export,
+    InvocationOutcome, LongRunning, MAX_IDENTIFIER_LENGTH, OutcomeStatus, PreflightOutcome,
+    PreflightReport, RCIP_PROTOCOL_VERSION, RcipError, Relevance, RuntimeEvent, Schema,
+    ScopeDefinition, SemanticContext, UsageExample, UsageGuidance, ValidationIssue, catalog_export,
     catalog_revision, is_valid_identifier,
 };
 pub use rcip_rcp;
@@ -97,9 +97,9 @@ pub use client::{
     InvocationRequest, Listener, MAX_INVOCATION_ID_LENGTH, PreflightBatch, PreflightProposal,
     RcipClient, Subscription,
 };
-pub use confirm::MAX_CONFIRMATION_RECEIPTS;
+pub use confirm::{ConfirmationObserver, ConfirmationTicket, MAX_CONFIRMATION_RECEIPTS};
 pub use error::Error;
-pub use extensions::{Extensions, Principal, RequestMetadata};
+pub use extensions::{Extensions, Principal, RequestMetadata, StartObserver};
 pub use host::{BindingGuard, BindingGuards, Host};
 pub use input::{DEFAULT_MAX_INPUT_BYTES, Input, MAX_INPUT_DEPTH};
 pub use policy::{

@@ -3,7 +3,10 @@
 # requirements-agent-schemas.txt) against the polls example served by rcip-mcp: on stdio
 # (`polls -- mcp`) and streamable HTTP (`polls -- mcp-http ADDR`), each in 2025-11-25
 # (`mode="legacy"`) and 2026-07-28 (`mode="auto"`, which discovers it). It signals the server
-# (SIGUSR1, the polls host's maintenance switch), so it needs a Unix host.
+# (SIGUSR1, the polls host's maintenance switch), so it needs a Unix host. Then the Python
+# client and the MCP Inspector CLI (pinned in inspector-npm/) against the conformance fixture
+# (mcp_fixture_clients.py): sampling, roots, tasks, and approval by the host for a client
+# without elicitation.
 #
 #   bash tests/interop/mcp-clients.sh
 #
@@ -20,6 +23,27 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import mcp' >/dev/nul
     case "$out" in skipped:*) echo "skipped: MCP client interop (python3 venv unavailable)"; exit 0 ;; esac
 fi
 
-cargo build -q -p rcip-examples --example polls
+# shellcheck source=tests/interop/common.sh
+. "$here/common.sh"
+
+cargo build -q -p rcip-examples --example polls --example mcp_conformance
 target_dir="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-exec "$venv/bin/python" "$here/mcp_clients.py" "$target_dir/debug/examples/polls"
+status=0
+"$venv/bin/python" "$here/mcp_clients.py" "$target_dir/debug/examples/polls" || status=1
+
+# The conformance fixture: sampling, roots, tasks, and a write from a client without
+# elicitation approved by the host; with the Inspector CLI too (skipped without npm, an error
+# under CI).
+log="$target_dir/interop/inspector-setup.log"
+mkdir -p "$target_dir/interop"
+: >"$log"
+cli="$(inspector_cli "$log")"
+if [ -n "$cli" ]; then
+    "$venv/bin/python" "$here/mcp_fixture_clients.py" "$target_dir/debug/examples/mcp_conformance" \
+        "$(command -v node)" "$cli" || status=1
+else
+    unavailable "npm ci of the Inspector CLI failed or npm missing" "MCP Inspector CLI" "$log"
+    "$venv/bin/python" "$here/mcp_fixture_clients.py" "$target_dir/debug/examples/mcp_conformance" ||
+        status=1
+fi
+exit "$status"

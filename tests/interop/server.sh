@@ -185,27 +185,11 @@ mcp_clients() {
             ;;
         esac
     fi
-    # The Inspector CLI, exactly as inspector-npm/package-lock.json pins it (`npm ci` into
-    # target/interop/inspector, remade when the lock changes), on the machine's node. Without
-    # npm the Python client still runs, and the Inspector part is skipped (an error under CI).
-    local cli="" node=""
-    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
-        local prefix="$interop/inspector" lock="$here/inspector-npm/package-lock.json" want
-        want="$(python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$lock")"
-        if [ ! -f "$prefix/node_modules/@modelcontextprotocol/inspector-cli/build/index.js" ] ||
-            [ "$(cat "$prefix/.lock.sha256" 2>/dev/null || true)" != "$want" ]; then
-            rm -rf "$prefix"
-            mkdir -p "$prefix"
-            cp "$here/inspector-npm/package.json" "$lock" "$prefix/"
-            if (cd "$prefix" && npm ci --no-audit --no-fund >>"$log" 2>&1); then
-                echo "$want" >"$prefix/.lock.sha256"
-            fi
-        fi
-        if [ -f "$prefix/.lock.sha256" ]; then
-            cli="$prefix/node_modules/@modelcontextprotocol/inspector-cli/build/index.js"
-            node="$(command -v node)"
-        fi
-    fi
+    # The Inspector CLI (common.sh). Without npm the Python client still runs, and the
+    # Inspector part is skipped (an error under CI).
+    local cli node=""
+    cli="$(inspector_cli "$log")"
+    [ -z "$cli" ] || node="$(command -v node)"
     [ -n "$cli" ] || unavailable "npm ci of the Inspector CLI failed or npm missing" "MCP Inspector CLI" "$log"
     # An agent member of a workspace of its own, with every scope, and a collection.
     call workspace.create '{"workspace_id": "mcp-interop", "name": "MCP", "idempotency_key": "mcp-w"}' &&

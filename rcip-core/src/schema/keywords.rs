@@ -142,8 +142,12 @@ pub(super) struct Keyword {
     pub(super) subschemas: Option<(Shape, Location)>,
 }
 
+/// MCP's `x-mcp-header` annotation (SEP-2243).
+pub(super) const MCP_HEADER: &str = "x-mcp-header";
+
 /// The keyword called `name`, or `None` if it is not a keyword Ajv 2020 knows
-/// in strict mode with no extensions, plus `format` (rcip's supported formats).
+/// in strict mode with no extensions, plus `format` (rcip's supported formats) and
+/// [`MCP_HEADER`].
 pub(super) fn lookup(name: &str) -> Option<Keyword> {
     use Location::{New, Same};
     use Shape::{List, Map, One};
@@ -179,6 +183,17 @@ pub(super) fn lookup(name: &str) -> Option<Keyword> {
         // `$defs` entries are reached through `$ref`, for an instance whose
         // type is not known.
         "$defs" => (None, Some((Map, New))),
+        // MCP's one schema extension (SEP-2243): the property's value also travels in an
+        // `Mcp-Param-{name}` header, for integers, strings and booleans only. Its value is
+        // checked in `strict.rs`.
+        MCP_HEADER => (
+            Some(
+                TypeSet::STRING
+                    .union(TypeSet::INTEGER)
+                    .union(TypeSet::BOOLEAN),
+            ),
+            None,
+        ),
         _ => return None,
     };
     Some(Keyword {

@@ -39,6 +39,15 @@ fn supported_formats_list() -> String {
     }
 }
 
+/// Whether `name` is an RFC 9110 token: one or more of the visible ASCII characters that
+/// are not separators.
+fn is_header_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// The only `$schema` accepted (with or without a trailing `#`).
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -276,6 +285,13 @@ impl Walker {
                     "format {value} is not supported: rcip validates only {}",
                     supported_formats_list()
                 ),
+            ));
+        }
+        // A header name: an RFC 9110 token (no CR/LF, no separators), as SEP-2243 wants.
+        if key == keywords::MCP_HEADER && !value.as_str().is_some_and(is_header_token) {
+            return Err(self.violation(
+                StrictRule::McpHeader,
+                format!("x-mcp-header {value} is not a header name (an RFC 9110 token)"),
             ));
         }
         // Is it a keyword at all?

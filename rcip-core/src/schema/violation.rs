@@ -48,6 +48,9 @@ pub enum StrictRule {
     Malformed,
     /// Subschemas nested deeper than [`MAX_SCHEMA_DEPTH`](super::MAX_SCHEMA_DEPTH).
     SchemaTooDeep,
+    /// An `x-mcp-header` (MCP's SEP-2243 annotation, which rcip accepts though Ajv's strict
+    /// mode knows no such keyword) whose value is not a header name token.
+    McpHeader,
 }
 
 impl StrictRule {
@@ -55,6 +58,7 @@ impl StrictRule {
     pub const fn code(self) -> &'static str {
         match self {
             Self::UnknownKeyword => "UNKNOWN_KEYWORD",
+            Self::McpHeader => "MCP_HEADER_INVALID",
             Self::Format => "FORMAT_NOT_SUPPORTED",
             Self::UnionType => "UNION_TYPE",
             Self::ApplicableType => "APPLICABLE_TYPE_REQUIRED",

@@ -1,0 +1,241 @@
+//! Resumable streams (2025-11-25, SEP-1699): every event the endpoint sends on a session's
+//! event streams is kept in an [`EventStore`] (rmcp's trait) under a globally unique id, so
+//! a client that lost its stream reconnects with `Last-Event-ID` and gets what it missed,
+//! the call's result included, even when the result came while it was away.
+//! [`MemoryEventStore`] keeps them in this process; a deployment of several instances
+//! shares one store.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::stream;
+use rmcp::model::ServerJsonRpcMessage;
+use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::store::{
+    EventId, EventStore, EventStoreError, EventStream,
+};
+use tokio::sync::watch;
+
+use crate::bridge::lock;
+
+/// What one stream keeps.
+struct Log {
+    events: VecDeque<(u64, ServerSseMessage)>,
+    /// The stream's last event was a response: nothing follows it.
+    closed: bool,
+    touched: Instant,
+}
+
+#[derive(Default)]
+struct Logs {
+    next: u64,
+    /// Which stream each kept event belongs to.
+    streams_of: BTreeMap<u64, String>,
+    streams: HashMap<String, Log>,
+}
+
+/// The events of the endpoint's streams in this process's memory: at most `per_stream` per
+/// stream (the oldest go first) and `streams` streams (the least recently written go first),
+/// each forgotten after `idle` without a new event.
+///
+/// A replay yields the stream's events after the one named, then, while the stream is still
+/// open (its call has not answered yet), the events written later, until the answer.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rcip_mcp::{HttpOptions, MemoryEventStore};
+/// let options = HttpOptions::new().event_store(Arc::new(MemoryEventStore::new()));
+/// # let _ = options;
+/// ```
+pub struct MemoryEventStore {
+    logs: Arc<Mutex<Logs>>,
+    changed: watch::Sender<u64>,
+    per_stream: usize,
+    streams: usize,
+    idle: Duration,
+}
+
+impl std::fmt::Debug for MemoryEventStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryEventStore")
+            .field("per_stream", &self.per_stream)
+            .field("streams", &self.streams)
+            .field("idle", &self.idle)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for MemoryEventStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MemoryEventStore {
+    /// 256 events per stream, 4,096 streams, forgotten after 5 minutes idle.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_limits(256, 4096, Duration::from_secs(300))
+    }
+
+    /// Other limits.
+    #[must_use]
+    pub fn with_limits(per_stream: usize, streams: usize, idle: Duration) -> Self {
+        let (changed, _) = watch::channel(0);
+        Self {
+            logs: Arc::new(Mutex::new(Logs::default())),
+            changed,
+            per_stream: per_stream.max(1),
+            streams: streams.max(1),
+            idle,
+        }
+    }
+
+    /// Forgets idle streams, and the least recently written beyond the limit.
+    fn evict(&self, logs: &mut Logs, now: Instant) {
+        let idle = self.idle;
+        let gone: Vec<String> = logs
+            .streams
+            .iter()
+            .filter(|(_, log)| now.duration_since(log.touched) > idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            forget(logs, &id);
+        }
+        while logs.streams.len() > self.streams {
+            let Some(oldest) = logs
+                .streams
+                .iter()
+                .min_by_key(|(_, log)| log.touched)
+                .map(|(id, _)| id.clone())
+            else {
+                break;
+            };
+            forget(logs, &oldest);
+        }
+    }
+}
+
+fn forget(logs: &mut Logs, stream: &str) {
+    if let Some(log) = logs.streams.remove(stream) {
+        for (seq, _) in log.events {
+            logs.streams_of.remove(&seq);
+        }
+    }
+}
+
+/// Whether an event ends its stream: a request's stream ends with its answer.
+fn ends_stream(event: &ServerSseMessage) -> bool {
+    event.message.as_deref().is_some_and(|message| {
+        matches!(
+            message,
+            ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)
+        )
+    })
+}
+
+/// Where a replay stands.
+struct Replay {
+    logs: Arc<Mutex<Logs>>,
+    changed: watch::Receiver<u64>,
+    stream: String,
+    after: u64,
+    pending: VecDeque<ServerSseMessage>,
+    done: bool,
+}
+
+impl Replay {
+    /// The next event, waiting for one while the stream is open.
+    async fn next(mut self) -> Option<(ServerSseMessage, Self)> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some((event, self));
+            }
+            if self.done {
+                return None;
+            }
+            self.changed.borrow_and_update();
+            {
+                let logs = lock(&self.logs);
+                let log = logs.streams.get(&self.stream)?;
+                for (seq, event) in &log.events {
+                    if *seq > self.after {
+                        self.after = *seq;
+                        self.pending.push_back(event.clone());
+                    }
+                }
+                self.done = log.closed;
+            }
+            if self.pending.is_empty() && !self.done && self.changed.changed().await.is_err() {
+                return None;
+            }
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl EventStore for MemoryEventStore {
+    async fn store_event(
+        &self,
+        stream_id: &str,
+        event: &ServerSseMessage,
+    ) -> Result<EventId, EventStoreError> {
+        let now = Instant::now();
+        let seq = {
+            let mut logs = lock(&self.logs);
+            logs.next += 1;
+            let seq = logs.next;
+            let id = seq.to_string();
+            let mut kept = event.clone();
+            kept.event_id = Some(id);
+            let closes = ends_stream(event);
+            let log = logs
+                .streams
+                .entry(stream_id.to_owned())
+                .or_insert_with(|| Log {
+                    events: VecDeque::new(),
+                    closed: false,
+                    touched: now,
+                });
+            log.events.push_back((seq, kept));
+            log.closed |= closes;
+            log.touched = now;
+            let dropped = (log.events.len() > self.per_stream)
+                .then(|| log.events.pop_front())
+                .flatten();
+            if let Some((old, _)) = dropped {
+                logs.streams_of.remove(&old);
+            }
+            logs.streams_of.insert(seq, stream_id.to_owned());
+            self.evict(&mut logs, now);
+            seq
+        };
+        self.changed.send_replace(seq);
+        Ok(seq.to_string())
+    }
+
+    async fn replay_events_after(
+        &self,
+        last_event_id: &str,
+    ) -> Result<EventStream, EventStoreError> {
+        let after: u64 = last_event_id
+            .parse()
+            .map_err(|_| EventStoreError::from("not an event id of this store"))?;
+        let stream = lock(&self.logs)
+            .streams_of
+            .get(&after)
+            .cloned()
+            .ok_or_else(|| EventStoreError::from("no such event (expired or never sent)"))?;
+        let replay = Replay {
+            logs: self.logs.clone(),
+            changed: self.changed.subscribe(),
+            stream,
+            after,
+            pending: VecDeque::new(),
+            done: false,
+        };
+        Ok(Box::pin(stream::unfold(replay, Replay::next)))
+    }
+}

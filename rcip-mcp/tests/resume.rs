@@ -1,0 +1,182 @@
+//! Resumable streams (2025-11-25, SEP-1699): a client that lost a call's event stream
+//! reconnects with `Last-Event-ID` and gets what it missed, the result included, although
+//! the result came while it was away; with the default event store and with one given.
+#![allow(clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rcip_mcp::{HttpOptions, McpBridge, MemoryEventStore};
+use rcip_runtime::testing::Gate;
+use rcip_runtime::*;
+use serde_json::json;
+
+/// `jobs.wait` waits at `gate`, then answers `{"done": true}`.
+fn runtime(gate: Arc<Gate>) -> Runtime {
+    let definition = ApplicationDefinition::new("jobs", "Jobs", "Runs jobs.").capability(
+        CapabilityDefinition::new("jobs.wait", Effect::Read, "Wait", "Waits for the test.")
+            .output_schema(json!({
+                "type": "object",
+                "properties": {"done": {"type": "boolean"}},
+                "required": ["done"],
+                "additionalProperties": false
+            })),
+    );
+    let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
+    runtime
+        .host()
+        .bind(
+            "jobs.wait",
+            Binding::new(move |_input, _ctx| {
+                let gate = gate.clone();
+                async move {
+                    gate.pass().await;
+                    Ok::<_, HandlerError>(json!({"done": true}))
+                }
+            }),
+        )
+        .unwrap()
+        .keep();
+    runtime
+}
+
+async fn serve(runtime: &Runtime, options: HttpOptions) -> SocketAddr {
+    let bridge = McpBridge::builder(runtime.client()).build().unwrap();
+    let router = rcip_mcp::http_router(bridge, options);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
+}
+
+fn post(
+    addr: SocketAddr,
+    session: Option<&str>,
+    body: serde_json::Value,
+) -> reqwest::RequestBuilder {
+    let request = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&body);
+    match session {
+        Some(session) => request.header("mcp-session-id", session),
+        None => request,
+    }
+}
+
+/// The `id:` of the first event in `text`, once a whole event arrived.
+fn first_event_id(text: &str) -> Option<String> {
+    let event = text
+        .split("\n\n")
+        .next()
+        .filter(|_| text.contains("\n\n"))?;
+    event
+        .lines()
+        .find_map(|line| line.strip_prefix("id:"))
+        .map(|id| id.trim().to_owned())
+}
+
+async fn resumes(options: HttpOptions) {
+    let gate = Gate::closed();
+    let runtime = runtime(gate.clone());
+    let addr = serve(&runtime, options).await;
+    let initialized = post(
+        addr,
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+    )
+    .send()
+    .await
+    .unwrap();
+    let session = initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = initialized.bytes().await.unwrap();
+    post(
+        addr,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .send()
+    .await
+    .unwrap();
+    // The call's stream: read its first event (the priming event, with an id), then lose it.
+    let mut stream = post(
+        addr,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "jobs.wait", "arguments": {}}}),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(
+        stream.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    let mut seen = String::new();
+    let last_id = loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.chunk())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        if let Some(id) = first_event_id(&seen) {
+            break id;
+        }
+    };
+    drop(stream);
+    // The result comes while the client is away.
+    gate.entered().await;
+    gate.release();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let resumed = reqwest::Client::new()
+        .get(format!("http://{addr}/mcp"))
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", &last_id)
+        .send()
+        .await
+        .unwrap();
+    assert!(resumed.status().is_success(), "{}", resumed.status());
+    let mut text = String::new();
+    let mut resumed = resumed;
+    while !text.contains("\"done\":true") {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), resumed.chunk())
+            .await
+            .expect("the result is replayed")
+            .unwrap();
+        let Some(chunk) = chunk else { break };
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(text.contains("\"id\":2"), "{text}");
+    assert!(
+        text.contains("\"structuredContent\":{\"done\":true}"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_stream_resumes_with_the_result_from_the_default_store() {
+    resumes(HttpOptions::new()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_stream_resumes_from_a_store_of_the_hosts() {
+    let store = Arc::new(MemoryEventStore::with_limits(
+        8,
+        16,
+        Duration::from_secs(60),
+    ));
+    resumes(HttpOptions::new().event_store(store)).await;
+}
