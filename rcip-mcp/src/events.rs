@@ -27,17 +27,21 @@ struct Log {
     touched: Instant,
 }
 
-#[derive(Default)]
 struct Logs {
     next: u64,
     /// Which stream each kept event belongs to.
     streams_of: BTreeMap<u64, String>,
     streams: HashMap<String, Log>,
+    /// The streams in the order they began: the first to go beyond the limit.
+    order: VecDeque<String>,
+    /// When idle streams were last looked for (at most once a second: a look visits them
+    /// all, which a single event must not pay for).
+    swept: Instant,
 }
 
 /// The events of the endpoint's streams in this process's memory: at most `per_stream` per
-/// stream (the oldest go first) and `streams` streams (the least recently written go first),
-/// each forgotten after `idle` without a new event.
+/// stream (the oldest go first) and `streams` streams (the oldest go first), each forgotten
+/// after `idle` without a new event. Keeping an event costs the same however many are kept.
 ///
 /// A replay yields the stream's events after the one named, then, while the stream is still
 /// open (its call has not answered yet), the events written later, until the answer.
@@ -83,8 +87,15 @@ impl MemoryEventStore {
     #[must_use]
     pub fn with_limits(per_stream: usize, streams: usize, idle: Duration) -> Self {
         let (changed, _) = watch::channel(0);
+        let logs = Logs {
+            next: 0,
+            streams_of: BTreeMap::new(),
+            streams: HashMap::new(),
+            order: VecDeque::new(),
+            swept: Instant::now(),
+        };
         Self {
-            logs: Arc::new(Mutex::new(Logs::default())),
+            logs: Arc::new(Mutex::new(logs)),
             changed,
             per_stream: per_stream.max(1),
             streams: streams.max(1),
@@ -92,25 +103,25 @@ impl MemoryEventStore {
         }
     }
 
-    /// Forgets idle streams, and the least recently written beyond the limit.
+    /// Forgets the oldest streams beyond the limit, and (once a second) idle ones.
     fn evict(&self, logs: &mut Logs, now: Instant) {
-        let idle = self.idle;
-        let gone: Vec<String> = logs
-            .streams
-            .iter()
-            .filter(|(_, log)| now.duration_since(log.touched) > idle)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in gone {
-            forget(logs, &id);
-        }
-        while logs.streams.len() > self.streams {
-            let Some(oldest) = logs
+        if now.duration_since(logs.swept) > Duration::from_secs(1) {
+            logs.swept = now;
+            let idle = self.idle;
+            let gone: Vec<String> = logs
                 .streams
                 .iter()
-                .min_by_key(|(_, log)| log.touched)
+                .filter(|(_, log)| now.duration_since(log.touched) > idle)
                 .map(|(id, _)| id.clone())
-            else {
+                .collect();
+            for id in gone {
+                forget(logs, &id);
+            }
+            let Logs { order, streams, .. } = logs;
+            order.retain(|id| streams.contains_key(id));
+        }
+        while logs.streams.len() > self.streams {
+            let Some(oldest) = logs.order.pop_front() else {
                 break;
             };
             forget(logs, &oldest);
@@ -191,6 +202,9 @@ impl EventStore for MemoryEventStore {
             let mut kept = event.clone();
             kept.event_id = Some(id);
             let closes = ends_stream(event);
+            if !logs.streams.contains_key(stream_id) {
+                logs.order.push_back(stream_id.to_owned());
+            }
             let log = logs
                 .streams
                 .entry(stream_id.to_owned())
@@ -237,5 +251,66 @@ impl EventStore for MemoryEventStore {
             done: false,
         };
         Ok(Box::pin(stream::unfold(replay, Replay::next)))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use futures_util::StreamExt;
+    use rmcp::model::{NumberOrString, ServerResult};
+
+    use super::*;
+
+    fn notice() -> ServerSseMessage {
+        ServerSseMessage::retry(Duration::from_secs(3))
+    }
+
+    fn answer() -> ServerSseMessage {
+        ServerSseMessage::from_message(ServerJsonRpcMessage::response(
+            ServerResult::empty(()),
+            NumberOrString::Number(1),
+        ))
+    }
+
+    #[tokio::test]
+    async fn a_replay_ends_at_the_answer_and_old_events_and_streams_are_forgotten() {
+        let store = MemoryEventStore::with_limits(2, 2, Duration::from_secs(60));
+        let first = store.store_event("s1", &notice()).await.unwrap();
+        store.store_event("s1", &notice()).await.unwrap();
+        store.store_event("s1", &answer()).await.unwrap();
+        // Two per stream: the first event is gone, the second replays the answer and ends.
+        assert!(store.replay_events_after(&first).await.is_err());
+        let second = (first.parse::<u64>().unwrap() + 1).to_string();
+        let replayed: Vec<ServerSseMessage> = store
+            .replay_events_after(&second)
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        assert_eq!(replayed.len(), 1);
+        assert!(ends_stream(&replayed[0]));
+        // Two streams: a third one pushes out the oldest.
+        store.store_event("s2", &notice()).await.unwrap();
+        let third = store.store_event("s3", &notice()).await.unwrap();
+        assert!(store.replay_events_after(&second).await.is_err());
+        assert!(store.replay_events_after(&third).await.is_ok());
+        assert!(store.replay_events_after("not-an-id").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_replay_of_an_open_stream_follows_it_to_its_answer() {
+        let store = Arc::new(MemoryEventStore::new());
+        let first = store.store_event("s", &notice()).await.unwrap();
+        let mut replay = store.replay_events_after(&first).await.unwrap();
+        let writer = store.clone();
+        tokio::spawn(async move {
+            writer.store_event("s", &notice()).await.unwrap();
+            writer.store_event("s", &answer()).await.unwrap();
+        });
+        let next = replay.next().await.unwrap();
+        assert!(!ends_stream(&next));
+        assert!(ends_stream(&replay.next().await.unwrap()));
+        assert!(replay.next().await.is_none());
     }
 }

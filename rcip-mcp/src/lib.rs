@@ -45,7 +45,8 @@
 //! |---|---|
 //! | succeeded | `structuredContent` (2025-11-25: `{"result": ...}` when the output is not an object) and a text block with its JSON (a string output: the string itself), or the blocks the host's [content mapping](McpBridgeBuilder::content) makes of the output (image, audio, resources: see [`content_field`]) |
 //! | failed, denied | `isError: true` and one text block, `CODE: message` (the runtime's stable code and public message only, never a handler's own error text) then a line `- /instance/path: message (keyword)` per validation issue (`the input` for the root; `the output` for `OUTPUT_INVALID`; the message names the property where the issue's params do: ``unexpected property `extra` ``, ``missing property `options` ``); no `structuredContent`, which would have to match the tool's `outputSchema` (clients on the TypeScript SDK check it even on `isError` results) |
-//! | confirmation required | the human is asked (below); without a broker or a client that can show a form: a non-error result saying the operation awaits approval in the application, with nothing the model could approve it with |
+//! | confirmation required | the human is asked (below); without a broker or a client that can show a form: `isError: true`, one text block `CONFIRMATION_PENDING: ...` saying the operation awaits approval in the application, with nothing the model could approve it with ([below](#clients-that-cannot-show-a-confirmation)) |
+//! | a long-running capability, a 2026-07-28 client with the tasks extension | a task ([below](#tasks)) |
 //! | unknown tool, arguments not an object | JSON-RPC error `-32602` |
 //!
 //! # Confirmations
@@ -65,8 +66,21 @@
 //!   expired, or issued for another tool, other arguments or another principal is refused
 //!   with `-32602` and runs nothing; each confirmation is answered once (a replay is
 //!   `-32602` `CONFIRMATION_ALREADY_USED`); a retry without the answer gets the question
-//!   again. A client that did not declare form elicitation gets `-32021`
-//!   (missing required client capability) when the bridge has a broker.
+//!   again.
+//!
+//! # Clients that cannot show a confirmation
+//!
+//! Without a broker, or from a client that did not declare form elicitation (the MCP
+//! Inspector's default, many agents), a call that needs approval answers an `isError`
+//! result whose text starts `CONFIRMATION_PENDING` ([`APPROVAL_PENDING`]): the one shape every
+//! SDK accepts from a tool that declares an output schema (a result without
+//! `structuredContent` is refused unless it is an error), and the operation has not run. The
+//! confirmation waits for the host, which shows it in its own interface
+//! ([`Host::pending_confirmations`](rcip_runtime::Host::pending_confirmations)) and approves
+//! or declines it there. The same principal calling the same tool again with the same
+//! arguments gets the same answer while it waits (no second confirmation), then the outcome,
+//! once; the next call is a new one. Anonymous callers (no authentication hook) are one
+//! principal.
 //!
 //! **Deployments with several instances.** The runtime keeps pending confirmations in
 //! memory, in the process that created them. A 2026-07-28 retry must therefore reach the
@@ -77,14 +91,19 @@
 //! `CONFIRMATION_NOT_FOUND`). Run stateless deployments with session affinity (route by
 //! principal or client), or a single instance.
 //!
-//! # Data from the human
+//! # Requests to the client: data, the model, roots
 //!
-//! A capability that needs data from the human (a name, a choice, a form) asks through the
-//! [`McpElicitor`] in its invocation's extensions: on 2025-11-25 an `elicitation/create`
-//! request it awaits; on 2026-07-28 `input_required` rounds whose sealed `requestState`
-//! carries the answers so far, the handler running again on each retry (so its questions
-//! come before its side effects). A client that lacks `elicitation`, or a capability
-//! [`McpElicitor::require_client_capability`] names, gets `-32021`.
+//! A capability asks the calling client through the [`McpElicitor`] in its invocation's
+//! extensions: the human for data ([`ask`](McpElicitor::ask)), the client's model for a
+//! message ([`create_message`](McpElicitor::create_message), `sampling/createMessage`), the
+//! client's roots ([`list_roots`](McpElicitor::list_roots)). On 2025-11-25 each is a request
+//! it awaits; on 2026-07-28 `input_required` rounds (several requests in one round when the
+//! handler makes them all before propagating an error) whose sealed `requestState` carries
+//! the answers so far, the handler running again on each retry (so its requests come before
+//! its side effects). A client that lacks the capability a request needs, or one
+//! [`McpElicitor::require_client_capability`] names, gets `-32021`. Invoked in process, the
+//! requests fail with [`ElicitError::NoClient`]; [`McpElicitor::scripted`] answers them in
+//! tests. Approval never goes through these requests: only the bridge's own form asks it.
 //!
 //! Unlike a confirmation's, a data state is not single-use, by design: it carries only
 //! answers the client itself gave (the protocol lets a client send them as `inputResponses`
@@ -96,6 +115,25 @@
 //! elicitor holds no answers, its log and progress reach a finished request), so its first
 //! question ends the call `MCP_INPUT_REQUIRED`. Ask for the data in a capability of its
 //! own, or approve inside the data round (an elicited `confirm` field).
+//!
+//! # Tasks
+//!
+//! A capability declared long-running (`#[capability(long_running)]`,
+//! [`CapabilityDefinition::long_running`](rcip_runtime::CapabilityDefinition::long_running))
+//! called by a 2026-07-28 client that declared the tasks extension (SEP-2663,
+//! `io.modelcontextprotocol/tasks`) becomes a task once its handler has started: the client
+//! gets the task at once and polls `tasks/get` for its status and result, answers the
+//! handler's questions with `tasks/update` (a request made inside a task waits in
+//! `input_required`), or cancels it with `tasks/cancel` (the handler's cancellation signal).
+//! A confirmation comes first: nothing runs, and no task exists, before the approval. A
+//! handler that answers, or asks a question, within 20 ms of starting ends the call as
+//! usual (so a question asked first is an ordinary `input_required` round). Other clients
+//! call it inline; one declared `long_running = "required"` refuses them with `-32021`. Tasks
+//! live in a [`TaskStore`] ([`MemoryTaskStore`] by default,
+//! [`McpBridgeBuilder::task_store`]); a finished task's result is kept
+//! [`task_ttl`](McpBridgeBuilder::task_ttl) (15 minutes by default), and only its principal
+//! sees it. `notifications/tasks` is not sent (rmcp cannot yet send it on a
+//! `subscriptions/listen` stream): clients poll.
 //!
 //! # Discovery changes
 //!
@@ -118,6 +156,11 @@
 //! prompt, its arguments and the principal (an altered or foreign state is `-32602`).
 //!
 //! # Transports
+//!
+//! **Resumable streams** (2025-11-25, SEP-1699): the events of a session's streams are kept
+//! in an event store ([`MemoryEventStore`] by default, [`HttpOptions::event_store`]), so a
+//! client that lost a stream reconnects with `Last-Event-ID` and gets what it missed, the
+//! call's result included.
 //!
 //! [`serve_stdio`]; [`http_router`] (mountable in an axum application) and [`serve_http`].
 //! HTTP validates `Origin` (default: `http://localhost:*`, `http://127.0.0.1:*`; another is
