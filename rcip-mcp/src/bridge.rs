@@ -172,6 +172,7 @@ pub struct McpBridgeBuilder {
     tool_names: HashMap<String, String>,
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Duration,
+    task_limit: usize,
     pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
     pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
 }
@@ -203,6 +204,7 @@ impl McpBridge {
             tool_names: HashMap::new(),
             task_store: None,
             task_ttl: crate::tasks::DEFAULT_TTL,
+            task_limit: crate::tasks::DEFAULT_RUNNING_LIMIT,
             resources: None,
             prompts: None,
         }
@@ -255,6 +257,15 @@ impl McpBridgeBuilder {
     #[must_use]
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
         self.task_ttl = ttl;
+        self
+    }
+
+    /// How many tasks one principal may have running in this process at once (default
+    /// 64): beyond it, a long-running call runs inline, holding its request, so the
+    /// endpoint's per-caller limits keep counting it.
+    #[must_use]
+    pub fn task_limit(mut self, limit: usize) -> Self {
+        self.task_limit = limit;
         self
     }
 
@@ -367,6 +378,7 @@ impl McpBridgeBuilder {
                 self.task_store
                     .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
                 self.task_ttl,
+                self.task_limit,
             )),
             content: self.content,
             codec,

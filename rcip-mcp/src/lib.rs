@@ -132,7 +132,9 @@
 //! live in a [`TaskStore`] ([`MemoryTaskStore`] by default,
 //! [`McpBridgeBuilder::task_store`]); a finished task's result is kept
 //! [`task_ttl`](McpBridgeBuilder::task_ttl) (15 minutes by default), and only its principal
-//! sees it. `notifications/tasks` is not sent (rmcp cannot yet send it on a
+//! sees it. A principal has at most [`task_limit`](McpBridgeBuilder::task_limit) tasks
+//! running in a process (64 by default); beyond it a long-running call runs inline, holding
+//! its request, so no client leaves unbounded work behind it. `notifications/tasks` is not sent (rmcp cannot yet send it on a
 //! `subscriptions/listen` stream): clients poll.
 //!
 //! # Discovery changes

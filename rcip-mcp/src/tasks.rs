@@ -38,6 +38,9 @@ const POLL_INTERVAL_MS: u64 = 500;
 /// By default a finished task's result is kept this long.
 pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(15 * 60);
 
+/// By default a principal has at most this many tasks running in this process at once.
+pub(crate) const DEFAULT_RUNNING_LIMIT: usize = 64;
+
 /// What a task has come to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TaskState {
@@ -192,11 +195,15 @@ impl TaskStore for MemoryTaskStore {
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     ttl_ms: u64,
+    /// How many tasks one principal may have running here at once.
+    limit: usize,
     running: Mutex<HashMap<String, Running>>,
 }
 
 /// A task this instance runs.
 struct Running {
+    /// The principal that started it.
+    owner: Option<String>,
     /// The invocation's token: cancelling the task cancels the handler.
     cancel: CancellationToken,
     /// The questions the handler waits on, with where their answers go.
@@ -320,10 +327,11 @@ fn detailed(record: &TaskRecord) -> DetailedTask {
 }
 
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration) -> Self {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, limit: usize) -> Self {
         Self {
             store,
             ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
+            limit,
             running: Mutex::new(HashMap::new()),
         }
     }
@@ -429,7 +437,9 @@ impl Tasks {
     }
 
     /// Records a new task for `call` and makes `elicitor` ask through it; `None` when the
-    /// handler already asked a question of this round (the call then ends as usual).
+    /// handler already asked a question of this round, or the principal has its limit of
+    /// tasks running here (the call then ends as usual, holding its request: a client cannot
+    /// leave unbounded work running behind it).
     async fn start(
         self: &Arc<Self>,
         call: &Call,
@@ -438,9 +448,10 @@ impl Tasks {
     ) -> Result<Option<TaskRecord>, TaskStoreError> {
         let id = new_task_id();
         let now = now_ms();
+        let owner = call.principal.as_ref().map(|p| p.id().to_owned());
         let record = TaskRecord {
             id: id.clone(),
-            owner: call.principal.as_ref().map(|p| p.id().to_owned()),
+            owner: owner.clone(),
             capability_id: call.capability_id.clone(),
             state: TaskState::Working,
             created_at: now,
@@ -450,14 +461,21 @@ impl Tasks {
         let writes = Arc::new(tokio::sync::Mutex::new(()));
         // Held until the record exists: a question the handler asks meanwhile waits for it.
         let guard = writes.clone().lock_owned().await;
-        lock(&self.running).insert(
-            id.clone(),
-            Running {
-                cancel: token.clone(),
-                questions: BTreeMap::new(),
-                writes,
-            },
-        );
+        {
+            let mut running = lock(&self.running);
+            if running.values().filter(|r| r.owner == owner).count() >= self.limit {
+                return Ok(None);
+            }
+            running.insert(
+                id.clone(),
+                Running {
+                    owner,
+                    cancel: token.clone(),
+                    questions: BTreeMap::new(),
+                    writes,
+                },
+            );
+        }
         let link = TaskLink {
             id: id.clone(),
             tasks: self.clone(),

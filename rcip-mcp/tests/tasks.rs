@@ -417,3 +417,46 @@ async fn a_finished_tasks_result_expires_and_an_unknown_task_is_invalid_params()
     }
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn beyond_its_task_limit_a_principal_waits_inline() {
+    let app = app();
+    let bridge = McpBridge::builder(app.runtime.client())
+        .task_limit(1)
+        .build()
+        .unwrap();
+    let client = connect(&bridge, Agent::new(true), true).await;
+    let first = task_id(
+        client
+            .call_tool_once(call("reports.slow", json!({})))
+            .await
+            .unwrap(),
+    );
+    // One task runs: the next long call holds its request and answers inline.
+    let second = client
+        .call_tool_once(call("reports.only", json!({})))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = second else {
+        panic!("{second:?}")
+    };
+    assert_eq!(result.structured_content, Some(json!({"pages": 3})));
+    // The first one ended: tasks again.
+    client
+        .cancel_task(CancelTaskParams::new(first.clone()))
+        .await
+        .unwrap();
+    for _ in 0..100 {
+        if app.cancelled.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let third = client
+        .call_tool_once(call("reports.only", json!({})))
+        .await
+        .unwrap();
+    assert!(matches!(third, CallToolResponse::Task(_)), "{third:?}");
+    client.cancel().await.unwrap();
+}
