@@ -21,6 +21,10 @@ use crate::bridge::lock;
 
 /// What one stream keeps.
 struct Log {
+    /// The stream's unguessable part of every event id: an id names its event only with it,
+    /// so nobody replays a stream whose ids they were not sent (rmcp's replay does not check
+    /// whose session a stream is).
+    secret: String,
     events: VecDeque<(u64, ServerSseMessage)>,
     /// The stream's last event was a response: nothing follows it.
     closed: bool,
@@ -32,6 +36,8 @@ struct Logs {
     /// Which stream each kept event belongs to.
     streams_of: BTreeMap<u64, String>,
     streams: HashMap<String, Log>,
+    /// Events kept, over every stream.
+    total: usize,
     /// The streams in the order they began: the first to go beyond the limit.
     order: VecDeque<String>,
     /// When idle streams were last looked for (at most once a second: a look visits them
@@ -40,8 +46,12 @@ struct Logs {
 }
 
 /// The events of the endpoint's streams in this process's memory: at most `per_stream` per
-/// stream (the oldest go first) and `streams` streams (the oldest go first), each forgotten
-/// after `idle` without a new event. Keeping an event costs the same however many are kept.
+/// stream (the oldest go first), `streams` streams and 16,384 events in all (the oldest
+/// streams go first), each forgotten after `idle` without a new event. Keeping an event
+/// costs the same however many are kept.
+///
+/// Event ids are unguessable (128 random bits per stream, then a sequence number): rmcp
+/// replays by id alone, whoever asks, so an id is what proves a client was sent the stream.
 ///
 /// A replay yields the stream's events after the one named, then, while the stream is still
 /// open (its call has not answered yet), the events written later, until the answer.
@@ -57,6 +67,7 @@ pub struct MemoryEventStore {
     changed: watch::Sender<u64>,
     per_stream: usize,
     streams: usize,
+    total: usize,
     idle: Duration,
 }
 
@@ -91,6 +102,7 @@ impl MemoryEventStore {
             next: 0,
             streams_of: BTreeMap::new(),
             streams: HashMap::new(),
+            total: 0,
             order: VecDeque::new(),
             swept: Instant::now(),
         };
@@ -99,6 +111,9 @@ impl MemoryEventStore {
             changed,
             per_stream: per_stream.max(1),
             streams: streams.max(1),
+            // Most streams are a call's two events; this bounds the whole, however the
+            // events spread over the streams.
+            total: per_stream.max(1).saturating_mul(16).max(16_384),
             idle,
         }
     }
@@ -120,7 +135,7 @@ impl MemoryEventStore {
             let Logs { order, streams, .. } = logs;
             order.retain(|id| streams.contains_key(id));
         }
-        while logs.streams.len() > self.streams {
+        while logs.streams.len() > self.streams || logs.total > self.total {
             let Some(oldest) = logs.order.pop_front() else {
                 break;
             };
@@ -131,10 +146,19 @@ impl MemoryEventStore {
 
 fn forget(logs: &mut Logs, stream: &str) {
     if let Some(log) = logs.streams.remove(stream) {
+        logs.total -= log.events.len();
         for (seq, _) in log.events {
             logs.streams_of.remove(&seq);
         }
     }
+}
+
+/// 128 random bits, in hex.
+fn new_secret() -> String {
+    rcip_runtime::__private::shared::random_128()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Whether an event ends its stream: a request's stream ends with its answer.
@@ -194,13 +218,10 @@ impl EventStore for MemoryEventStore {
         event: &ServerSseMessage,
     ) -> Result<EventId, EventStoreError> {
         let now = Instant::now();
-        let seq = {
+        let (seq, id) = {
             let mut logs = lock(&self.logs);
             logs.next += 1;
             let seq = logs.next;
-            let id = seq.to_string();
-            let mut kept = event.clone();
-            kept.event_id = Some(id);
             let closes = ends_stream(event);
             if !logs.streams.contains_key(stream_id) {
                 logs.order.push_back(stream_id.to_owned());
@@ -209,39 +230,50 @@ impl EventStore for MemoryEventStore {
                 .streams
                 .entry(stream_id.to_owned())
                 .or_insert_with(|| Log {
+                    secret: new_secret(),
                     events: VecDeque::new(),
                     closed: false,
                     touched: now,
                 });
+            let id = format!("{}-{seq}", log.secret);
+            let mut kept = event.clone();
+            kept.event_id = Some(id.clone());
             log.events.push_back((seq, kept));
             log.closed |= closes;
             log.touched = now;
             let dropped = (log.events.len() > self.per_stream)
                 .then(|| log.events.pop_front())
                 .flatten();
+            logs.total += 1;
             if let Some((old, _)) = dropped {
+                logs.total -= 1;
                 logs.streams_of.remove(&old);
             }
             logs.streams_of.insert(seq, stream_id.to_owned());
             self.evict(&mut logs, now);
-            seq
+            (seq, id)
         };
         self.changed.send_replace(seq);
-        Ok(seq.to_string())
+        Ok(id)
     }
 
     async fn replay_events_after(
         &self,
         last_event_id: &str,
     ) -> Result<EventStream, EventStoreError> {
-        let after: u64 = last_event_id
-            .parse()
-            .map_err(|_| EventStoreError::from("not an event id of this store"))?;
-        let stream = lock(&self.logs)
-            .streams_of
-            .get(&after)
-            .cloned()
-            .ok_or_else(|| EventStoreError::from("no such event (expired or never sent)"))?;
+        let unknown =
+            || EventStoreError::from("no such event (expired, never sent, or not this stream's)");
+        let (secret, after) = last_event_id.rsplit_once('-').ok_or_else(unknown)?;
+        let after: u64 = after.parse().map_err(|_| unknown())?;
+        let stream = {
+            let logs = lock(&self.logs);
+            let stream = logs.streams_of.get(&after).ok_or_else(unknown)?;
+            let log = logs.streams.get(stream).ok_or_else(unknown)?;
+            if log.secret != secret {
+                return Err(unknown());
+            }
+            stream.clone()
+        };
         let replay = Replay {
             logs: self.logs.clone(),
             changed: self.changed.subscribe(),
@@ -281,7 +313,17 @@ mod tests {
         store.store_event("s1", &answer()).await.unwrap();
         // Two per stream: the first event is gone, the second replays the answer and ends.
         assert!(store.replay_events_after(&first).await.is_err());
-        let second = (first.parse::<u64>().unwrap() + 1).to_string();
+        let (secret, seq) = first.rsplit_once('-').unwrap();
+        let second = format!("{secret}-{}", seq.parse::<u64>().unwrap() + 1);
+        // The sequence number alone, or another secret, names nothing.
+        let guessed = format!("{}-{}", "0".repeat(32), seq.parse::<u64>().unwrap() + 1);
+        assert!(store.replay_events_after(&guessed).await.is_err());
+        assert!(
+            store
+                .replay_events_after(&(seq.parse::<u64>().unwrap() + 1).to_string())
+                .await
+                .is_err()
+        );
         let replayed: Vec<ServerSseMessage> = store
             .replay_events_after(&second)
             .await

@@ -32,6 +32,12 @@ use crate::server::{Call, now_ms};
 /// asked before any work: an ordinary `input_required` round) before the call becomes a task.
 const SETTLE: Duration = Duration::from_millis(20);
 
+/// How long a cancelled task's handler has to end by itself before it is aborted.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+/// At most this many tasks are kept by a [`MemoryTaskStore`] (finished ones go first).
+const MEMORY_STORE_LIMIT: usize = 10_000;
+
 /// How often a client is told to poll.
 const POLL_INTERVAL_MS: u64 = 500;
 
@@ -122,7 +128,9 @@ pub trait TaskStore: Send + Sync {
     ) -> BoxFuture<Result<bool, TaskStoreError>>;
 }
 
-/// Tasks in this process's memory, forgotten when they expire.
+/// Tasks in this process's memory, forgotten when they expire; at most 10,000, the finished
+/// task that changed longest ago going first (a store full of running tasks refuses a new
+/// one, and the call then runs inline).
 ///
 /// ```
 /// use rcip_mcp::{MemoryTaskStore, TaskRecord, TaskState, TaskStore};
@@ -158,7 +166,27 @@ impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
         let now = now_ms();
         let mut tasks = lock(&self.tasks);
-        tasks.retain(|_, task| !task.expired(now));
+        if tasks.len() >= MEMORY_STORE_LIMIT {
+            tasks.retain(|_, task| !task.expired(now));
+        }
+        if tasks.len() >= MEMORY_STORE_LIMIT {
+            // The finished task that changed longest ago goes; running ones never do.
+            let oldest = tasks
+                .values()
+                .filter(|task| task.state.is_terminal())
+                .min_by_key(|task| task.updated_at)
+                .map(|task| task.id.clone());
+            match oldest {
+                Some(id) => {
+                    tasks.remove(&id);
+                }
+                None => {
+                    return Box::pin(std::future::ready(Err(TaskStoreError(
+                        "the memory task store is full of running tasks".to_owned(),
+                    ))));
+                }
+            }
+        }
         tasks.insert(record.id.clone(), record);
         Box::pin(std::future::ready(Ok(())))
     }
@@ -206,6 +234,8 @@ struct Running {
     owner: Option<String>,
     /// The invocation's token: cancelling the task cancels the handler.
     cancel: CancellationToken,
+    /// Ends the invocation outright, for a handler that ignores its cancellation.
+    abort: Option<tokio::task::AbortHandle>,
     /// The questions the handler waits on, with where their answers go.
     questions: BTreeMap<String, (InputRequest, oneshot::Sender<Value>)>,
     /// Serialises the task's state writes, so the store sees them in the order they happen.
@@ -432,6 +462,14 @@ impl Tasks {
         if let Some(task) = lock(&self.running).get_mut(id) {
             task.cancel.cancel();
             task.questions.clear();
+            // A handler that ignores its cancellation is ended after a grace period, so a
+            // cancelled task never holds a slot of its principal's limit for ever.
+            if let Some(abort) = task.abort.clone() {
+                tokio::spawn(async move {
+                    tokio::time::sleep(CANCEL_GRACE).await;
+                    abort.abort();
+                });
+            }
         }
         Ok(())
     }
@@ -471,6 +509,7 @@ impl Tasks {
                 Running {
                     owner,
                     cancel: token.clone(),
+                    abort: None,
                     questions: BTreeMap::new(),
                     writes,
                 },
@@ -603,6 +642,9 @@ pub(crate) async fn run(
             return Run::Finished(joined(outcome, call));
         }
     };
+    if let Some(task) = lock(&inner.tasks.running).get_mut(&record.id) {
+        task.abort = Some(handle.abort_handle());
+    }
     let created = CreateTaskResult::new(task_of(&record));
     let inner = inner.clone();
     let call = call.clone();

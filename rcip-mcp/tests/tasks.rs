@@ -460,3 +460,51 @@ async fn beyond_its_task_limit_a_principal_waits_inline() {
     assert!(matches!(third, CallToolResponse::Task(_)), "{third:?}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_handler_that_ignores_it_is_aborted_and_frees_its_slot() {
+    let definition = ApplicationDefinition::new("jobs", "Jobs", "Runs jobs.").capability(
+        CapabilityDefinition::new("jobs.stubborn", Effect::Read, "Stubborn", "Ignores cancel.")
+            .long_running(LongRunning::Optional),
+    );
+    let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
+    runtime
+        .host()
+        .bind(
+            "jobs.stubborn",
+            Binding::new(|_input: Value, _ctx: InvocationContext| async {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                Ok::<_, HandlerError>(Value::Null)
+            }),
+        )
+        .unwrap()
+        .keep();
+    let bridge = McpBridge::builder(runtime.client())
+        .task_limit(1)
+        .build()
+        .unwrap();
+    let client = connect(&bridge, Agent::new(true), true).await;
+    let first = task_id(
+        client
+            .call_tool_once(call("jobs.stubborn", json!({})))
+            .await
+            .unwrap(),
+    );
+    client
+        .cancel_task(CancelTaskParams::new(first.clone()))
+        .await
+        .unwrap();
+    assert_eq!(status(&client, &first).await.0, TaskStatus::Cancelled);
+    // After the grace period the handler is aborted and the slot is free: a new call is a
+    // task again (it would otherwise run inline, for 60 s).
+    tokio::time::sleep(Duration::from_millis(5_300)).await;
+    let again = tokio::time::timeout(
+        Duration::from_secs(5),
+        client.call_tool_once(call("jobs.stubborn", json!({}))),
+    )
+    .await
+    .expect("the slot was freed")
+    .unwrap();
+    assert!(matches!(again, CallToolResponse::Task(_)), "{again:?}");
+    client.cancel().await.unwrap();
+}
