@@ -542,9 +542,12 @@ impl Inner {
         let previous = lock(&self.view).clone();
         if let Some(view) = &previous
             && (view.revision == snapshot.revision
-                || view
-                    .capabilities
-                    .same_entries_as(&snapshot.capabilities, same_listing))
+                // A host filter may read anything (a feature flag): it is asked again at
+                // every revision, as documented; without one, the entries decide.
+                || (self.listing.filter.is_none()
+                    && view
+                        .capabilities
+                        .same_entries_as(&snapshot.capabilities, same_listing)))
         {
             return Ok(view.clone());
         }
@@ -866,5 +869,37 @@ mod tests {
         );
         assert_eq!(second.tool("notes.list", false).unwrap().name, "notes.list");
         assert!(second.tool("notes.absent", true).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_filter_is_asked_again_at_every_revision() {
+        let (runtime, _open) = app();
+        let shown = Arc::new(AtomicBool::new(true));
+        let flag = shown.clone();
+        let listing =
+            Listing::new().filter(move |c| c.id != "notes.count" || flag.load(Ordering::SeqCst));
+        let bridge = McpBridge::builder(runtime.client())
+            .listing(listing)
+            .build()
+            .unwrap();
+        assert!(
+            bridge
+                .inner
+                .view()
+                .unwrap()
+                .tool("notes.count", true)
+                .is_some()
+        );
+        // Only the filter's own state changed: a refresh shows it.
+        shown.store(false, Ordering::SeqCst);
+        runtime.host().refresh();
+        assert!(
+            bridge
+                .inner
+                .view()
+                .unwrap()
+                .tool("notes.count", true)
+                .is_none()
+        );
     }
 }

@@ -562,11 +562,18 @@ impl TaskLink {
                 task.questions.insert(key.to_owned(), (request, tx));
                 (pending_requests(&task.questions), task.cancel.clone())
             };
-            self.tasks
+            let stored = self
+                .tasks
                 .store
                 .set_state(&self.id, TaskState::InputRequired(pending), now_ms())
-                .await
-                .map_err(|_| ElicitError::Failed)?;
+                .await;
+            if stored.is_err() {
+                // Not asked after all: no question without a way to answer it.
+                if let Some(task) = lock(&self.tasks.running).get_mut(&self.id) {
+                    task.questions.remove(key);
+                }
+                return Err(ElicitError::Failed);
+            }
             cancel
         };
         tokio::select! {
