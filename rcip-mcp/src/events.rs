@@ -153,14 +153,6 @@ fn forget(logs: &mut Logs, stream: &str) {
     }
 }
 
-/// 128 random bits, in hex.
-fn new_secret() -> String {
-    rcip_runtime::__private::shared::random_128()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// Whether an event ends its stream: a request's stream ends with its answer.
 fn ends_stream(event: &ServerSseMessage) -> bool {
     event.message.as_deref().is_some_and(|message| {
@@ -230,7 +222,7 @@ impl EventStore for MemoryEventStore {
                 .streams
                 .entry(stream_id.to_owned())
                 .or_insert_with(|| Log {
-                    secret: new_secret(),
+                    secret: rcip_runtime::__private::shared::random_id(""),
                     events: VecDeque::new(),
                     closed: false,
                     touched: now,

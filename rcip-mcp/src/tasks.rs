@@ -585,13 +585,7 @@ impl TaskLink {
 
 /// A random task id.
 fn new_task_id() -> String {
-    let bytes = rcip_runtime::__private::shared::random_128();
-    let mut id = String::with_capacity(5 + 32);
-    id.push_str("task_");
-    for b in bytes {
-        id.push_str(&format!("{b:02x}"));
-    }
-    id
+    rcip_runtime::__private::shared::random_id("task_")
 }
 
 /// The outcome of a joined invocation (a panic inside the spawned call is a failure of no

@@ -616,3 +616,38 @@ async fn an_anonymous_session_without_a_hook_works() {
         .unwrap();
     assert_eq!(ended.status(), reqwest::StatusCode::NO_CONTENT);
 }
+
+/// A call waiting for the host belongs to its principal: bob calling with ada's arguments
+/// neither sees ada's outcome nor takes it; ada's retry gets it. Both revisions, clients
+/// without elicitation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_awaited_outcome_goes_only_to_the_principal_that_called() {
+    for era in [Era::Legacy, Era::Modern] {
+        let app = App::new();
+        let addr = serve(&app).await;
+        let ada = http_client(addr, Human::without_elicitation(), era, Some("token-ada")).await;
+        let bob = http_client(addr, Human::without_elicitation(), era, Some("token-bob")).await;
+        let delete = || call("notes.delete", json!({"text": "first"}));
+        let waiting = ada.call_tool(delete()).await.unwrap();
+        assert_eq!(code(&waiting), rcip_mcp::APPROVAL_PENDING);
+        let pending = app.runtime.host().pending_confirmations();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(
+            pending[0].principal.as_ref().map(Principal::id),
+            Some("ada")
+        );
+        app.runtime
+            .host()
+            .resolve_confirmation(&pending[0].confirmation.id, true)
+            .await;
+        // Bob, same tool, same arguments: a call of his own, waiting.
+        let theirs = bob.call_tool(delete()).await.unwrap();
+        assert_eq!(code(&theirs), rcip_mcp::APPROVAL_PENDING, "{era:?}");
+        // Ada's outcome is still hers.
+        let done = ada.call_tool(delete()).await.unwrap();
+        assert_eq!(done.is_error, Some(false), "{era:?}: {done:?}");
+        assert_eq!(done.structured_content, Some(json!({"deleted": "first"})));
+        ada.cancel().await.unwrap();
+        bob.cancel().await.unwrap();
+    }
+}

@@ -233,6 +233,16 @@ async fn settled(client: &Client, id: &str) -> (TaskStatus, TaskPayload) {
     panic!("task {id} still working")
 }
 
+/// Waits (two seconds at most) until `done` holds.
+async fn until(done: impl Fn() -> bool) {
+    for _ in 0..100 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn task_id(response: CallToolResponse) -> String {
     match response {
         CallToolResponse::Task(created) => created.task.task_id,
@@ -297,12 +307,7 @@ async fn a_cancelled_task_cancels_its_handler() {
         .await
         .unwrap();
     assert_eq!(status(&client, &id).await.0, TaskStatus::Cancelled);
-    for _ in 0..100 {
-        if app.cancelled.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until(|| app.cancelled.load(Ordering::SeqCst) == 1).await;
     assert_eq!(
         app.cancelled.load(Ordering::SeqCst),
         1,
@@ -446,12 +451,7 @@ async fn beyond_its_task_limit_a_principal_waits_inline() {
         .cancel_task(CancelTaskParams::new(first.clone()))
         .await
         .unwrap();
-    for _ in 0..100 {
-        if app.cancelled.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until(|| app.cancelled.load(Ordering::SeqCst) == 1).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     let third = client
         .call_tool_once(call("reports.only", json!({})))

@@ -452,7 +452,8 @@ mod tests {
 pub mod shared {
     pub use crate::invoke::messages;
     pub use crate::support::{
-        cancellable, contain, contain_async, fnv1a, lock, next_sequenced_id, random_128, try_sleep,
+        cancellable, contain, contain_async, fnv1a, lock, next_sequenced_id, random_128, random_id,
+        try_sleep,
     };
     pub use crate::validation::SchemaValidator;
 }

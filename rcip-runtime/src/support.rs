@@ -265,10 +265,15 @@ pub fn random_128() -> [u8; 16] {
 
 /// A fresh confirmation id: 128 random bits, so that a confirmation cannot be guessed.
 pub(crate) fn new_confirmation_id() -> String {
-    let bytes = random_128();
-    let mut id = String::with_capacity(13 + 32);
-    id.push_str("confirmation_");
-    for b in bytes {
+    random_id("confirmation_")
+}
+
+/// `prefix` and 128 random bits in lowercase hex: an id nobody can guess (confirmations,
+/// and the MCP bridge's tasks and event streams).
+pub fn random_id(prefix: &str) -> String {
+    let mut id = String::with_capacity(prefix.len() + 32);
+    id.push_str(prefix);
+    for b in random_128() {
         id.push(char::from(HEX[usize::from(b >> 4)]));
         id.push(char::from(HEX[usize::from(b & 15)]));
     }
