@@ -895,3 +895,36 @@ fn data_values_are_not_walked() {
         "examples": [{"format": "uuid", "properties": 5}]
     }));
 }
+
+/// MCP's `x-mcp-header` (SEP-2243): a header-name token on an integer, string or boolean
+/// property; anything else is refused.
+#[test]
+fn an_mcp_header_is_a_token_on_a_scalar_property() {
+    let property = |p: Value| json!({"type": "object", "properties": {"v": p}});
+    for ty in ["string", "integer", "boolean"] {
+        accept(property(json!({"type": ty, "x-mcp-header": "Value"})));
+    }
+    for bad in [
+        json!(""),
+        json!("Two Words"),
+        json!("a\r\nb"),
+        json!(7),
+        json!("a:b"),
+    ] {
+        reject(
+            property(json!({"type": "string", "x-mcp-header": bad})),
+            StrictRule::McpHeader,
+            "/properties/v",
+        );
+    }
+    assert_eq!(StrictRule::McpHeader.code(), "MCP_HEADER_INVALID");
+    // Not on a number, an object, an array, or without a type of its own.
+    for p in [
+        json!({"type": "number", "x-mcp-header": "Value"}),
+        json!({"type": "object", "x-mcp-header": "Value"}),
+        json!({"type": "array", "x-mcp-header": "Value"}),
+        json!({"x-mcp-header": "Value"}),
+    ] {
+        reject(property(p), StrictRule::McpHeader, "/properties/v");
+    }
+}

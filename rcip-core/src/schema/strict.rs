@@ -288,11 +288,26 @@ impl Walker {
             ));
         }
         // A header name: an RFC 9110 token (no CR/LF, no separators), as SEP-2243 wants.
-        if key == keywords::MCP_HEADER && !value.as_str().is_some_and(is_header_token) {
-            return Err(self.violation(
-                StrictRule::McpHeader,
-                format!("x-mcp-header {value} is not a header name (an RFC 9110 token)"),
-            ));
+        if key == keywords::MCP_HEADER {
+            if !value.as_str().is_some_and(is_header_token) {
+                return Err(self.violation(
+                    StrictRule::McpHeader,
+                    format!("x-mcp-header {value} is not a header name (an RFC 9110 token)"),
+                ));
+            }
+            // Its own `type`, exactly: a number (which the type check would let through as
+            // including integers) has no header form.
+            let scalar = object
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| matches!(t, "string" | "integer" | "boolean"));
+            if !scalar {
+                return Err(self.violation(
+                    StrictRule::McpHeader,
+                    "x-mcp-header is only for a property whose type is string, integer or boolean"
+                        .to_owned(),
+                ));
+            }
         }
         // Is it a keyword at all?
         let Some(keyword) = keywords::lookup(key) else {
