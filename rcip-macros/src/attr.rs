@@ -58,6 +58,9 @@ pub(crate) struct CapabilityArgs {
     pub(crate) krate: Option<Path>,
     /// `output = Type`, for `#[derive(Capability)]` only.
     pub(crate) output: Option<syn::Type>,
+    /// Set by `#[capabilities]` for its methods: the spec names the block's capabilities
+    /// (`CapabilitySpec::BLOCK`, the module's `__RCIP_BLOCK`).
+    pub(crate) in_block: bool,
 }
 
 impl CapabilityArgs {

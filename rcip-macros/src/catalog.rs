@@ -265,6 +265,26 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
             }
         }
     });
+    // The methods of one `#[capabilities]` block are listed together (see
+    // `__private::block_gap`): a method left out would otherwise vanish without a word.
+    let catalog_name = name.to_string();
+    let block_checks = capabilities.iter().enumerate().map(|(index, path)| {
+        let listed = quote!(#path).to_string().replace(' ', "");
+        quote_spanned! {path.span()=>
+            {
+                const GAP: #private::ConstMessage = #private::block_gap(
+                    #catalog_name,
+                    #listed,
+                    #index,
+                    &#name::ALL_IDS,
+                    <#path as #krate::CapabilitySpec>::BLOCK,
+                );
+                if GAP.is_some() {
+                    ::core::panic!("{}", GAP.as_str());
+                }
+            }
+        }
+    });
     let count = capabilities.len();
     let set_len = |path: &Path| quote!(<#path as #krate::CapabilitySet>::IDS.len());
     let set_checks = sets.iter().enumerate().map(|(i, path)| {
@@ -307,6 +327,7 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
             const SCOPES: &[&str] = &[#(#scope_ids),*];
             #(#duplicate_checks)*
             #(#scope_checks)*
+            #(#block_checks)*
             #({ #set_checks })*
         };
 
@@ -337,6 +358,17 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
                     &[#(<#capabilities as #krate::CapabilitySpec>::definition),*],
                     &[#(<#sets as #krate::CapabilitySet>::definitions),*],
                 )
+            }
+
+            /// The catalog as JSON with its content revision: the file `rcip export
+            /// --profile NAME catalog.json` reads (write it with
+            /// `serde_json::to_string_pretty(&App::catalog_export()?)`).
+            ///
+            /// # Errors
+            ///
+            /// The definition's, or a schema nested too deep to be made canonical.
+            pub fn catalog_export() -> ::core::result::Result<#private::Value, #krate::Error> {
+                ::core::result::Result::Ok(#krate::catalog_export(&Self::definition()?)?)
             }
 
             #bind

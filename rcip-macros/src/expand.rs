@@ -365,6 +365,11 @@ pub(crate) fn spec_impl(
                 &[#((#descriptions, #inputs)),*];
         )
     });
+    let block = args.in_block.then(|| {
+        quote!(
+            const BLOCK: &'static [(&'static str, &'static str)] = __RCIP_BLOCK;
+        )
+    });
     quote! {
         #header {
             type Input = #input;
@@ -379,6 +384,7 @@ pub(crate) fn spec_impl(
             #tags
             #when_to_use
             #examples
+            #block
         }
     }
 }

@@ -90,6 +90,8 @@ pub(crate) fn capabilities(
     };
 
     let mut declarations = Vec::new();
+    // (id, path as a catalog lists it) of every capability the block declares.
+    let mut siblings: Vec<(String, String)> = Vec::new();
     let mut widest = Widest::Private;
     for item in &mut block.items {
         let attrs = match item {
@@ -125,6 +127,7 @@ pub(crate) fn capabilities(
         if capability_args.krate.is_none() {
             capability_args.krate.clone_from(&args.krate);
         }
+        capability_args.in_block = true;
         let shape = analyze(sig, Some(&self_tokens), &mut method_errors);
         check_no_output(&capability_args, &mut method_errors);
         let doc = doc_text(attrs);
@@ -136,6 +139,11 @@ pub(crate) fn capabilities(
         let Some(effect) = resolved.effect else {
             continue;
         };
+        // A method compiled only under some `cfg` may be absent; the catalog cannot be
+        // asked to list it.
+        if !attrs.iter().any(|a| a.path().is_ident("cfg")) {
+            siblings.push((resolved.id.clone(), format!("{module}::{}", sig.ident)));
+        }
         let (vis, width) = inner_visibility(&method.vis);
         widest = widest.max(width);
         let doc = format!(
@@ -164,6 +172,7 @@ pub(crate) fn capabilities(
         ));
     }
     let errors = errors.into_result().err().map(|e| e.to_compile_error());
+    let (block_ids, block_paths): (Vec<String>, Vec<String>) = siblings.into_iter().unzip();
     let module_vis = widest.tokens();
     let module_doc = format!(
         "The RCIP capability types of `{}`'s `#[capability]` methods.",
@@ -179,6 +188,8 @@ pub(crate) fn capabilities(
         #module_vis mod #module {
             #[allow(unused_imports)]
             use super::*;
+            /// The block's capabilities: `catalog!` lists all of them or none.
+            const __RCIP_BLOCK: &[(&str, &str)] = &[#((#block_ids, #block_paths)),*];
             #(#declarations)*
         }
     }

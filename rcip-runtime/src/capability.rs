@@ -52,6 +52,11 @@ pub trait CapabilitySpec {
     const WHEN_TO_USE: Option<&'static str> = None;
     /// Usage examples: description and JSON input text; none unless declared.
     const EXAMPLES: &'static [(&'static str, &'static str)] = &[];
+    /// For a method of a `#[capabilities]` block, every capability of the block (id, and
+    /// path as a catalog lists it): `catalog!` refuses to list some of them without the
+    /// others, so none silently goes missing. Empty for anything else.
+    #[doc(hidden)]
+    const BLOCK: &'static [(&'static str, &'static str)] = &[];
 
     /// The definition, with strict schemas derived from `Input` and `Output`.
     ///

@@ -4,8 +4,17 @@
 use rcip_core::DefinitionError;
 
 /// A host configuration error, with a stable [`code`](Self::code). Messages of errors the
-/// reference has are its messages, verbatim.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// reference has are its messages, verbatim; [`hint`](Self::hint) says what to do, and the
+/// `Debug` form (what `fn main() -> Result<(), Error>` prints) gives code, message and hint:
+///
+/// ```
+/// let error = rcip_runtime::Error::NotRegistered("notes.ping".into());
+/// assert_eq!(error.to_string(), "Capability notes.ping is not the registered catalog definition.");
+/// assert!(format!("{error:?}").starts_with(
+///     "CAPABILITY_NOT_REGISTERED: Capability notes.ping is not the registered catalog definition.\n  help: "
+/// ));
+/// ```
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The definition is invalid.
@@ -52,9 +61,50 @@ pub enum Error {
     /// in catalog order.
     #[error("RCIP capabilities are declared but not bound: {}", .0.join(", "))]
     Unbound(Vec<String>),
+    /// The catalog export could not be made canonical (a schema or example nested past
+    /// [`MAX_CANONICAL_DEPTH`](rcip_core::jcs::MAX_CANONICAL_DEPTH)).
+    #[error(transparent)]
+    Export(#[from] rcip_core::jcs::JcsError),
+}
+
+impl std::fmt::Debug for Error {
+    /// Code, message and hint: what `fn main() -> Result<(), Error>` prints when it fails.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {self}", self.code())?;
+        if let Some(hint) = self.hint() {
+            write!(f, "\n  help: {hint}")?;
+        }
+        Ok(())
+    }
 }
 
 impl Error {
+    /// What the host's author can do about it, for the mistakes a new application makes
+    /// (the message itself stays the reference's).
+    #[must_use]
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::NotRegistered(id) => Some(format!(
+                "`{id}` is not in the catalog this runtime was built from: add its capability \
+                 to the `capabilities = [...]` of the `catalog!` (or to the \
+                 `ApplicationDefinition` given to `Runtime::new`)"
+            )),
+            Error::AlreadyBound(id) => Some(format!(
+                "`{id}` is bound already: drop the first binding's guard before binding it again"
+            )),
+            Error::UnknownScope(id) => Some(format!(
+                "declare the scope `{id}` in the catalog's `scopes = [...]` first"
+            )),
+            Error::Unbound(_) => Some(
+                "bind them before serving: `App::runtime(options, states)` binds every \
+                 `#[capability]` of a `catalog!`, `Host::bind` one handler; or leave out \
+                 `RuntimeOptions::require_all_bound`"
+                    .to_owned(),
+            ),
+            _ => None,
+        }
+    }
+
     /// The stable machine code; for definition errors, the definition error's own code.
     #[must_use]
     pub const fn code(&self) -> &'static str {
@@ -69,6 +119,7 @@ impl Error {
             Error::CapabilityMissing(_) => "CAPABILITY_MISSING",
             Error::OptionUnsupported(_) => "OPTION_UNSUPPORTED",
             Error::Unbound(_) => "CAPABILITIES_UNBOUND",
+            Error::Export(error) => error.code(),
             Error::SchemaGeneration { error, .. } => error.code(),
         }
     }

@@ -42,11 +42,13 @@ impl Host {
         capability_id: &str,
         binding: Binding,
     ) -> Result<BindingGuard, crate::Error> {
-        let index = self
-            .inner
-            .catalog
-            .position(capability_id)
-            .ok_or_else(|| crate::Error::NotRegistered(capability_id.to_owned()))?;
+        let index = self.inner.catalog.position(capability_id).ok_or_else(|| {
+            let error = crate::Error::NotRegistered(capability_id.to_owned());
+            if let Some(hint) = error.hint() {
+                tracing::warn!(target: "rcip::host", capability = capability_id, "{error} {hint}");
+            }
+            error
+        })?;
         let generation = self
             .inner
             .install(index, binding.handler, binding.availability)

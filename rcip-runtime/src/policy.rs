@@ -271,8 +271,27 @@ impl Policy for DefaultPolicy {
             Effect::Read => PolicyDecision::Allow,
             _ if context.confirmed() => PolicyDecision::Allow,
             Effect::Destructive => PolicyDecision::Confirm { reason: None },
-            Effect::Write | Effect::External => PolicyDecision::Deny { reason: None },
+            Effect::Write | Effect::External => {
+                default_policy_denied(&context.capability().id);
+                PolicyDecision::Deny { reason: None }
+            }
         }))
+    }
+}
+
+/// Tells the host's log, once per process at `warn` and then at `debug`, why a write was
+/// denied: the consumer only sees the reference's `POLICY_DENIED`, and an application that
+/// never set a policy would not know it runs on this one.
+fn default_policy_denied(capability: &str) {
+    static TOLD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    const WHY: &str = "the default policy denied a write or external call \
+        (POLICY_DENIED); set `RuntimeOptions::policy` to allow or confirm writes, e.g. \
+        `policy_fn(|call| match call.capability().effect { Effect::Destructive if \
+        !call.confirmed() => PolicyDecision::confirm(\"...\"), _ => PolicyDecision::Allow })`";
+    if TOLD.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        tracing::debug!(target: "rcip::host", capability, "{WHY}");
+    } else {
+        tracing::warn!(target: "rcip::host", capability, "{WHY}");
     }
 }
 

@@ -379,9 +379,138 @@ pub const fn all_declared(scopes: &[&str], declared: &[&str]) -> bool {
     true
 }
 
+/// A compile-time error message: constant evaluation can panic with one `&str` only, so the
+/// parts of a message naming the catalog and the capability are copied into a buffer first.
+#[derive(Debug)]
+pub struct ConstMessage {
+    bytes: [u8; 512],
+    len: usize,
+}
+
+impl ConstMessage {
+    /// No message: nothing to report.
+    const EMPTY: ConstMessage = ConstMessage {
+        bytes: [0; 512],
+        len: 0,
+    };
+
+    /// The parts, concatenated (cut at the buffer's end).
+    const fn of(parts: &[&str]) -> ConstMessage {
+        let mut message = ConstMessage::EMPTY;
+        let mut p = 0;
+        while p < parts.len() {
+            let part = parts[p].as_bytes();
+            let mut i = 0;
+            while i < part.len() && message.len < message.bytes.len() {
+                message.bytes[message.len] = part[i];
+                message.len += 1;
+                i += 1;
+            }
+            p += 1;
+        }
+        message
+    }
+
+    /// Whether there is something to report.
+    #[must_use]
+    pub const fn is_some(&self) -> bool {
+        self.len > 0
+    }
+
+    /// The text (a message cut inside a character reads as a shorter generic one).
+    #[must_use]
+    pub const fn as_str(&self) -> &str {
+        match core::str::from_utf8(self.bytes.split_at(self.len).0) {
+            Ok(text) => text,
+            Err(_) => "a capability of a `#[capabilities]` block is missing from this catalog",
+        }
+    }
+}
+
+/// The capabilities of one `#[capabilities]` block go into a catalog together: for the
+/// capability at `own` in the catalog's `ids`, whose block is `block` (id and path of each
+/// of its methods), the first capability of the block the catalog leaves out, as a message
+/// naming `catalog` and the listed path `listed`. Only the block's first listed capability
+/// reports, so a gap is one error, not one per listed sibling.
+#[must_use]
+pub const fn block_gap(
+    catalog: &str,
+    listed: &str,
+    own: usize,
+    ids: &[&str],
+    block: &[(&str, &str)],
+) -> ConstMessage {
+    let mut first = true;
+    let mut earlier = 0;
+    while earlier < own {
+        let mut b = 0;
+        while b < block.len() {
+            if str_eq(ids[earlier], block[b].0) {
+                first = false;
+            }
+            b += 1;
+        }
+        earlier += 1;
+    }
+    if !first {
+        return ConstMessage::EMPTY;
+    }
+    let mut b = 0;
+    while b < block.len() {
+        let (id, path) = block[b];
+        if !contains(ids, id) {
+            return ConstMessage::of(&[
+                "catalog `",
+                catalog,
+                "` lists `",
+                listed,
+                "` but not `",
+                path,
+                "` (capability `",
+                id,
+                "`), declared in the same `#[capabilities]` block: add `",
+                path,
+                "` to the catalog's `capabilities = [...]` (a method meant for another \
+                 catalog goes in its own `#[capabilities(module = ...)]` block)",
+            ]);
+        }
+        b += 1;
+    }
+    ConstMessage::EMPTY
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{all_declared, first_duplicate};
+    use super::{all_declared, block_gap, first_duplicate};
+
+    #[test]
+    fn a_block_gap_is_reported_once_by_the_first_listed_sibling() {
+        let block = [
+            ("t.list", "tasks::list"),
+            ("t.add", "tasks::add"),
+            ("t.del", "tasks::del"),
+        ];
+        let ids = ["t.list", "other.x", "t.add"];
+        let gap = block_gap("App", "tasks::list", 0, &ids, &block);
+        assert!(gap.is_some());
+        assert_eq!(
+            gap.as_str(),
+            "catalog `App` lists `tasks::list` but not `tasks::del` (capability `t.del`), \
+             declared in the same `#[capabilities]` block: add `tasks::del` to the catalog's \
+             `capabilities = [...]` (a method meant for another catalog goes in its own \
+             `#[capabilities(module = ...)]` block)"
+        );
+        // The second listed sibling stays quiet; a free function (no block) too.
+        assert!(!block_gap("App", "tasks::add", 2, &ids, &block).is_some());
+        assert!(!block_gap("App", "x", 1, &ids, &[]).is_some());
+        // Every sibling listed: nothing.
+        let all = ["t.del", "t.list", "t.add"];
+        assert!(!block_gap("App", "tasks::del", 0, &all, &block).is_some());
+        // A message longer than the buffer is cut, at a character boundary or generically.
+        let long = "é".repeat(400);
+        let cut = block_gap(&long, "x", 0, &ids, &block);
+        assert!(!cut.as_str().is_empty());
+    }
 
     #[test]
     fn first_duplicate_is_the_smallest_index_repeating_an_earlier_id() {

@@ -99,3 +99,82 @@ impl RawAnswer {
         }
     }
 }
+
+/// The events of one log target, each kept as a line of text: its level, then `name=value `
+/// per field (`message` first). Install it as a thread's subscriber with
+/// `tracing::subscriber::with_default`; a test binary with one such test keeps other
+/// threads from settling tracing's cached interest in the callsites first.
+///
+/// ```
+/// let log = rcip_test_support::LogCapture::new("app::audit");
+/// tracing::subscriber::with_default(log.clone(), || {
+///     tracing::warn!(target: "app::audit", user = "ada", "signed in");
+///     tracing::warn!(target: "elsewhere", "not kept");
+/// });
+/// assert_eq!(log.lines(), ["WARN message=signed in user=\"ada\" "]);
+/// ```
+#[cfg(feature = "log")]
+#[derive(Debug, Clone)]
+pub struct LogCapture {
+    target: &'static str,
+    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+#[cfg(feature = "log")]
+impl LogCapture {
+    /// Keeps the events whose target is `target`.
+    #[must_use]
+    pub fn new(target: &'static str) -> Self {
+        Self {
+            target,
+            lines: std::sync::Arc::default(),
+        }
+    }
+
+    /// The lines kept so far.
+    ///
+    /// # Panics
+    ///
+    /// When a thread panicked while recording.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().expect("the log").clone()
+    }
+}
+
+#[cfg(feature = "log")]
+struct Fields(String);
+
+#[cfg(feature = "log")]
+impl tracing::field::Visit for Fields {
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        if field.name() == "message" {
+            self.0.push_str(&format!("message={value} "));
+        } else {
+            self.0.push_str(&format!("{}={value:?} ", field.name()));
+        }
+    }
+
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.push_str(&format!("{}={value:?} ", field.name()));
+    }
+}
+
+#[cfg(feature = "log")]
+impl tracing::Subscriber for LogCapture {
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        metadata.target() == self.target
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        let mut fields = Fields(format!("{} ", event.metadata().level()));
+        event.record(&mut fields);
+        self.lines.lock().expect("the log").push(fields.0);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
