@@ -1147,7 +1147,7 @@ fn root_object_type(rules: &SchemaRules) -> &'static str {
 // ---------------------------------------------------------------------------------------
 
 /// Keywords whose value is one subschema.
-const ONE_SUBSCHEMA: &[&str] = &[
+pub(crate) const ONE_SUBSCHEMA: &[&str] = &[
     "items",
     "additionalProperties",
     "not",
@@ -1161,9 +1161,9 @@ const ONE_SUBSCHEMA: &[&str] = &[
     "additionalItems",
 ];
 /// Keywords whose value is an array of subschemas.
-const SUBSCHEMA_ARRAYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+pub(crate) const SUBSCHEMA_ARRAYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
 /// Keywords whose value maps names to subschemas.
-const SUBSCHEMA_MAPS: &[&str] = &[
+pub(crate) const SUBSCHEMA_MAPS: &[&str] = &[
     "properties",
     "$defs",
     "definitions",

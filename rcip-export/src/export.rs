@@ -285,7 +285,7 @@ fn export_tool(
     };
     let mcp = matches!(profile, Profile::Mcp2025_11_25 | Profile::Mcp2026_07_28);
     let (input_schema, back) = if mcp {
-        (input.clone(), Back::default())
+        (crate::transform::mcp_portable(input), Back::default())
     } else {
         let walker = Walker {
             profile,
@@ -308,13 +308,16 @@ fn export_tool(
     let mut output_wrapped = false;
     let output_schema = match profile {
         // 2026-07-28 takes any output schema (and any structuredContent) as it is.
-        Profile::Mcp2026_07_28 => Some(source.output_schema.clone()),
+        Profile::Mcp2026_07_28 => Some(crate::transform::mcp_portable(source.output_schema)),
         Profile::Mcp2025_11_25 => {
             if is_object_rooted(source.output_schema) {
-                Some(source.output_schema.clone())
+                Some(crate::transform::mcp_portable(source.output_schema))
             } else {
                 output_wrapped = true;
-                Some(wrap("result", source.output_schema))
+                Some(crate::transform::mcp_portable(&wrap(
+                    "result",
+                    source.output_schema,
+                )))
             }
         }
         Profile::Gemini | Profile::GeminiJsonSchema => {

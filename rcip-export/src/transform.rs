@@ -7,6 +7,7 @@ use rcip_core::pointer::push_token;
 use serde_json::{Map, Number, Value, json};
 
 use crate::back::{Back, Branch, Matcher, PropBack};
+use crate::check::{ONE_SUBSCHEMA, SUBSCHEMA_ARRAYS, SUBSCHEMA_MAPS};
 use crate::names::NameRule;
 use crate::rules::{Rule, rule};
 use crate::{ExportError, Profile, SchemaIssue};
@@ -899,4 +900,80 @@ fn split_type_array(mut node: Map<String, Value>) -> Map<String, Value> {
     node.retain(|key, _| keyword_type(key).is_none());
     node.insert("anyOf".to_owned(), Value::Array(branches));
     node
+}
+
+/// The MCP profiles' form of a schema: the same contract, spelled the way MCP clients read
+/// without portability warnings (the MCP Inspector's `--strict`). A type array becomes an
+/// `anyOf` of single-type branches (as for anthropic), and an integer bound that only
+/// restates a 64-bit (or wider) integer type is left out: past 2^53 no JSON reader of a
+/// client holds it exactly, and the runtime still enforces it on the original schema.
+pub(crate) fn mcp_portable(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    portable_node(&mut schema, 0);
+    schema
+}
+
+fn portable_node(schema: &mut Value, depth: usize) {
+    let Value::Object(node) = schema else {
+        return;
+    };
+    // Deeper than any schema a definition accepts; left as it is rather than recursed.
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for keyword in ONE_SUBSCHEMA {
+        if let Some(child) = node.get_mut(*keyword) {
+            portable_node(child, depth + 1);
+        }
+    }
+    for keyword in SUBSCHEMA_ARRAYS {
+        if let Some(Value::Array(children)) = node.get_mut(*keyword) {
+            for child in children {
+                portable_node(child, depth + 1);
+            }
+        }
+    }
+    for keyword in SUBSCHEMA_MAPS {
+        if let Some(Value::Object(children)) = node.get_mut(*keyword) {
+            for child in children.values_mut() {
+                portable_node(child, depth + 1);
+            }
+        }
+    }
+    if has_type(node, "integer") {
+        drop_restated_bounds(node);
+    }
+    match node.get("type") {
+        Some(Value::Array(types)) if types.len() == 1 => {
+            let only = types[0].clone();
+            node.insert("type".to_owned(), only);
+        }
+        // Beside an `anyOf`, the split would need a second one: the node stays as it is.
+        Some(Value::Array(_)) if !node.contains_key("anyOf") => {
+            *node = split_type_array(std::mem::take(node));
+        }
+        _ => {}
+    }
+}
+
+/// Removes the bounds of an integer node that lie at or beyond the 64-bit range.
+fn drop_restated_bounds(node: &mut Map<String, Value>) {
+    const I64_MAX: f64 = 9_223_372_036_854_775_807.0;
+    const I64_MIN: f64 = -9_223_372_036_854_775_808.0;
+    let at_least = |value: Option<&Value>, limit: f64| {
+        value.and_then(Value::as_f64).is_some_and(|v| v >= limit)
+    };
+    let at_most = |value: Option<&Value>, limit: f64| {
+        value.and_then(Value::as_f64).is_some_and(|v| v <= limit)
+    };
+    for keyword in ["maximum", "exclusiveMaximum"] {
+        if at_least(node.get(keyword), I64_MAX) {
+            node.remove(keyword);
+        }
+    }
+    for keyword in ["minimum", "exclusiveMinimum"] {
+        if at_most(node.get(keyword), I64_MIN) {
+            node.remove(keyword);
+        }
+    }
 }

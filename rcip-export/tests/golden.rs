@@ -50,11 +50,25 @@ fn x2() -> Value {
 }
 
 #[test]
-fn mcp_sends_the_base_form_as_is() {
+fn mcp_sends_the_base_form_in_its_portable_spelling() {
     for profile in [Profile::Mcp2025_11_25, Profile::Mcp2026_07_28] {
-        for schema in [t1(), t2(), t3(), t4(), t5(), t6(), t7()] {
+        for schema in [t2(), t3(), t4(), t6(), t7()] {
             assert_eq!(params(profile, schema.clone()), schema);
         }
+        // T1: the type array becomes single-type anyOf branches (the Inspector's `--strict`
+        // warns about type arrays); the same instances pass.
+        assert_eq!(
+            params(profile, t1()),
+            json!({"type":"object","properties":{"name":{"type":"string"},
+                "nick":{"anyOf":[{"type":"string"},{"type":"null"}]}},
+                "required":["name"],"additionalProperties":false})
+        );
+        // T5: u32's bound stays; u64's maximum only restates the type and is left out.
+        assert_eq!(
+            params(profile, t5()),
+            json!({"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":4294967295u64},
+                "big":{"type":"integer","minimum":0}},"required":["n","big"],"additionalProperties":false})
+        );
         // X1, X2: not object-rooted, wrapped as {"input": ...}.
         assert_eq!(
             params(profile, x2()),
@@ -534,4 +548,34 @@ fn gemini_leaves_out_a_response_it_cannot_name() {
     );
     let json_schema = export(Profile::GeminiJsonSchema, [(&capability).into()]).unwrap();
     assert!(json_schema.tools()[0].output_schema().is_some());
+}
+
+/// Deep in any position, with each type keeping only its own keywords; i64 bounds dropped
+/// on both sides; a one-element type array is a plain type; a type array beside an `anyOf`
+/// is left alone rather than rewritten wrongly.
+#[test]
+fn mcp_portable_spelling_reaches_every_subschema() {
+    let input = json!({"type":"object","properties":{
+        "list":{"type":"array","items":{"type":["integer","null"],"minimum":1,"maximum":9223372036854775807i64,"description":"n"}},
+        "wide":{"type":"integer","minimum":-9223372036854775808i64,"maximum":9223372036854775807i64},
+        "one":{"type":["string"],"maxLength":3},
+        "both":{"type":["string","null"],"anyOf":[{"maxLength":2},{"type":"null"}]},
+        "map":{"type":"object","additionalProperties":{"type":["boolean","null"]}}
+    },"required":["list","wide","one","both","map"],"additionalProperties":false});
+    let out = params(Profile::Mcp2026_07_28, input);
+    let properties = &out["properties"];
+    assert_eq!(
+        properties["list"]["items"],
+        json!({"description":"n","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]})
+    );
+    assert_eq!(properties["wide"], json!({"type":"integer"}));
+    assert_eq!(properties["one"], json!({"type":"string","maxLength":3}));
+    assert_eq!(
+        properties["both"],
+        json!({"type":["string","null"],"anyOf":[{"maxLength":2},{"type":"null"}]})
+    );
+    assert_eq!(
+        properties["map"]["additionalProperties"],
+        json!({"anyOf":[{"type":"boolean"},{"type":"null"}]})
+    );
 }

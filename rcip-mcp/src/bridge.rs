@@ -209,6 +209,21 @@ impl McpBridge {
             prompts: None,
         }
     }
+
+    /// Starts a bridge over `runtime`'s client whose confirmations are asked of the human
+    /// through the MCP client and resolved by the runtime's host: the usual setup, the same as
+    /// `builder(runtime.client()).confirmations(Arc::new(HostBroker::new(runtime.host())))`.
+    ///
+    /// ```no_run
+    /// # async fn demo(runtime: rcip_runtime::Runtime) -> Result<(), rcip_mcp::BridgeError> {
+    /// rcip_mcp::serve_stdio(rcip_mcp::McpBridge::for_runtime(&runtime).build()?).await
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn for_runtime(runtime: &rcip_runtime::Runtime) -> McpBridgeBuilder {
+        Self::builder(runtime.client())
+            .confirmations(Arc::new(crate::HostBroker::new(runtime.host())))
+    }
 }
 
 impl McpBridgeBuilder {

@@ -249,7 +249,8 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
         .layer(middleware::from_fn(move |request: Request, next: Next| {
             session_owner::guard(Arc::clone(&owners), request, next)
         }))
-        .layer(middleware::from_fn(session_ended));
+        .layer(middleware::from_fn(session_ended))
+        .layer(middleware::from_fn(log_refusal));
     match options.auth {
         Some(hook) => router.layer(middleware::from_fn(move |request: Request, next: Next| {
             let hook = hook.clone();
@@ -257,6 +258,47 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
         })),
         None => router,
     }
+}
+
+/// rmcp answers a refused `Host` or `Origin` with a bare `403` and logs nothing; the
+/// operator who bound `0.0.0.0` and is reached by IP or name needs to know which option
+/// allows it. The answer to the client stays rmcp's.
+async fn log_refusal(request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).cloned();
+    let origin = request.headers().get(header::ORIGIN).cloned();
+    let response = next.run(request).await;
+    if response.status() != StatusCode::FORBIDDEN {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    // rmcp's refusals are one short line; anything longer is not one of them.
+    let Ok(bytes) = axum::body::to_bytes(body, 1024).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let shown = |value: Option<HeaderValue>| {
+        value.map_or_else(
+            || "(none)".to_owned(),
+            |v| String::from_utf8_lossy(v.as_bytes()).into_owned(),
+        )
+    };
+    if text.contains("Host header") {
+        tracing::warn!(
+            target: "rcip::mcp",
+            host = %shown(host),
+            "refused an MCP request with 403: its Host is not allowed (the default accepts \
+             loopback names only, against DNS rebinding); to serve it, list the name in \
+             `HttpOptions::allowed_hosts`"
+        );
+    } else if text.contains("Origin header") {
+        tracing::warn!(
+            target: "rcip::mcp",
+            origin = %shown(origin),
+            "refused an MCP request with 403: its Origin is not allowed; to serve that \
+             browser origin, list it in `HttpOptions::allowed_origins`"
+        );
+    }
+    Response::from_parts(parts, Body::from(bytes))
 }
 
 /// A session ended by `DELETE`: rmcp answers 202 Accepted, which the Python SDK's client
