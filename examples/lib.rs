@@ -26,6 +26,11 @@ pub mod mcp_conformance_tasks;
 #[cfg(doctest)]
 pub struct WorkspaceReadme;
 
+/// The "Add rcip to your app" page.
+#[doc = include_str!("../docs/add-rcip.md")]
+#[cfg(doctest)]
+pub struct AddRcipPage;
+
 /// `rcip-core`'s README.
 #[doc = include_str!("../rcip-core/README.md")]
 #[cfg(doctest)]

@@ -18,13 +18,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 venv="$root/target/interop/venv"
 
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1; then
-    out="$(bash "$here/agent-schemas.sh" --self-test 2>&1)" || { echo "$out"; exit 1; }
-    case "$out" in skipped:*) echo "skipped: MCP client interop (python3 venv unavailable)"; exit 0 ;; esac
-fi
-
 # shellcheck source=tests/interop/common.sh
 . "$here/common.sh"
+mcp_venv "MCP client interop" || exit 0
 
 cargo build -q -p rcip-examples --example polls --example mcp_conformance
 target_dir="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
