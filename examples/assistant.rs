@@ -7,7 +7,7 @@
 //! Whatever it proposes still goes through read-only mode, schemas, availability, the host's
 //! policy and the host's own confirmation prompt.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rcip_assist::*;
@@ -125,70 +125,121 @@ fn scripted(
     Box::pin(async move { Ok(response) })
 }
 
+/// The host's answers to Assist's confirmation requests, by action id, so each prints under
+/// the action it answered (a turn is printed when it ends).
+type Answers = Arc<Mutex<Vec<(Option<String>, String)>>>;
+
 /// The host's confirmation prompt: approves writes, declines destructive operations. It is
 /// the host's, so nothing the assistant says reaches it.
-fn prompt(host: Host) -> ConfirmationResolver {
-    ConfirmationResolver::new(host, |pending: PendingConfirmation, _| async move {
-        let Some(confirmation) = pending.outcome.confirmation() else {
-            return Ok::<_, BoxError>(false);
-        };
-        let approve = confirmation.effect != Effect::Destructive;
-        println!(
-            "  [host UI] Assist asks: \"{}\" ({}): {}",
-            confirmation.title,
-            confirmation.description,
-            if approve { "approved" } else { "declined" }
-        );
-        Ok(approve)
+fn prompt(host: Host, answers: Answers) -> ConfirmationResolver {
+    ConfirmationResolver::new(host, move |pending: PendingConfirmation, _| {
+        let answers = answers.clone();
+        async move {
+            let Some(confirmation) = pending.outcome.confirmation() else {
+                return Ok::<_, BoxError>(false);
+            };
+            let approve = confirmation.effect != Effect::Destructive;
+            let line = format!(
+                "  [host UI] Assist asks: \"{}\" ({}): {}",
+                confirmation.title,
+                confirmation.description,
+                if approve { "approved" } else { "declined" }
+            );
+            if let Ok(mut answers) = answers.lock() {
+                answers.push((pending.action.id.clone(), line));
+            }
+            Ok(approve)
+        }
     })
 }
 
-/// Sends one message and prints the turn.
-async fn say(assist: &Assist, text: &str) {
-    println!("\n  user: {text}");
-    print_submission(assist.send(text).await);
-}
-
-fn print_submission(submission: Submission) {
-    let Submission::Turn(turn) = submission else {
-        println!("  ({submission:?})");
-        return;
-    };
+/// Prints each action of a turn, the host's answer if it was asked, and its outcome.
+fn print_steps(turn: &TurnReport, answers: &Answers) {
     for step in &turn.steps {
         println!(
             "  assistant -> {} {}",
             step.action.capability_id,
             step.action.input.as_ref().unwrap_or(&Value::Null)
         );
+        if let Ok(answers) = answers.lock()
+            && let Some((_, line)) = answers.iter().find(|(id, _)| *id == step.action.id)
+        {
+            println!("{line}");
+        }
         show(&step.outcome);
     }
-    println!("  assistant: {}", turn.reply.content);
+}
+
+/// Prints the assistant's reply and the status the turn left.
+fn print_reply(turn: &TurnReport) {
     let status = serde_json::to_value(turn.status).unwrap_or_default();
-    println!("  [status: {}]", status.as_str().unwrap_or("?"));
+    let status = status.as_str().unwrap_or("?");
+    // `active` after a turn that ran nothing to the end: ready for the next message.
+    let gloss = if turn.status == AssistStatus::Active {
+        " (ready for the next message)"
+    } else {
+        ""
+    };
+    println!(
+        "  assistant: {}  [status: {status}{gloss}]",
+        turn.reply.content
+    );
+}
+
+/// Sends one message and prints the turn.
+async fn say(assist: &Assist, answers: &Answers, text: &str) {
+    println!("  user: {text}");
+    match assist.send(text).await {
+        Submission::Turn(turn) => {
+            print_steps(&turn, answers);
+            print_reply(&turn);
+        }
+        other => println!("  ({other:?})"),
+    }
 }
 
 /// The conversation: read-only, then interactive, then a cancelled turn.
 pub(crate) async fn conversation(client: Arc<dyn RcipClient>, host: &Host, store: &Store) {
-    println!("\n== Assist, read-only (the default): a scripted assistant, no model");
-    let read_only = Assist::builder(client.clone(), scripted, prompt(host.clone())).build();
-    say(&read_only, "Show me the polls").await;
-    say(&read_only, "Create a poll: Team dinner? Pizza, Sushi").await;
+    println!(
+        "\n== 7. Assist: an assistant (scripted here, no model) drives the same client, one \
+         bounded turn per message"
+    );
+    let answers = Answers::default();
+    println!(
+        "  -- read-only (the default): the assistant may read; a write it asks for is refused"
+    );
+    let read_only = Assist::builder(
+        client.clone(),
+        scripted,
+        prompt(host.clone(), answers.clone()),
+    )
+    .build();
+    say(
+        &read_only,
+        &answers,
+        "Create a poll: Team dinner? Pizza, Sushi",
+    )
+    .await;
 
-    println!("\n== Assist, interactive: writes go through the host's confirmation prompt");
+    println!("  -- interactive: each write goes through the host's confirmation prompt");
     // The long pause is 10 s (the most allowed), so the cancel below always lands in it.
-    let assist = Assist::builder(client, scripted, prompt(host.clone()))
+    let assist = Assist::builder(client, scripted, prompt(host.clone(), answers.clone()))
         .mode(AssistMode::Interactive)
         .delay(DelayAfter::Long, 10_000.0)
         .build();
-    say(&assist, "Create a poll: Team dinner? Pizza, Sushi").await;
-    say(&assist, "Close poll p2").await;
-    say(&assist, "Do the thing").await;
+    say(
+        &assist,
+        &answers,
+        "Create a poll: Team dinner? Pizza, Sushi",
+    )
+    .await;
 
-    println!("\n== Assist, a turn cancelled between two actions");
-    println!("\n  user: Vote 0 on p2, 3 times");
+    println!("  -- a turn cancelled: three votes asked for, cancel pressed after the first");
+    let text = "Vote 0 on p2, 3 times";
+    println!("  user: {text}");
     let running = tokio::spawn({
         let assist = assist.clone();
-        async move { assist.send("Vote 0 on p2, 3 times").await }
+        async move { assist.send(text).await }
     });
     // The surface cancels once the first vote is in, during the pause after it.
     let first_vote_in = || {
@@ -199,14 +250,19 @@ pub(crate) async fn conversation(client: Arc<dyn RcipClient>, host: &Host, store
     while !first_vote_in() {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
-    println!("  (the user presses cancel)");
     assist.cancel();
     match running.await {
-        Ok(submission) => print_submission(submission),
+        Ok(Submission::Turn(turn)) => {
+            print_steps(&turn, &answers);
+            let done = turn.steps.len();
+            println!(
+                "  (cancel pressed in the pause after vote {done}: already done before the \
+                 cancel; the other {} never ran)",
+                3_usize.saturating_sub(done)
+            );
+            print_reply(&turn);
+        }
+        Ok(other) => println!("  ({other:?})"),
         Err(error) => println!("  (the turn task failed: {error})"),
     }
-    println!(
-        "  (the conversation kept {} messages for the host)",
-        assist.transcript().len()
-    );
 }

@@ -1,10 +1,34 @@
-//! A small poll application, declared with `#[capability]` on typed functions and driven by a
-//! scripted tool through the RCIP client only.
+//! A small poll application, declared with `#[capability]` on typed functions, and a guided
+//! tour of RCIP over it.
 //!
-//! `cargo run --example polls` prints the tool's transcript; `cargo run --example polls --
-//! export` prints the catalog as JSON (the exact schemas the runtime validates against);
-//! `-- mcp` serves the application over MCP on stdio and `-- mcp-http [ADDR]` over
-//! streamable HTTP (default `127.0.0.1:8001`), approvals asked through the MCP client.
+//! `cargo run --example polls` prints the tour, about 80 lines in numbered sections. The host
+//! (trusted application code) builds the runtime from the catalog, binds each capability with
+//! the application state, sets the semantic context, and its UI approves or declines
+//! confirmations. A scripted tool holds nothing but an `Arc<dyn RcipClient>`:
+//!
+//! 1. discovery: the snapshot's revision (one per change the host made), the application's
+//!    capabilities with their live facts (available, relevant to the current context), and
+//!    how many more the relationship program adds;
+//! 2. a read, which runs at once;
+//! 3. a write: a confirmation ticket (shown with the time left), approved by the host UI;
+//! 4. a destructive action the host UI declines (`CONFIRMATION_DECLINED`);
+//! 5. invalid input, answered `INPUT_INVALID` with every schema issue;
+//! 6. the relationship program `programs/polls.json` (compiled by `build.rs` with
+//!    `rcip-build`) through its generated capabilities: a record created, a vote through a
+//!    guarded command, the same voter again (approved by the host, refused by the program's
+//!    guard), the first vote replayed with its idempotency key (its first result again, though
+//!    the record has moved on), and closing through a lifecycle transition that emits work;
+//! 7. Assist driving the same client with a scripted assistant (`assistant.rs`): a write
+//!    refused in read-only mode, a write confirmed by the host in interactive mode, and a
+//!    turn cancelled between two actions (the vote before the cancel stays done; the rest
+//!    never run);
+//!
+//! and ends with the commands below.
+//!
+//! `cargo run --example polls -- export` prints the catalog as JSON (the exact schemas the
+//! runtime validates against), `-- export --profile NAME` one consumer's tool list; `-- mcp`
+//! serves the application over MCP on stdio and `-- mcp-http [ADDR]` over streamable HTTP
+//! (default `127.0.0.1:8001`), approvals asked through the MCP client.
 //!
 //! `polls.wait` ("Wait for votes") is the slow read: it waits until a poll has at least the
 //! given number of votes (or is closed), for at most `timeoutMs` (default and maximum
@@ -19,18 +43,6 @@
 //! bridge sends `notifications/tools/list_changed`, and a call to one is answered
 //! `CAPABILITY_UNBOUND`. The next `SIGUSR1` binds them again. Each toggle prints one line to
 //! stderr (`kill -USR1 PID`).
-//!
-//! The host (trusted application code) builds the runtime from the catalog, binds each
-//! capability with the application state, sets the semantic context and approves or declines
-//! confirmations. The tool receives nothing but an `Arc<dyn RcipClient>`: it discovers,
-//! reads, asks for a write that needs approval, sees a destructive action declined, and sends
-//! invalid input. Then it drives the relationship program `programs/polls.json` (compiled by
-//! `build.rs` with `rcip-build`) through its generated capabilities: a record created, a vote
-//! through a guarded command, a repeated vote the guard refuses, a stale revision, an
-//! idempotent replay, and closing through a lifecycle transition that emits work. Last,
-//! Assist drives the same client with a scripted assistant (`assistant.rs`): a read-only
-//! turn refused a write, an interactive turn with a confirmed write and a declined
-//! destructive action, an ambiguous request answered with a message, and a cancelled turn.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -480,28 +492,46 @@ fn maintenance(
 }
 
 /// A confirmation the tool hands to the trusted host UI, with a way to hear the result.
-type Approval = (ConfirmationInfo, oneshot::Sender<InvocationOutcome>);
+#[derive(Debug)]
+struct Approval {
+    confirmation: ConfirmationInfo,
+    /// Whether the host UI prints its answer (the tour prints it where it is the point).
+    shown: bool,
+    reply: oneshot::Sender<InvocationOutcome>,
+}
 
-/// Prints an outcome the way a tool would show it.
-fn show(outcome: &InvocationOutcome) {
+/// "2 min": how long until `at_ms` (milliseconds since the Unix epoch), rounded.
+fn time_left(at_ms: u64) -> String {
+    let seconds = at_ms
+        .saturating_sub(SystemClock.now_ms())
+        .saturating_add(500)
+        / 1000;
+    if seconds < 60 {
+        format!("{seconds} s")
+    } else {
+        format!("{} min", (seconds + 30) / 60)
+    }
+}
+
+/// An outcome the way a tool would show it: one line, then one per validation issue.
+fn describe(outcome: &InvocationOutcome) -> String {
+    use std::fmt::Write as _;
     match outcome {
         InvocationOutcome::Succeeded {
             capability_id,
             output,
             ..
-        } => {
-            println!("  <- succeeded {capability_id}: {output}");
-        }
+        } => format!("<- succeeded {capability_id}: {}", brief(output)),
         InvocationOutcome::ConfirmationRequired {
             capability_id,
             confirmation,
             ..
-        } => {
-            println!(
-                "  <- confirmation_required {capability_id}: \"{}\" ({}, expires at {})",
-                confirmation.description, confirmation.effect, confirmation.expires_at
-            );
-        }
+        } => format!(
+            "<- confirmation_required {capability_id}: \"{}\" ({}, expires in {})",
+            confirmation.description,
+            confirmation.effect,
+            time_left(confirmation.expires_at)
+        ),
         InvocationOutcome::Failed {
             capability_id,
             error,
@@ -513,152 +543,305 @@ fn show(outcome: &InvocationOutcome) {
             ..
         } => {
             let status = serde_json::to_value(outcome.status()).unwrap_or_default();
-            println!(
-                "  <- {} {capability_id}: {} {}",
+            let mut text = format!(
+                "<- {} {capability_id}: {} {}",
                 status.as_str().unwrap_or("?"),
                 error.code,
                 error.message
             );
             for issue in error.validation_issues.iter().flatten() {
-                println!(
-                    "       issue at {:?} ({}): {}",
-                    issue.instance_path, issue.keyword, issue.message
+                let at = match issue.instance_path.as_str() {
+                    "" => "the top level".to_owned(),
+                    path => format!("{path:?}"),
+                };
+                let _ = write!(
+                    text,
+                    "\n       issue at {at} ({}): {}",
+                    issue.keyword, issue.message
                 );
             }
+            text
         }
     }
 }
 
-/// The tool: it holds only the client, and a channel to ask the host for approval.
-async fn tool(client: Arc<dyn RcipClient>, approvals: mpsc::Sender<Approval>) {
-    // Invoke; when the host must approve, hand the ticket over and wait for its answer.
-    let run = |capability_id: &str, input: serde_json::Value| {
-        let client = client.clone();
-        let approvals = approvals.clone();
-        let capability_id = capability_id.to_owned();
-        async move {
-            println!("\n-> invoke {capability_id} {input}");
-            let outcome = client
-                .invoke(InvocationRequest::new(capability_id, input))
-                .await;
-            show(&outcome);
-            let Some(confirmation) = outcome.confirmation().cloned() else {
-                return outcome;
-            };
-            let (reply, answer) = oneshot::channel();
-            if approvals.send((confirmation, reply)).await.is_err() {
-                return outcome;
-            }
-            let outcome = answer.await.unwrap_or(outcome);
-            show(&outcome);
-            outcome
+/// An output, shortened when it is a whole relationship record (its id, revision, state).
+fn brief(output: &serde_json::Value) -> String {
+    match (
+        &output["kind"],
+        &output["id"],
+        &output["revision"],
+        &output["state"],
+    ) {
+        (serde_json::Value::String(_), serde_json::Value::String(id), revision, state)
+            if revision.is_u64() && state.is_string() =>
+        {
+            format!("record {id}, revision {revision}, state {state}")
         }
-    };
-
-    println!("== discovery (revision {})", client.get_snapshot().revision);
-    let filter = CapabilityFilter {
-        context: Some(ContextFilter::Current),
-        available_only: true,
-        ..CapabilityFilter::default()
-    };
-    for capability in client.list_capabilities(&filter) {
-        println!(
-            "  {:<14} {:<12} {}",
-            capability.id,
-            capability.effect.as_str(),
-            capability.title
-        );
+        _ => output.to_string(),
     }
-    let other: Vec<_> = client
-        .list_capabilities(&CapabilityFilter::default())
-        .into_iter()
-        .filter(|c| !c.available)
-        .map(|c| match &c.availability {
-            Some(Availability {
-                reason: Some(reason),
-                ..
-            }) => format!("{} ({reason})", c.id),
-            _ => c.id.to_string(),
+}
+
+/// Prints an outcome the way a tool would show it.
+fn show(outcome: &InvocationOutcome) {
+    println!("  {}", describe(outcome));
+}
+
+/// The tool: it holds only the client, and a channel to ask the host UI for approval.
+struct Tool {
+    client: Arc<dyn RcipClient>,
+    approvals: mpsc::Sender<Approval>,
+}
+
+impl Tool {
+    /// Invokes, printing the request and the outcome; when the host must approve, hands the
+    /// ticket to the host UI and returns its answer.
+    async fn call(&self, capability_id: &str, input: serde_json::Value) -> InvocationOutcome {
+        self.invoke(capability_id, input, true, |text| text).await
+    }
+
+    /// [`call`](Self::call), printing every text through `shorten`; with `approvals_shown`
+    /// false, only the request and its final outcome are printed.
+    async fn invoke(
+        &self,
+        capability_id: &str,
+        input: serde_json::Value,
+        approvals_shown: bool,
+        shorten: impl Fn(String) -> String,
+    ) -> InvocationOutcome {
+        println!("  {}", shorten(format!("-> {capability_id} {input}")));
+        let outcome = self
+            .client
+            .invoke(InvocationRequest::new(capability_id, input))
+            .await;
+        let Some(confirmation) = outcome.confirmation().cloned() else {
+            println!("  {}", shorten(describe(&outcome)));
+            return outcome;
+        };
+        if approvals_shown {
+            println!("  {}", describe(&outcome));
+        }
+        let (reply, answer) = oneshot::channel();
+        let approval = Approval {
+            confirmation,
+            shown: approvals_shown,
+            reply,
+        };
+        let outcome = match self.approvals.send(approval).await {
+            Ok(()) => answer.await.unwrap_or(outcome),
+            Err(_) => outcome,
+        };
+        println!("  {}", shorten(describe(&outcome)));
+        outcome
+    }
+}
+
+/// The application's own capabilities (the functions above), in catalog order; the rest of
+/// the catalog is generated from the relationship program.
+const FUNCTIONS: [&str; 7] = [
+    list_polls::ID,
+    create_poll::ID,
+    rename::ID,
+    vote::ID,
+    results::ID,
+    wait_for_votes::ID,
+    close_poll::ID,
+];
+
+/// Section 1: the snapshot, as a table of the application's functions and a count of the
+/// relationship program's capabilities.
+fn discovery(client: &dyn RcipClient) {
+    let snapshot = client.get_snapshot();
+    let bound = snapshot.capabilities.iter().filter(|c| c.bound).count();
+    let others = snapshot
+        .revision
+        .saturating_sub(u64::try_from(bound).unwrap_or(u64::MAX));
+    println!(
+        "== 1. Discovery: what a tool sees (snapshot revision {}: one per change the host \
+         made, {bound} bindings + {others} context)",
+        snapshot.revision
+    );
+    let rows: Vec<[String; 4]> = snapshot
+        .capabilities
+        .iter()
+        .filter(|c| FUNCTIONS.contains(&c.id.as_str()))
+        .map(|c| {
+            let note = match (&c.availability, c.relevance) {
+                (
+                    Some(Availability {
+                        available: false,
+                        reason,
+                        ..
+                    }),
+                    _,
+                ) => format!("unavailable: {}", reason.as_deref().unwrap_or("no reason")),
+                _ if !c.bound => "unbound".to_owned(),
+                (_, Relevance::Other) => format!(
+                    "available, outside the current context (scope \"{}\")",
+                    c.scope_ids.join("\", \"")
+                ),
+                _ => "available".to_owned(),
+            };
+            [
+                c.id.clone(),
+                c.effect.as_str().to_owned(),
+                c.title.clone(),
+                note,
+            ]
         })
         .collect();
-    println!("  not available now: {}", other.join(", "));
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row[column].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (id, effect, title) = (width(0), width(1), width(2));
+    for [i, e, t, note] in &rows {
+        println!("  {i:<id$}  {e:<effect$}  {t:<title$}  {note}");
+    }
+    let generated: Vec<_> = snapshot
+        .capabilities
+        .iter()
+        .filter(|c| !FUNCTIONS.contains(&c.id.as_str()))
+        .collect();
+    let mut effects = Vec::new();
+    for effect in [Effect::Read, Effect::Write, Effect::Destructive] {
+        let count = generated.iter().filter(|c| c.effect == effect).count();
+        if count > 0 {
+            effects.push(format!("{count} {}", effect.as_str()));
+        }
+    }
+    println!(
+        "  + {} more ({}) generated from the relationship program programs/polls.json: see 6",
+        generated.len(),
+        effects.join(", ")
+    );
+}
 
-    println!("\n== a read");
-    run("polls.list", json!({})).await;
+/// The scripted tool's tour: discovery, a read, an approved write, a declined destructive
+/// action, invalid input, then the relationship program.
+async fn tour(tool: &Tool) {
+    discovery(&*tool.client);
 
-    println!("\n== a write the host approves");
-    let created = run(
-        "polls.create",
-        json!({"question": "Where should we meet?", "options": ["Clubhouse", "Garden"]}),
-    )
-    .await;
+    println!("\n== 2. A read: it runs at once (the host's policy lets reads through)");
+    tool.call("polls.list", json!({})).await;
+
+    println!("\n== 3. A write: the tool gets a confirmation ticket, the host UI approves it");
+    let created = tool
+        .call(
+            "polls.create",
+            json!({"question": "Where should we meet?", "options": ["Clubhouse", "Garden"]}),
+        )
+        .await;
     let poll_id = created
         .output()
         .and_then(|o| o.get("pollId"))
         .and_then(|v| v.as_str())
         .unwrap_or("p1")
         .to_owned();
-    run("polls.list", json!({})).await;
 
-    println!("\n== a destructive operation the host declines");
-    run("polls.close", json!({"pollId": poll_id})).await;
+    println!(
+        "\n== 4. A destructive action (available now that {poll_id} is open): the host UI \
+         declines it, nothing runs"
+    );
+    tool.call("polls.close", json!({"pollId": poll_id})).await;
 
-    println!("\n== invalid input");
-    run(
+    println!("\n== 5. Invalid input: refused before any handler runs, with every issue");
+    tool.call(
         "polls.create",
         json!({"question": "", "options": ["Only one"], "extra": true}),
     )
     .await;
-    println!("\n-> invoke polls.delete {{}}");
-    let unknown = client
-        .invoke(InvocationRequest::new("polls.delete", json!({})))
-        .await;
-    show(&unknown);
 
-    println!("\n== relationship records (program polls v1)");
-    let created = run(
-        "polls.poll.create",
-        json!({"collection_id": "team", "idempotency_key": "create-lunch",
-               "data": {"question": "Lunch at noon?", "options": ["yes", "no"], "vote_count": 0}}),
-    )
-    .await;
+    println!(
+        "\n== 6. A relationship program (programs/polls.json): a versioned record, guarded \
+         commands, a lifecycle\n   (the host UI approves every write here, as in 3: only the \
+         outcomes are shown)"
+    );
+    let created = tool
+        .invoke(
+            "polls.poll.create",
+            json!({"collection_id": "team", "idempotency_key": "create-lunch",
+                   "data": {"question": "Lunch at noon?", "options": ["yes", "no"], "vote_count": 0}}),
+            false,
+            |text| text,
+        )
+        .await;
     let record_id = created
         .output()
         .and_then(|o| o.get("id"))
         .and_then(|v| v.as_str())
         .unwrap_or_default()
         .to_owned();
-    let vote = |revision: u64, key: &str, voter: &str| {
-        json!({"record_id": record_id, "expected_revision": revision, "idempotency_key": key,
-               "input": {"voter": voter, "choice": 0}})
+    // The record id is a random UUID: printed as its first 8 characters.
+    let short = format!("{}…", record_id.get(..8).unwrap_or(&record_id));
+    let shorten = |text: String| text.replace(&record_id, &short);
+    let record = |mut input: serde_json::Value| {
+        input["record_id"] = json!(record_id);
+        input
     };
-    println!("\n-- a vote through the guarded command");
-    run("polls.poll.vote", vote(1, "vote-ada", "ada")).await;
-    println!("\n-- the same voter again: the guard refuses");
-    run("polls.poll.vote", vote(2, "vote-ada-again", "ada")).await;
-    println!("\n-- a stale revision");
-    run("polls.poll.vote", vote(1, "vote-grace", "grace")).await;
+    let vote = |revision: u64, key: &str, voter: &str| {
+        let input = json!({"voter": voter, "choice": 0});
+        record(json!({"expected_revision": revision, "idempotency_key": key, "input": input}))
+    };
+    let call =
+        |capability_id: &'static str, input| tool.invoke(capability_id, input, false, shorten);
     println!(
-        "\n-- the first vote replayed with its idempotency key: the first result, no second vote"
+        "  -- ada votes \"yes\": the guard passes (ada is not the last voter), revision 1 -> 2"
     );
-    run("polls.poll.vote", vote(1, "vote-ada", "ada")).await;
-    println!("\n-- the tally, then closing: a lifecycle transition that emits work");
-    run(
-        "polls.poll.update",
-        json!({"record_id": record_id, "expected_revision": 2, "idempotency_key": "tally",
-               "patch": {"set": {"vote_count": 1}}}),
-    )
-    .await;
-    run(
-        "polls.poll.close",
-        json!({"record_id": record_id, "expected_revision": 3, "idempotency_key": "close-lunch",
-               "input": {"reason": "decided"}}),
-    )
-    .await;
-
+    call("polls.poll.vote", vote(1, "vote-ada", "ada")).await;
     println!(
-        "\n== discovery again (revision {})",
-        client.get_snapshot().revision
+        "  -- ada again: the host UI approves, but the program's guard refuses (no voter twice \
+         in a row)"
+    );
+    call("polls.poll.vote", vote(2, "vote-ada-again", "ada")).await;
+    println!(
+        "  -- ada's first vote replayed (same idempotency_key): its first result again, no second \
+         vote, no stale-revision error"
+    );
+    call("polls.poll.vote", vote(1, "vote-ada", "ada")).await;
+    println!(
+        "  -- the tally (vote_count 1: the close command's guard needs a vote), then close: \
+         open -> closed, requesting work"
+    );
+    let patch = json!({"set": {"vote_count": 1}});
+    let tally = json!({"expected_revision": 2, "idempotency_key": "tally", "patch": patch});
+    call("polls.poll.update", record(tally)).await;
+    let input = json!({"reason": "decided"});
+    let close = json!({"expected_revision": 3, "idempotency_key": "close-lunch", "input": input});
+    call("polls.poll.close", record(close)).await;
+}
+
+/// The last section: where to go from here.
+fn next_steps() {
+    let profiles: Vec<&str> = rcip_export::Profile::ALL.iter().map(|p| p.name()).collect();
+    let rows = [
+        (
+            "cargo run --example polls -- mcp",
+            "MCP on stdio (approvals are asked through the MCP client)".to_owned(),
+        ),
+        (
+            "cargo run --example polls -- mcp-http 127.0.0.1:8001",
+            "MCP over streamable HTTP, at /mcp".to_owned(),
+        ),
+        (
+            "cargo run --example polls -- export",
+            "the catalog as JSON, with every schema".to_owned(),
+        ),
+        (
+            "cargo run --example polls -- export --profile openai",
+            format!("one model API's tools ({})", profiles.join(", ")),
+        ),
+    ];
+    let width = rows.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
+    println!("\n== Next: serve the same application to an MCP client, or export it as tools");
+    for (command, what) in &rows {
+        println!("  {command:<width$}  {what}");
+    }
+    println!(
+        "  MCP client config: {{\"mcpServers\": {{\"polls\": {{\"command\": \"cargo\", \
+         \"args\": [\"run\", \"-q\", \"--example\", \"polls\", \"--\", \"mcp\"]}}}}}}"
     );
 }
 
@@ -669,7 +852,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let definition = PollsApp::definition()?;
         let json = match args.get(1..) {
             // The catalog with its content revision (RFC 8785 canonical JSON, SHA-256).
-            Some([]) | None => catalog_export(&definition)?,
+            Some([]) | None => PollsApp::catalog_export()?,
             // One consumer's tool list: `-- export --profile openai`.
             Some([flag, name]) if flag == "--profile" => {
                 let profile: rcip_export::Profile = name.parse().map_err(|e| format!("{e}"))?;
@@ -744,23 +927,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let approver = {
         let host = host.clone();
         tokio::spawn(async move {
-            while let Some((confirmation, reply)) = requests.recv().await {
+            while let Some(Approval {
+                confirmation,
+                shown,
+                reply,
+            }) = requests.recv().await
+            {
                 let approve = confirmation.effect != Effect::Destructive;
-                println!(
-                    "  [host UI] {} \"{}\"",
-                    if approve { "approves" } else { "declines" },
-                    confirmation.title
-                );
+                if shown {
+                    println!(
+                        "  [host UI] {} \"{}\"",
+                        if approve { "approves" } else { "declines" },
+                        confirmation.title
+                    );
+                }
                 let _ = reply.send(host.resolve_confirmation(&confirmation.id, approve).await);
             }
         })
     };
 
-    println!("RCIP protocol {RCIP_PROTOCOL_VERSION}: application \"polls\"");
-    tool(runtime.client(), approvals).await;
+    println!(
+        "A tour of RCIP {RCIP_PROTOCOL_VERSION} with the \"polls\" app: a scripted tool holding only \
+         the RCIP client, and the host, which approves or declines.\n"
+    );
+    let tool = Tool {
+        client: runtime.client(),
+        approvals,
+    };
+    tour(&tool).await;
+    drop(tool);
     let _ = approver.await;
 
     // Assist: an agent driving the same client, one bounded turn at a time.
     assistant::conversation(runtime.client(), &host, &store).await;
+    next_steps();
     Ok(())
 }
