@@ -31,10 +31,12 @@ struct Task {
 
 /// The application's state: one task list shared by every call.
 #[derive(Default)]
-struct Tasks(Mutex<Vec<Task>>);
+struct TaskList(Mutex<Vec<Task>>);
 
-#[capabilities] // each `#[capability]` method becomes a capability: `tasks::list`, ...
-impl Tasks {
+// Each `#[capability]` method becomes a capability type in a module named after the type in
+// snake case: `task_list::list`, `task_list::add`, `task_list::delete`.
+#[capabilities]
+impl TaskList {
     /// List the tasks.
     ///
     /// Every task on the list, oldest first.
@@ -77,7 +79,8 @@ catalog! {
         name = "Todo",
         description = "A shared task list.",
         scopes = [("tasks", "Tasks", "The task list.")],
-        capabilities = [tasks::list, tasks::add, tasks::delete], // leave one out: a build error
+        // Leave one out and the build fails, naming it.
+        capabilities = [task_list::list, task_list::add, task_list::delete],
     }
 }
 
@@ -91,7 +94,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         _ => PolicyDecision::Allow,
     });
-    let tasks = Arc::new(Tasks::default());
+    let tasks = Arc::new(TaskList::default());
     let runtime = TodoApp::runtime(RuntimeOptions::default().policy(policy), (tasks,))?;
     // An MCP server on stdin/stdout; the client asks the human to approve confirmations.
     rcip_mcp::serve_stdio(rcip_mcp::McpBridge::for_runtime(&runtime).build()?).await?;
