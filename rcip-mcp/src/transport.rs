@@ -270,8 +270,14 @@ async fn log_refusal(request: Request, next: Next) -> Response {
     if response.status() != StatusCode::FORBIDDEN {
         return response;
     }
+    // rmcp's refusals are one short line of known size; anything else passes untouched.
+    let short = axum::body::HttpBody::size_hint(response.body())
+        .exact()
+        .is_some_and(|size| size <= 1024);
+    if !short {
+        return response;
+    }
     let (parts, body) = response.into_parts();
-    // rmcp's refusals are one short line; anything longer is not one of them.
     let Ok(bytes) = axum::body::to_bytes(body, 1024).await else {
         return Response::from_parts(parts, Body::empty());
     };
