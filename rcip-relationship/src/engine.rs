@@ -3,7 +3,7 @@
 //! intents, change events).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use crate::{Command, Kind, Package, Role, Scope, TypeDef, View, command_capability_id};
 use rcip_core::ValidationIssue;
@@ -80,7 +80,8 @@ pub struct Engine<S: RecordStore = MemoryStore> {
     program_source: Option<Arc<dyn ProgramSource>>,
     authority: Arc<dyn Authority>,
     clock: Arc<dyn Clock>,
-    cursor_key: CursorKey,
+    /// Set by [`Engine::with_cursor_key`], or on first use from the store (see there).
+    cursor_key: OnceLock<CursorKey>,
 }
 
 impl Engine<MemoryStore> {
@@ -100,7 +101,7 @@ impl<S: RecordStore> Engine<S> {
             program_source: None,
             authority: Arc::new(AllowAll),
             clock: Arc::new(SystemClock),
-            cursor_key: CursorKey::random(),
+            cursor_key: OnceLock::new(),
         }
     }
 
@@ -162,13 +163,29 @@ impl<S: RecordStore> Engine<S> {
 
     /// The secret paging cursors are tagged under (HMAC-SHA256): a cursor names its position,
     /// workspace, query and principal, and one that was edited, or made for another query,
-    /// workspace or principal, is refused (`INVALID_CURSOR`). By default each engine draws a
-    /// random key, so its cursors hold for it alone; instances that serve one database and
-    /// hand cursors to the same clients share one key (kept with the deployment's secrets).
+    /// workspace or principal, is refused (`INVALID_CURSOR`). By default the engine takes the
+    /// store's own secret ([`RecordStore::cursor_secret`]): on SQLite and PostgreSQL it is
+    /// kept in the database, so the checkpoints consumers store hold across restarts and on
+    /// every instance of the database; the memory store has none, and the engine draws a
+    /// random key whose cursors hold for it alone. Set one to override either.
     #[must_use]
-    pub fn with_cursor_key(mut self, key: [u8; 32]) -> Self {
-        self.cursor_key = CursorKey::new(key);
-        self
+    pub fn with_cursor_key(self, key: [u8; 32]) -> Self {
+        let cursor_key = OnceLock::new();
+        let _ = cursor_key.set(CursorKey::new(key));
+        Self { cursor_key, ..self }
+    }
+
+    /// The cursor key: the one set, else the store's secret (asked once), else a random one.
+    async fn cursor_key(&self) -> Result<&CursorKey, RecordError> {
+        if let Some(key) = self.cursor_key.get() {
+            return Ok(key);
+        }
+        // Two first calls may both ask: the store answers both with the same secret.
+        let key = match self.store.cursor_secret().await? {
+            Some(secret) => CursorKey::new(secret),
+            None => CursorKey::random(),
+        };
+        Ok(self.cursor_key.get_or_init(|| key))
     }
 
     /// Replaces the clock (tests use a fixed one).
@@ -674,7 +691,8 @@ impl<S: RecordStore> Engine<S> {
             query: &binding,
             principal: caller.id(),
         };
-        let mut after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
+        let cursor_key = self.cursor_key().await?;
+        let mut after = cursor_key.after(args.cursor.as_deref(), &scope)?;
         let query = args.query.as_ref().map(|q| q.to_lowercase());
         let mut items = Vec::new();
         let mut seen = Readable::new();
@@ -705,7 +723,7 @@ impl<S: RecordStore> Engine<S> {
         }
         // More may remain unless the store ran out: a page cut by the scan budget may be
         // sparse (even empty) and still carry a cursor.
-        let next_cursor = (!exhausted).then(|| self.cursor_key.encode(after, &scope));
+        let next_cursor = (!exhausted).then(|| cursor_key.encode(after, &scope));
         Ok(Page {
             items,
             next_cursor,
@@ -732,7 +750,8 @@ impl<S: RecordStore> Engine<S> {
             query: &binding,
             principal: caller.id(),
         };
-        let after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
+        let cursor_key = self.cursor_key().await?;
+        let after = cursor_key.after(args.cursor.as_deref(), &scope)?;
         let mut items = self
             .store
             .events(&args.workspace_id, Some(args.record_id), after, limit)
@@ -744,7 +763,7 @@ impl<S: RecordStore> Engine<S> {
         }
         let next_cursor = (items.len() == limit).then(|| {
             let position = items.last().map_or(after, |e| e.id);
-            self.cursor_key.encode(position, &scope)
+            cursor_key.encode(position, &scope)
         });
         Ok(Page {
             items,
@@ -776,7 +795,8 @@ impl<S: RecordStore> Engine<S> {
             query: &binding,
             principal: caller.id(),
         };
-        let after = self.cursor_key.after(args.cursor.as_deref(), &scope)?;
+        let cursor_key = self.cursor_key().await?;
+        let after = cursor_key.after(args.cursor.as_deref(), &scope)?;
         let events = self
             .store
             .events(&args.workspace_id, None, after, limit)
@@ -809,7 +829,7 @@ impl<S: RecordStore> Engine<S> {
                 items.push(event);
             }
         }
-        let cursor = self.cursor_key.encode(last, &scope);
+        let cursor = cursor_key.encode(last, &scope);
         Ok(Page {
             items,
             next_cursor: full.then(|| cursor.clone()),

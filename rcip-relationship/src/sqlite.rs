@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
+use rcip_runtime::__private::shared::random_128;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -469,6 +470,12 @@ impl RecordStore for SqliteStore {
         })
     }
 
+    fn cursor_secret(&self) -> StoreFuture<'_, Result<Option<[u8; 32]>, StoreError>> {
+        self.run("secret", |connection| {
+            secret(connection, "cursor").map(Some)
+        })
+    }
+
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {
         let (answer, outcome) = oneshot::channel();
         answered(
@@ -641,4 +648,28 @@ fn write(transaction: &Connection, commit: &Commit) -> Result<Vec<u64>, CommitEr
             .execute(params![entry.workspace_id, entry.key, entry.fingerprint, entry.result])
             .map_err(sql)?;
     Ok(ids)
+}
+
+/// The secret called `name` (32 random bytes), created by the first connection that asks and
+/// the same for every later one: the engine's cursor key, the directory's secrets.
+pub(crate) fn secret(connection: &Connection, name: &str) -> Result<[u8; 32], StoreError> {
+    let mut candidate = random_128().to_vec();
+    candidate.extend_from_slice(&random_128());
+    connection
+        .execute(
+            "INSERT OR IGNORE INTO secrets (name, value) VALUES (?1, ?2)",
+            params![name, candidate],
+        )
+        .map_err(sql)?;
+    let value: Vec<u8> = connection
+        .query_row("SELECT value FROM secrets WHERE name = ?1", [name], |row| {
+            row.get(0)
+        })
+        .map_err(sql)?;
+    value.try_into().map_err(|value: Vec<u8>| {
+        StoreError(format!(
+            "sqlite: secret {name:?} is {} bytes, not 32",
+            value.len()
+        ))
+    })
 }

@@ -19,9 +19,8 @@ use super::directory_rows::{
     parse_package, parse_role, parse_scopes, parse_visibility, scopes_text, visibility_str,
 };
 use super::memory_directory::by_version;
-use super::sqlite::{SqliteStore, int, sql};
+use super::sqlite::{SqliteStore, int, secret, sql};
 use super::store::{IdempotencyEntry, StoreError};
-use rcip_runtime::__private::shared::random_128;
 
 /// The directory's tables (`SqliteStore::open` creates them). Packages are JSON text, read
 /// back exactly as written; a member's scopes a JSON array.
@@ -507,28 +506,6 @@ fn read_entry(
         )
         .optional()
         .map_err(sql)
-}
-
-fn secret(connection: &Connection, name: &str) -> Result<[u8; 32], StoreError> {
-    let mut candidate = random_128().to_vec();
-    candidate.extend_from_slice(&random_128());
-    connection
-        .execute(
-            "INSERT OR IGNORE INTO secrets (name, value) VALUES (?1, ?2)",
-            params![name, candidate],
-        )
-        .map_err(sql)?;
-    let value: Vec<u8> = connection
-        .query_row("SELECT value FROM secrets WHERE name = ?1", [name], |row| {
-            row.get(0)
-        })
-        .map_err(sql)?;
-    value.try_into().map_err(|value: Vec<u8>| {
-        StoreError(format!(
-            "sqlite: secret {name:?} is {} bytes, not 32",
-            value.len()
-        ))
-    })
 }
 
 fn unsigned(row: &Row<'_>, index: usize) -> Result<u64, StoreError> {

@@ -288,6 +288,19 @@ pub trait RecordStore: Send + Sync + std::fmt::Debug + 'static {
     ///
     /// [`CommitError`]; nothing was applied.
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>>;
+
+    /// The secret an [`Engine`](crate::Engine) tags its paging cursors under, kept with the
+    /// data so that a cursor (a consumer's stored checkpoint) holds across restarts and on
+    /// every instance of the same database: created by the first instance that asks, then the
+    /// same for all. `None` (the default, and the memory store's answer): the engine draws a
+    /// random key of its own.
+    ///
+    /// # Errors
+    ///
+    /// A store failure.
+    fn cursor_secret(&self) -> StoreFuture<'_, Result<Option<[u8; 32]>, StoreError>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
 }
 
 /// A shared store: several engines (instances of one service, in tests) over one store.
@@ -326,6 +339,10 @@ impl<S: RecordStore + ?Sized> RecordStore for std::sync::Arc<S> {
         key: &'a str,
     ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
         (**self).idempotency(workspace_id, key)
+    }
+
+    fn cursor_secret(&self) -> StoreFuture<'_, Result<Option<[u8; 32]>, StoreError>> {
+        (**self).cursor_secret()
     }
 
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {

@@ -1557,6 +1557,61 @@ async fn a_shared_cursor_key_serves_every_instance() {
     );
 }
 
+/// A consumer's stored checkpoint (a feed cursor) holds after the engine restarts on the same
+/// SQLite file, with no key set by the host: the engine takes it from the store.
+#[tokio::test]
+async fn sqlite_cursors_survive_a_restart() {
+    use rcip_relationship::SqliteStore;
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cursor-{}", fresh_uuid()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("records.db");
+    let checkpoint = {
+        let engine = engine(SqliteStore::open(&path).unwrap());
+        for question in ["A", "B", "C"] {
+            create_poll(&engine, question, 1).await;
+        }
+        changes(&engine, &ada(), None, Some(2))
+            .await
+            .unwrap()
+            .next_cursor
+            .unwrap()
+    };
+    let restarted = engine(SqliteStore::open(&path).unwrap());
+    let rest = changes(&restarted, &ada(), Some(checkpoint.clone()), None)
+        .await
+        .unwrap();
+    assert_eq!(rest.items.len(), 1);
+    // Another file has another secret: the checkpoint means nothing there.
+    let elsewhere = engine(SqliteStore::open(dir.join("other.db")).unwrap());
+    assert_eq!(
+        code(changes(&elsewhere, &ada(), Some(checkpoint), None).await),
+        ("INVALID_CURSOR", 400)
+    );
+}
+
+/// Two instances on one PostgreSQL schema, neither given a key, accept each other's cursors.
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn postgres_instances_share_cursors_without_a_configured_key() {
+    let Some(store) = crate::postgres_support::SchemaStore::create().await else {
+        return;
+    };
+    let store = Arc::new(store);
+    let first = engine(Arc::clone(&store));
+    let second = engine(Arc::clone(&store));
+    for question in ["A", "B", "C"] {
+        create_poll(&first, question, 1).await;
+    }
+    let cursor = changes(&first, &ada(), None, Some(2))
+        .await
+        .unwrap()
+        .next_cursor
+        .unwrap();
+    let rest = changes(&second, &ada(), Some(cursor), None).await.unwrap();
+    assert_eq!(rest.items.len(), 1);
+}
+
 #[tokio::test]
 async fn sqlite_data_survives_a_reopen() {
     use rcip_relationship::SqliteStore;

@@ -352,17 +352,17 @@ impl PostgresStore {
     }
 
     /// The secret called `name` (32 random bytes), created by the first instance that asks
-    /// and the same for every instance on this database schema: the cursor key of every
-    /// engine of a deployment, say, so that a cursor one instance gave out is accepted by the
-    /// others.
+    /// and the same for every instance on this database schema. An [`Engine`](crate::Engine)
+    /// on this store takes its cursor key from the secret `cursor` by itself
+    /// ([`RecordStore::cursor_secret`]), so that a cursor one instance gave out is accepted by
+    /// the others and after a restart.
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), rcip_relationship::StoreError> {
-    /// use rcip_relationship::{Engine, PostgresStore};
+    /// use rcip_relationship::PostgresStore;
     /// let store = PostgresStore::open("postgres://postgres@127.0.0.1:5432/test").await?;
-    /// let key = store.secret("cursor").await?;
-    /// let engine = Engine::new(store).with_cursor_key(key);
-    /// # let _ = engine;
+    /// let webhook_key = store.secret("webhooks").await?;
+    /// # let _ = webhook_key;
     /// # Ok(())
     /// # }
     /// ```
@@ -697,6 +697,12 @@ impl RecordStore for PostgresStore {
             "idempotency.read",
             PostgresStore::idempotency(self, workspace_id, key),
         )
+    }
+
+    fn cursor_secret(&self) -> StoreFuture<'_, Result<Option<[u8; 32]>, StoreError>> {
+        traced("postgres", "secrets.get", async move {
+            self.secret("cursor").await.map(Some)
+        })
     }
 
     fn commit(&self, commit: Commit) -> StoreFuture<'_, Result<Vec<u64>, CommitError>> {

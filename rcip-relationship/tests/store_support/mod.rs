@@ -170,4 +170,8 @@ impl<S: RecordStore, T: Tap> RecordStore for Tapped<S, T> {
         self.tap.before_commit();
         self.inner.commit(commit)
     }
+
+    fn cursor_secret(&self) -> StoreFuture<'_, Result<Option<[u8; 32]>, StoreError>> {
+        self.inner.cursor_secret()
+    }
 }
