@@ -41,8 +41,16 @@
 use std::fmt;
 
 use super::directory::{Access, Member, MemberRole, Visibility, WorkspaceAccess};
+use super::platform_error::PlatformError;
 use super::principal::{Caller, DelegatedScope, PrincipalKind, ScopeSet};
 use super::registry::{Agents, OperationSpec, PlatformCall};
+
+/// A refusal is answered as a [`PlatformError`] with its code, status and message.
+impl From<Denial> for PlatformError {
+    fn from(denial: Denial) -> Self {
+        Self::new(denial.code(), denial.status(), denial.to_string())
+    }
+}
 
 /// A refusal of the authorization decision: a stable code, a status and a public message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,17 +1,11 @@
 //! The package model: what a valid `relationship/v1` package says, as plain data.
 //!
-//! Every text and list is a [`Cow<'static, _>`](Cow): the validator builds owned values from a
+//! Every text and list is a [`Cow<'static, _>`](std::borrow::Cow): the validator builds owned values from a
 //! file, and `rcip-build` writes the same structures as borrowed `static` tables, so the
 //! runtime reads a compiled package without parsing anything.
 
-use std::borrow::Cow;
-
 use super::rule::Expr;
-
-/// Text in the model: owned when parsed, borrowed when compiled into a table.
-pub type Text = Cow<'static, str>;
-/// A list in the model: owned when parsed, borrowed when compiled into a table.
-pub type List<T> = Cow<'static, [T]>;
+pub use super::rule::{List, Text};
 
 /// The protocol identifier a package names in its `protocol` key.
 pub const RELATIONSHIP_PROTOCOL: &str = "relationship/v1";

@@ -1,7 +1,8 @@
 //! The one error every platform operation answers with: a stable code, the seed's HTTP-style
 //! status, a public message and the validation issues (when there are any).
 //!
-//! The refusals of the authorization decision ([`Denial`]), the engine's [`RecordError`] and
+//! The refusals of the authorization decision ([`Denial`](super::authorize::Denial), converted
+//! where it is defined), the engine's [`RecordError`] and
 //! the directory's [`DirectoryError`] all convert into it, so a transport maps one type.
 
 use std::fmt;
@@ -9,7 +10,6 @@ use std::fmt;
 use rcip_core::ValidationIssue;
 use serde::Serialize;
 
-use super::authorize::Denial;
 use super::directory::DirectoryError;
 use super::error::RecordError;
 
@@ -96,12 +96,6 @@ impl PlatformError {
             500,
             "the store failed; the operation had no effect",
         )
-    }
-}
-
-impl From<Denial> for PlatformError {
-    fn from(denial: Denial) -> Self {
-        Self::new(denial.code(), denial.status(), denial.to_string())
     }
 }
 

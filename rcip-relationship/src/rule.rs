@@ -10,7 +10,10 @@ use std::cmp::Ordering;
 use rcip_core::depth::{MAX_VALUE_DEPTH, exceeds_depth};
 use serde_json::{Map, Number, Value};
 
-use super::model::{List, Text};
+/// Text in the model: owned when parsed, borrowed when compiled into a table.
+pub type Text = std::borrow::Cow<'static, str>;
+/// A list in the model: owned when parsed, borrowed when compiled into a table.
+pub type List<T> = std::borrow::Cow<'static, [T]>;
 
 /// A rule expression.
 ///

@@ -81,6 +81,76 @@ enum Job {
 /// for the others to be written.
 const MAX_GROUP: usize = 64;
 
+/// The directory's tables (`SqliteStore::open` creates them). Packages are JSON text, read
+/// back exactly as written; a member's scopes a JSON array.
+const DIRECTORY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS workspaces (
+    workspace_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS members (
+    workspace_id TEXT NOT NULL,
+    principal_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    role TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    PRIMARY KEY (workspace_id, principal_id)
+);
+CREATE INDEX IF NOT EXISTS members_by_principal ON members (principal_id, workspace_id);
+CREATE TABLE IF NOT EXISTS collections (
+    workspace_id TEXT NOT NULL,
+    collection_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    visibility TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, collection_id)
+);
+CREATE TABLE IF NOT EXISTS collection_grants (
+    workspace_id TEXT NOT NULL,
+    collection_id TEXT NOT NULL,
+    principal_id TEXT NOT NULL,
+    access TEXT NOT NULL,
+    PRIMARY KEY (workspace_id, collection_id, principal_id)
+);
+CREATE TABLE IF NOT EXISTS program_drafts (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id TEXT NOT NULL,
+    draft_id TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    package TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    UNIQUE (workspace_id, draft_id)
+);
+CREATE TABLE IF NOT EXISTS program_versions (
+    workspace_id TEXT,
+    namespace TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    package TEXT NOT NULL,
+    activated_at INTEGER NOT NULL,
+    activated_by TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS program_versions_of_workspace
+    ON program_versions (workspace_id, namespace, version) WHERE workspace_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS program_versions_installed
+    ON program_versions (namespace, version) WHERE workspace_id IS NULL;
+CREATE TABLE IF NOT EXISTS directory_idempotency (
+    workspace_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (workspace_id, key)
+);
+CREATE TABLE IF NOT EXISTS secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+";
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS records (
     position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -151,9 +221,7 @@ impl SqliteStore {
             .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
             .map_err(sql)?;
         connection.execute_batch(SCHEMA).map_err(sql)?;
-        connection
-            .execute_batch(super::sqlite_directory::DIRECTORY_SCHEMA)
-            .map_err(sql)?;
+        connection.execute_batch(DIRECTORY_SCHEMA).map_err(sql)?;
         // The directory's statements and the records' together are more than the default 16.
         connection.set_prepared_statement_cache_capacity(64);
         let (jobs, queue) = mpsc::channel();
