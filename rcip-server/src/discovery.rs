@@ -12,10 +12,8 @@ use rcip_relationship::DelegatedScope;
 use serde_json::{Value, json};
 
 use crate::error::json_response;
-use crate::server::{MCP_PATH, Shared};
-
-/// The well-known path of the metadata (RFC 9728 section 3).
-pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+use crate::paths::MCP_PATH;
+use crate::shared::Shared;
 
 /// The metadata of `resource` (an absolute URL).
 pub(crate) fn metadata(shared: &Shared, resource: &str) -> Value {

@@ -19,7 +19,7 @@ use http::{HeaderValue, StatusCode, header};
 use rcip_relationship::{Agents, OperationSpec, ProgramVersion, example_packages, operations};
 use serde_json::Value;
 
-use crate::server::Shared;
+use crate::shared::Shared;
 
 /// The page's policy: no script, no fetch, no frame, no form target, no plugin; the inline
 /// `<style>` only.

@@ -82,8 +82,10 @@ mod limits;
 mod mcp;
 mod observe;
 mod openapi;
+mod paths;
 mod rest;
 mod server;
+mod shared;
 mod static_tokens;
 pub mod tokens;
 
@@ -92,7 +94,6 @@ pub use connections::{
     ConnectionLimits, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, serve,
 };
 pub use credentials::{Credentials, CredentialsConfig, Issuer, console_router};
-pub use discovery::METADATA_PATH;
 pub use error::ApiError;
 pub use limits::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_JSON_DEPTH_LIMIT, DEFAULT_MAX_BODY_BYTES,
@@ -100,6 +101,7 @@ pub use limits::{
     Limits, RateLimit, RateLimiter, json_depth,
 };
 pub use openapi::{ERROR_STATUSES, openapi_document};
+pub use paths::METADATA_PATH;
 pub use server::{Server, router};
 pub use static_tokens::{StaticTokens, bearer_token};
 pub use tokens::TokenStore;

@@ -26,7 +26,8 @@ use rcip_runtime::{
 
 use crate::authenticate::{Authenticated, Door};
 use crate::error::ApiError;
-use crate::server::{MCP_PATH, Shared};
+use crate::paths::MCP_PATH;
+use crate::shared::Shared;
 
 /// The principal's scopes carry the caller's kind, client and workspace under these
 /// prefixes, beside its delegated scopes (only the server's hook makes principals).

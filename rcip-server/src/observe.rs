@@ -46,7 +46,7 @@ pub(crate) fn refused_connection(limit: &'static str) {
 fn door_of(path: &str) -> &'static str {
     match path {
         "/v1/operations" => "rest",
-        crate::server::MCP_PATH => "mcp",
+        crate::paths::MCP_PATH => "mcp",
         _ => "public",
     }
 }
@@ -65,7 +65,7 @@ pub(crate) fn request_span(request: &Request) -> Span {
     let path = request.uri().path();
     let route = match path {
         "/v1/operations"
-        | crate::server::MCP_PATH
+        | crate::paths::MCP_PATH
         | "/"
         | "/healthz"
         | "/readyz"

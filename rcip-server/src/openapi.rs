@@ -20,7 +20,7 @@ use rcip_relationship::{Agents, DelegatedScope, operations};
 use serde_json::{Map, Value, json};
 
 use crate::error::json_response;
-use crate::server::Shared;
+use crate::shared::Shared;
 
 /// The statuses a call may be refused with, and why.
 pub const ERROR_STATUSES: [(&str, &str); 15] = [

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 use crate::authenticate::{Authenticated, Door};
 use crate::error::{ApiError, json_response};
 use crate::limits::{ContentType, read_body};
-use crate::server::Shared;
+use crate::shared::Shared;
 
 /// The members of a request body.
 pub(crate) const MEMBERS: [&str; 2] = ["operation", "arguments"];

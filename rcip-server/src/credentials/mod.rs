@@ -226,7 +226,7 @@ impl Credentials {
             Door::Mcp => format!(
                 "{}{}",
                 self.config.resource.trim_end_matches('/'),
-                crate::server::MCP_PATH
+                crate::paths::MCP_PATH
             ),
         };
         let verified = jwt::verify(
