@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::callbacks::{ConfirmationResolver, Decide};
-use super::engine::{Assist, Inner, State, new_assistant_message};
+use super::engine::{Assist, Config, Inner, State, new_assistant_message};
 use super::input::{InputProcessor, VoiceAdapter};
 use super::options::{
     AssistMode, DEFAULT_MAX_BATCH_SIZE, DelayAfter, DelayPresets, MAX_DELAY_MS, clamp_batch_size,
@@ -105,32 +105,6 @@ impl AssistBuilder {
                 listeners: Arc::default(),
             }),
         }
-    }
-}
-
-pub(super) struct Config {
-    pub(super) client: Arc<dyn RcipClient>,
-    pub(super) decide: Arc<dyn Decide>,
-    pub(super) confirmations: ConfirmationResolver,
-    pub(super) mode: AssistMode,
-    pub(super) max_batch_size: usize,
-    pub(super) delays: DelayPresets,
-    pub(super) history_limit: usize,
-    pub(super) welcome: Option<String>,
-    pub(super) processors: Vec<Arc<dyn InputProcessor>>,
-    pub(super) voice: Option<Arc<dyn VoiceAdapter>>,
-}
-
-impl std::fmt::Debug for Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Assist")
-            .field("mode", &self.mode)
-            .field("max_batch_size", &self.max_batch_size)
-            .field("delays", &self.delays)
-            .field("history_limit", &self.history_limit)
-            .field("processors", &self.processors.len())
-            .field("voice", &self.voice.is_some())
-            .finish_non_exhaustive()
     }
 }
 

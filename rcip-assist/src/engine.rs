@@ -1,63 +1,57 @@
 //! The Assist controller: its state (the conversation, the statuses, the pending
-//! confirmation) and the entry points a surface calls. Its configuration is in `builder.rs`,
+//! confirmation), its configuration (built by `builder.rs`) and the entry points a surface
+//! calls. The statuses are in `status.rs`, what a turn reports in `report.rs`,
 //! the turn in `turn.rs`, the processors in `input.rs`, voice in `voice.rs`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rcip_core::{ApplicationSnapshot, CapabilityFilter, Effect};
-use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::builder::Config;
-use super::callbacks::PendingConfirmation;
-use super::input::{AssistInput, InputContext, InputFailure, InputOrigin, Processed, run_pipeline};
-use super::options::AssistMode;
+use super::callbacks::{ConfirmationResolver, Decide, PendingConfirmation};
+use super::input::{
+    AssistInput, InputContext, InputFailure, InputOrigin, InputProcessor, Processed, VoiceAdapter,
+    run_pipeline,
+};
+use super::options::{AssistMode, DelayPresets};
 use super::protocol::{AssistMessage, Role};
-use super::turn::{CANCELLED_MESSAGE, TurnReport};
+use super::report::{CANCELLED_MESSAGE, TurnReport};
+use super::status::{AssistStatus, InputStatus};
 use super::updates::{AssistUpdate, Listeners};
 use rcip_runtime::__private::shared::{contain, lock, next_sequenced_id, try_sleep};
-use rcip_runtime::Subscription;
 use rcip_runtime::{Clock, SystemClock};
+use rcip_runtime::{RcipClient, Subscription};
 
 /// How long `success` shows before it reads `active` again.
 pub const SUCCESS_STATUS: Duration = Duration::from_millis(1500);
 
-/// The conversation's status (`status` in the reference).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum AssistStatus {
-    /// Ready, after at least one exchange (or a cancelled turn).
-    Active,
-    /// A confirmation waits for the user.
-    Attention,
-    /// The last turn failed or stopped on a non-success.
-    Error,
-    /// Nothing happened yet (or cleared).
-    Idle,
-    /// Every action of the last turn succeeded; reads `active` after 1.5 s.
-    Success,
-    /// A turn is running.
-    Working,
+/// What the builder configured.
+pub(super) struct Config {
+    pub(super) client: Arc<dyn RcipClient>,
+    pub(super) decide: Arc<dyn Decide>,
+    pub(super) confirmations: ConfirmationResolver,
+    pub(super) mode: AssistMode,
+    pub(super) max_batch_size: usize,
+    pub(super) delays: DelayPresets,
+    pub(super) history_limit: usize,
+    pub(super) welcome: Option<String>,
+    pub(super) processors: Vec<Arc<dyn InputProcessor>>,
+    pub(super) voice: Option<Arc<dyn VoiceAdapter>>,
 }
 
-/// The input side's status (`inputStatus`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum InputStatus {
-    /// The last input failed; see [`Assist::input_error`].
-    Error,
-    /// Nothing in progress.
-    Idle,
-    /// The voice adapter is recording.
-    Listening,
-    /// The processors are running, or the voice adapter is stopping.
-    Processing,
-    /// The voice adapter is starting.
-    Starting,
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assist")
+            .field("mode", &self.mode)
+            .field("max_batch_size", &self.max_batch_size)
+            .field("delays", &self.delays)
+            .field("history_limit", &self.history_limit)
+            .field("processors", &self.processors.len())
+            .field("voice", &self.voice.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What became of an input.

@@ -19,13 +19,15 @@ mod engine;
 mod input;
 mod options;
 mod protocol;
+mod report;
+mod status;
 mod turn;
 mod updates;
 mod voice;
 
 pub use builder::{AssistBuilder, DEFAULT_HISTORY_LIMIT};
 pub use callbacks::{AskUser, BoxError, ConfirmationResolver, Decide, PendingConfirmation};
-pub use engine::{Assist, AssistStatus, InputStatus, SUCCESS_STATUS, Submission};
+pub use engine::{Assist, SUCCESS_STATUS, Submission};
 pub use input::{
     AssistInput, InputContext, InputFailure, InputFailureCode, InputOrigin, InputProcessor,
     VoiceAdapter, processor,
@@ -38,9 +40,10 @@ pub use protocol::{
     AssistAction, AssistMessage, AssistRequest, AssistResponse, AssistStep, BatchError, Decision,
     Phase, Role, actions_response, fallback_summary, message_response, validate_decision,
 };
-pub use turn::{
+pub use report::{
     CANCELLED_MESSAGE, FAILED_MESSAGE, READ_ONLY_DENIED_MESSAGE, TurnEnding, TurnFailure,
     TurnReport,
 };
+pub use status::{AssistStatus, InputStatus};
 pub use updates::AssistUpdate;
 pub use voice::VoiceStart;

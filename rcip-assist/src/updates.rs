@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, Weak};
 use serde::Serialize;
 
 use super::callbacks::PendingConfirmation;
-use super::engine::{AssistStatus, InputStatus};
 use super::protocol::AssistMessage;
+use super::status::{AssistStatus, InputStatus};
 use rcip_runtime::__private::shared::{contain, lock};
 use rcip_runtime::Subscription;
 

@@ -2,8 +2,9 @@
 //! `starting` to `listening` to `processing`, and what it heard goes through the processors
 //! with origin `voice`. Recording itself is the adapter's.
 
-use super::engine::{Assist, Busy, InputStatus, Submission};
+use super::engine::{Assist, Busy, Submission};
 use super::input::{InputFailure, InputOrigin};
+use super::status::InputStatus;
 use rcip_runtime::__private::shared::{cancellable, lock};
 
 /// How [`Assist::start_voice`] went.
