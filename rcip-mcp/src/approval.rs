@@ -10,8 +10,8 @@ use rcip_core::InvocationOutcome;
 use rcip_runtime::ConfirmationObserver;
 use rmcp::model::{CallToolResult, ContentBlock};
 
-use crate::bridge::lock;
-use crate::server::{Call, now_ms};
+use crate::context::lock;
+use crate::context::{Call, now_ms};
 
 /// The code that starts the text of a call waiting for the host's approval.
 pub const APPROVAL_PENDING: &str = "CONFIRMATION_PENDING";

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use rcip_core::jcs::{canonical_json, digest_of_canonical};
@@ -11,6 +11,8 @@ use rcip_core::{
 };
 use rcip_export::{Export, ExportError, Profile, ToolSource};
 use rcip_runtime::{RcipClient, Subscription};
+
+use crate::context::lock;
 use rmcp::model::{RequestStateCodec, Tool};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
@@ -473,14 +475,6 @@ impl Drop for Inner {
     fn drop(&mut self) {
         self.shutdown.cancel();
     }
-}
-
-/// A poison-free lock: the data behind these mutexes stays consistent at every await-free
-/// step, so a panic elsewhere must not take the bridge down.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The tools of the current listing, for both revisions of MCP.

@@ -17,10 +17,12 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{Slot, pending_result};
-use crate::bridge::{Consumed, Inner, PendingConfirmation, lock};
+use crate::bridge::{Consumed, Inner, PendingConfirmation};
 use crate::broker::ConfirmationAnswer;
-use crate::server::now_ms;
-use crate::server::{Call, error_result, is_modern, linked, outcome_result, supports_tasks};
+use crate::context::lock;
+use crate::context::now_ms;
+use crate::context::{Call, is_modern, linked, supports_tasks};
+use crate::server::{error_result, outcome_result};
 use crate::tasks::{self, Run, TaskSetup};
 
 /// The key of the one input request the bridge makes.

@@ -29,9 +29,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::{Inner, lock};
-use crate::server::now_ms;
-use crate::server::{Call, is_modern};
+use crate::bridge::Inner;
+use crate::context::lock;
+use crate::context::now_ms;
+use crate::context::{Call, is_modern};
 
 /// Domain separation for the sealed state's associated data (a confirmation's state never
 /// opens as an elicitation's, nor the reverse).

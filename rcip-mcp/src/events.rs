@@ -17,7 +17,7 @@ use rmcp::transport::streamable_http_server::session::store::{
 };
 use tokio::sync::watch;
 
-use crate::bridge::lock;
+use crate::context::lock;
 
 /// What one stream keeps.
 struct Log {

@@ -186,6 +186,7 @@ mod bridge;
 mod broker;
 mod confirm;
 mod content;
+mod context;
 mod elicit;
 mod events;
 mod logging;

@@ -12,7 +12,7 @@ use rmcp::model::{JsonObject, LoggingLevel, LoggingMessageNotificationParam, Ser
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
 
-use crate::bridge::lock;
+use crate::context::lock;
 
 /// The severity of a log message (RFC 5424), from the least to the most severe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -126,7 +126,7 @@ impl Levels {
     /// The minimum level for messages of this request: on 2026-07-28 its `_meta` logLevel,
     /// on 2025-11-25 its session's level; none (nothing is sent) when the client set none.
     fn threshold(&self, ctx: &RequestContext<RoleServer>) -> Option<McpLogLevel> {
-        if crate::server::is_modern(ctx) {
+        if crate::context::is_modern(ctx) {
             return ctx.meta.log_level().map(McpLogLevel::from_rmcp);
         }
         lock(&self.by_session).get(&session_of(ctx))

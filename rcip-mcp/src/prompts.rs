@@ -15,9 +15,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
 use crate::bridge::{Inner, McpBridgeBuilder};
+use crate::context::{is_modern, principal_of, state_binding};
 use crate::elicit;
 use crate::resources::ProviderContext;
-use crate::server::{is_modern, principal_of, state_binding};
 
 /// Domain separation for a prompt's sealed elicitation state (never opens as a tool's).
 const PROMPT_BINDING_LABEL: &str = "rcip-mcp/prompt-elicitation/v1";

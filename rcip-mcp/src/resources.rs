@@ -20,8 +20,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Inner, McpBridgeBuilder};
+use crate::context::principal_of;
 use crate::elicit::McpElicitor;
-use crate::server::principal_of;
 
 /// Who asks, and on which revision: what a [`ResourceProvider`] or
 /// [`PromptProvider`](crate::PromptProvider) is told about each request.

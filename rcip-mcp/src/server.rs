@@ -1,11 +1,10 @@
 //! rmcp's `ServerHandler` for the bridge: discovery, calls, list changes.
 
 use std::borrow::Cow;
-use std::future::Future;
 
 use rcip_core::{InvocationOutcome, LongRunning};
 use rcip_export::{ArgumentsError, Export};
-use rcip_runtime::{InvocationRequest, Principal, RequestMetadata};
+use rcip_runtime::{InvocationRequest, RequestMetadata};
 use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -22,13 +21,14 @@ use rmcp::model::{
     ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{Found, Slot};
 use crate::bridge::{Inner, McpBridge};
 use crate::confirm;
 use crate::content;
+use crate::context::{Call, is_modern, linked, principal_of, supports_tasks};
 use crate::elicit;
 use crate::logging::McpLog;
 use crate::progress::McpProgress;
@@ -37,88 +37,6 @@ use crate::tasks::{self, Run, TaskSetup};
 /// The two MCP revisions the bridge speaks.
 const SUPPORTED: &[ProtocolVersion] =
     &[ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
-
-/// Whether the request speaks 2026-07-28 (or later): MRTR, no server-to-client requests.
-pub(crate) fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
-    ctx.protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
-}
-
-/// Whether the request's client declared the tasks extension.
-pub(crate) fn supports_tasks(ctx: &RequestContext<RoleServer>) -> bool {
-    ctx.client_capabilities()
-        .is_some_and(|capabilities| capabilities.supports_tasks())
-}
-
-/// The caller the HTTP bearer hook established, if any (never on stdio).
-pub(crate) fn principal_of(ctx: &RequestContext<RoleServer>) -> Option<Principal> {
-    ctx.extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Principal>())
-        .cloned()
-}
-
-/// Runs `fut`; if the request is cancelled first, cancels `token` and still awaits `fut`
-/// (the runtime then ends the invocation as `EXECUTION_ABORTED`).
-pub(crate) async fn linked<F: Future>(
-    request: &CancellationToken,
-    token: &CancellationToken,
-    fut: F,
-) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    tokio::select! {
-        biased;
-        out = &mut fut => return out,
-        () = request.cancelled() => token.cancel(),
-    }
-    fut.await
-}
-
-/// The call as the bridge resolved it: the tool, the capability, the input.
-#[derive(Clone)]
-pub(crate) struct Call {
-    pub(crate) tool: String,
-    pub(crate) capability_id: String,
-    pub(crate) arguments: Value,
-    pub(crate) principal: Option<Principal>,
-}
-
-impl Call {
-    /// The associated data a sealed state is bound to: `label` (which kind of state), the
-    /// tool, a SHA-256 of the RFC 8785 arguments and the principal. `None` when the arguments
-    /// nest too deeply to canonicalize.
-    pub(crate) fn binding(&self, label: &str) -> Option<Vec<u8>> {
-        state_binding(label, &self.tool, &self.arguments, self.principal.as_ref())
-    }
-}
-
-/// The associated data of a sealed state: `label` (which kind of state), `subject` (the tool
-/// or prompt), a SHA-256 of the RFC 8785 `arguments` and the principal. `None` when the
-/// arguments nest too deeply to canonicalize.
-pub(crate) fn state_binding(
-    label: &str,
-    subject: &str,
-    arguments: &Value,
-    principal: Option<&Principal>,
-) -> Option<Vec<u8>> {
-    let canonical = rcip_core::jcs::canonical_json(arguments).ok()?;
-    let principal = principal.map_or_else(|| "-".to_owned(), |p| format!("p:{}", p.id()));
-    serde_json::to_vec(&json!([
-        label,
-        subject,
-        rcip_core::jcs::digest_of_canonical(&canonical),
-        principal,
-    ]))
-    .ok()
-}
-
-/// Milliseconds since the Unix epoch (the runtime's expiry clock).
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
 
 impl ServerHandler for McpBridge {
     fn get_info(&self) -> ServerConfig {

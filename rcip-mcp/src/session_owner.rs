@@ -20,7 +20,7 @@ use rcip_runtime::Principal;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 
-use crate::bridge::lock;
+use crate::context::lock;
 
 /// The header naming a 2025-11-25 session, on requests and on `initialize`'s answer.
 const SESSION_HEADER: &str = "mcp-session-id";

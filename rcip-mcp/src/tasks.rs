@@ -24,9 +24,10 @@ use serde_json::Value;
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::{Inner, lock};
+use crate::bridge::Inner;
+use crate::context::lock;
+use crate::context::{Call, now_ms};
 use crate::elicit::{ElicitError, McpElicitor};
-use crate::server::{Call, now_ms};
 
 /// How long a started handler may still end the call by itself (an answer, or a question
 /// asked before any work: an ordinary `input_required` round) before the call becomes a task.
@@ -634,12 +635,12 @@ pub(crate) async fn run(
     let record = match inner.tasks.start(call, &token, &setup.elicitor).await {
         Ok(Some(record)) => record,
         Ok(None) => {
-            let outcome = crate::server::linked(request, &token, handle).await;
+            let outcome = crate::context::linked(request, &token, handle).await;
             return Run::Finished(joined(outcome, call));
         }
         Err(error) => {
             tracing::error!(%error, "a task could not be stored; the call runs to its end");
-            let outcome = crate::server::linked(request, &token, handle).await;
+            let outcome = crate::context::linked(request, &token, handle).await;
             return Run::Finished(joined(outcome, call));
         }
     };
