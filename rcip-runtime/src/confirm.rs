@@ -2,25 +2,18 @@
 //! invalidated by expiry, cancellation, a change of binding or of context; receipts of
 //! tickets that ended on their own are kept (at most 256) and read once.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use rcip_core::{
-    ConfirmationInfo, ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticContext,
-};
+use rcip_core::{ConfirmationInfo, ErrorCode, EventPhase, InvocationOutcome, RcipError};
 use serde_json::Value;
-use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::extensions::Extensions;
 use crate::invoke::{Attempt, Ready, RunInput, messages as m};
-use crate::reservation::Reservation;
 use crate::runtime::Inner;
 use crate::support::{lock, new_confirmation_id, next_invocation_id, try_sleep};
-
-/// How many receipts of tickets that ended on their own are kept.
-pub const MAX_CONFIRMATION_RECEIPTS: usize = 256;
+use crate::tickets::{Counted, Pending, Watcher};
 
 /// Hears how a confirmation ended, whoever ended it: put into a request's extensions, it is
 /// called once with the outcome of the confirmation that request raised, when the host
@@ -94,92 +87,6 @@ pub struct ConfirmationTicket {
 impl std::fmt::Debug for ConfirmationObserver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ConfirmationObserver")
-    }
-}
-
-/// A ticket waiting for the host.
-struct Pending {
-    /// What the outcome told the caller.
-    info: ConfirmationInfo,
-    capability_id: String,
-    input: Arc<Value>,
-    cancellation: Option<CancellationToken>,
-    /// The original request's extensions, for the confirmed re-run.
-    extensions: Extensions,
-    /// Holds the invocation id until the ticket ends.
-    reservation: Reservation<'static>,
-    binding_generation: u64,
-    index: usize,
-    context: Arc<SemanticContext>,
-    expires_at: u64,
-    watcher: Watcher,
-    /// Counts the ticket in the `rcip_pending_confirmations` gauge while it lives.
-    _counted: Counted,
-}
-
-/// One pending ticket in the process's `rcip_pending_confirmations` gauge (every runtime's
-/// tickets, added up): counted when made, counted off when dropped, however the ticket
-/// ends. With no metrics recorder installed this costs an atomic load.
-struct Counted;
-
-impl Counted {
-    fn new() -> Self {
-        metrics::gauge!("rcip_pending_confirmations").increment(1.0);
-        Self
-    }
-}
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        metrics::gauge!("rcip_pending_confirmations").decrement(1.0);
-    }
-}
-
-impl Pending {
-    /// Its invocation was cancelled (the ticket has ended, whether or not its watcher ran).
-    fn cancelled(&self) -> bool {
-        self.cancellation
-            .as_ref()
-            .is_some_and(CancellationToken::is_cancelled)
-    }
-}
-
-/// The task that ends a ticket at expiry or cancellation; stopped when the ticket goes,
-/// however it goes (resolved, ended, or the runtime dropped).
-#[derive(Default)]
-struct Watcher(Option<AbortHandle>);
-
-impl Drop for Watcher {
-    fn drop(&mut self) {
-        if let Some(task) = self.0.take() {
-            task.abort();
-        }
-    }
-}
-
-/// Pending tickets and receipts.
-#[derive(Default)]
-pub(crate) struct Confirmations {
-    pending: HashMap<String, Pending>,
-    receipts: HashMap<String, InvocationOutcome>,
-    receipt_order: VecDeque<String>,
-}
-
-impl Confirmations {
-    fn store_receipt(&mut self, id: String, outcome: InvocationOutcome) {
-        self.receipt_order.push_back(id.clone());
-        self.receipts.insert(id, outcome);
-        while self.receipt_order.len() > MAX_CONFIRMATION_RECEIPTS {
-            if let Some(oldest) = self.receipt_order.pop_front() {
-                self.receipts.remove(&oldest);
-            }
-        }
-    }
-
-    fn take_receipt(&mut self, id: &str) -> Option<InvocationOutcome> {
-        let outcome = self.receipts.remove(id)?;
-        self.receipt_order.retain(|other| other != id);
-        Some(outcome)
     }
 }
 

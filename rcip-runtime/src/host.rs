@@ -6,8 +6,43 @@ use std::sync::{Arc, Weak};
 use rcip_core::{InvocationOutcome, SemanticContext};
 
 use crate::binding::Binding;
+use crate::catalog::CompiledCatalog;
 use crate::client::RcipClient;
-use crate::runtime::{Inner, Runtime};
+use crate::runtime::{Inner, Runtime, RuntimeOptions};
+use rcip_core::ApplicationDefinition;
+
+/// The runtime's host side: the methods of [`Runtime`] that hand out a [`Host`] (here, so that
+/// `runtime.rs` needs nothing of this file).
+impl Runtime {
+    /// Creates a runtime and binds its capabilities with `bind` before anything can use it;
+    /// with [`RuntimeOptions::require_all_bound`], fails if a declared capability is still
+    /// unbound afterwards. `bind` keeps what it binds (e.g. with
+    /// [`BindingGuard::keep`](crate::BindingGuard::keep)): guards it drops unbind at once.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Definition`](crate::Error::Definition), `bind`'s own error, or
+    /// [`Error::Unbound`](crate::Error::Unbound) naming the capabilities left unbound.
+    pub fn with_bindings(
+        definition: ApplicationDefinition,
+        options: RuntimeOptions,
+        bind: impl FnOnce(&Host) -> Result<(), crate::Error>,
+    ) -> Result<Self, crate::Error> {
+        let required = options.require_all_bound;
+        let runtime = Self::from_catalog(CompiledCatalog::compile(definition)?, options);
+        bind(&runtime.host())?;
+        if required {
+            runtime.check_bound()?;
+        }
+        Ok(runtime)
+    }
+
+    /// The host surface, for trusted application code.
+    #[must_use]
+    pub fn host(&self) -> Host {
+        Host::new(self.inner.clone())
+    }
+}
 
 /// The host controller of one runtime. Cloning it is cheap.
 #[derive(Clone)]

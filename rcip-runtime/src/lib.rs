@@ -72,6 +72,7 @@ mod support;
 mod surfaces;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod tickets;
 mod typed;
 mod validation;
 
@@ -97,7 +98,7 @@ pub use client::{
     InvocationRequest, Listener, MAX_INVOCATION_ID_LENGTH, PreflightBatch, PreflightProposal,
     RcipClient, Subscription,
 };
-pub use confirm::{ConfirmationObserver, ConfirmationTicket, MAX_CONFIRMATION_RECEIPTS};
+pub use confirm::{ConfirmationObserver, ConfirmationTicket};
 pub use error::Error;
 pub use extensions::{Extensions, Principal, RequestMetadata, StartObserver};
 pub use host::{BindingGuard, BindingGuards, Host};
@@ -112,6 +113,7 @@ pub use runtime::{DEFAULT_CONFIRMATION_TTL, EventObserver, Runtime, RuntimeOptio
 pub use signature::{FromInvocation, IntoCapabilityOutput, NoInput, PRINCIPAL_REQUIRED};
 pub use support::{BoxFuture, Clock, SystemClock};
 pub use surfaces::{ClientSurfaces, PreflightSurface, Surface};
+pub use tickets::MAX_CONFIRMATION_RECEIPTS;
 pub use tokio_util::sync::CancellationToken;
 pub use typed::{RcipClientExt, TypedOutcome};
 pub use validation::{

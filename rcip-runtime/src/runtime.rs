@@ -19,13 +19,12 @@ use tracing::Instrument;
 use crate::binding::{AvailabilityFn, Handler};
 use crate::catalog::{CompiledCapability, CompiledCatalog};
 use crate::client::{InvocationRequest, Listener, PreflightBatch, RcipClient, Subscription};
-use crate::confirm::Confirmations;
-use crate::host::Host;
 use crate::input::DEFAULT_MAX_INPUT_BYTES;
 use crate::policy::{DefaultPolicy, Policy};
 use crate::reservation::{Claim, Reservation, ReservationTable};
 use crate::support::{BoxFuture, Clock, SystemClock, contain, lock};
 use crate::surfaces::{ClientSurfaces, PreflightSurface};
+use crate::tickets::Confirmations;
 
 /// The reference's default confirmation lifetime: 120 seconds.
 pub const DEFAULT_CONFIRMATION_TTL: Duration = Duration::from_secs(120);
@@ -58,7 +57,7 @@ pub struct RuntimeOptions {
     clock: Arc<dyn Clock>,
     max_input_bytes: usize,
     /// Whether every declared capability must be bound before the runtime serves.
-    require_all_bound: bool,
+    pub(crate) require_all_bound: bool,
     /// Whether a caller's cancellation drops a handler that ignores it.
     abort_on_cancel: bool,
 }
@@ -573,7 +572,7 @@ pub(crate) fn capability_entry(
 /// ```
 #[derive(Clone)]
 pub struct Runtime {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -601,29 +600,6 @@ impl Runtime {
     ) -> Result<Self, crate::Error> {
         let required = options.require_all_bound;
         let runtime = Self::from_catalog(CompiledCatalog::compile(definition)?, options);
-        if required {
-            runtime.check_bound()?;
-        }
-        Ok(runtime)
-    }
-
-    /// Creates a runtime and binds its capabilities with `bind` before anything can use it;
-    /// with [`RuntimeOptions::require_all_bound`], fails if a declared capability is still
-    /// unbound afterwards. `bind` keeps what it binds (e.g. with
-    /// [`BindingGuard::keep`](crate::BindingGuard::keep)): guards it drops unbind at once.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Definition`](crate::Error::Definition), `bind`'s own error, or
-    /// [`Error::Unbound`](crate::Error::Unbound) naming the capabilities left unbound.
-    pub fn with_bindings(
-        definition: ApplicationDefinition,
-        options: RuntimeOptions,
-        bind: impl FnOnce(&Host) -> Result<(), crate::Error>,
-    ) -> Result<Self, crate::Error> {
-        let required = options.require_all_bound;
-        let runtime = Self::from_catalog(CompiledCatalog::compile(definition)?, options);
-        bind(&runtime.host())?;
         if required {
             runtime.check_bound()?;
         }
@@ -691,12 +667,6 @@ impl Runtime {
         Arc::new(Client {
             inner: self.inner.clone(),
         })
-    }
-
-    /// The host surface, for trusted application code.
-    #[must_use]
-    pub fn host(&self) -> Host {
-        Host::new(self.inner.clone())
     }
 
     pub(crate) fn from_inner(inner: Arc<Inner>) -> Self {
