@@ -266,22 +266,17 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
         }
     });
     // The methods of one `#[capabilities]` block are listed together (see
-    // `__private::block_gap`): a method left out would otherwise vanish without a word.
+    // `__private::first_block_gap`): a method left out would otherwise vanish without a word.
+    // One constant finds the first gap; the check at its path reports it.
     let catalog_name = name.to_string();
+    let listed: Vec<String> = capabilities
+        .iter()
+        .map(|path| quote!(#path).to_string().replace(' ', ""))
+        .collect();
     let block_checks = capabilities.iter().enumerate().map(|(index, path)| {
-        let listed = quote!(#path).to_string().replace(' ', "");
         quote_spanned! {path.span()=>
-            {
-                const GAP: #private::ConstMessage = #private::block_gap(
-                    #catalog_name,
-                    #listed,
-                    #index,
-                    &#name::ALL_IDS,
-                    <#path as #krate::CapabilitySpec>::BLOCK,
-                );
-                if GAP.is_some() {
-                    ::core::panic!("{}", GAP.as_str());
-                }
+            if BLOCK_GAP.at == #index {
+                ::core::panic!("{}", BLOCK_GAP.message());
             }
         }
     });
@@ -324,6 +319,12 @@ pub(crate) fn catalog(mut catalog: Catalog) -> TokenStream {
 
         const _: () = {
             const DUPLICATE: usize = #private::first_duplicate(&#name::ALL_IDS);
+            const BLOCK_GAP: #private::BlockGap = #private::first_block_gap(
+                #catalog_name,
+                &[#(#listed),*],
+                &#name::ALL_IDS,
+                &[#(<#capabilities as #krate::CapabilitySpec>::BLOCK),*],
+            );
             const SCOPES: &[&str] = &[#(#scope_ids),*];
             #(#duplicate_checks)*
             #(#scope_checks)*

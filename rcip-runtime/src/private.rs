@@ -382,7 +382,7 @@ pub const fn all_declared(scopes: &[&str], declared: &[&str]) -> bool {
 /// A compile-time error message: constant evaluation can panic with one `&str` only, so the
 /// parts of a message naming the catalog and the capability are copied into a buffer first.
 #[derive(Debug)]
-pub struct ConstMessage {
+struct ConstMessage {
     bytes: [u8; 512],
     len: usize,
 }
@@ -411,15 +411,8 @@ impl ConstMessage {
         message
     }
 
-    /// Whether there is something to report.
-    #[must_use]
-    pub const fn is_some(&self) -> bool {
-        self.len > 0
-    }
-
     /// The text (a message cut inside a character reads as a shorter generic one).
-    #[must_use]
-    pub const fn as_str(&self) -> &str {
+    const fn as_str(&self) -> &str {
         match core::str::from_utf8(self.bytes.split_at(self.len).0) {
             Ok(text) => text,
             Err(_) => "a capability of a `#[capabilities]` block is missing from this catalog",
@@ -427,89 +420,120 @@ impl ConstMessage {
     }
 }
 
-/// The capabilities of one `#[capabilities]` block go into a catalog together: for the
-/// capability at `own` in the catalog's `ids`, whose block is `block` (id and path of each
-/// of its methods), the first capability of the block the catalog leaves out, as a message
-/// naming `catalog` and the listed path `listed`. Only the block's first listed capability
-/// reports, so a gap is one error, not one per listed sibling.
+/// The first gap in a catalog's `#[capabilities]` blocks: the position (in `listed`) of the
+/// capability that reports it, and the message; `at` is `usize::MAX` when there is none.
+#[derive(Debug)]
+pub struct BlockGap {
+    /// The catalog position whose path the error is spanned at.
+    pub at: usize,
+    message: ConstMessage,
+}
+
+impl BlockGap {
+    /// The message naming the catalog, the listed path and the capability left out.
+    #[must_use]
+    pub const fn message(&self) -> &str {
+        self.message.as_str()
+    }
+}
+
+/// The capabilities of one `#[capabilities]` block go into a catalog together. `listed` are
+/// the catalog's paths as written, `ids` its ids (the paths' first), `blocks` each path's
+/// `CapabilitySpec::BLOCK` (id and path of every method of its block; empty for anything
+/// else). A block reports at its first listed method, so a gap is one error.
 #[must_use]
-pub const fn block_gap(
+pub const fn first_block_gap(
     catalog: &str,
-    listed: &str,
-    own: usize,
+    listed: &[&str],
     ids: &[&str],
-    block: &[(&str, &str)],
-) -> ConstMessage {
-    let mut first = true;
-    let mut earlier = 0;
-    while earlier < own {
+    blocks: &[&[(&str, &str)]],
+) -> BlockGap {
+    let mut own = 0;
+    while own < blocks.len() {
+        let block = blocks[own];
         let mut b = 0;
+        // Not the block's first listed method: the first one reports.
+        let mut first = true;
         while b < block.len() {
-            if str_eq(ids[earlier], block[b].0) {
+            if contains(ids.split_at(own).0, block[b].0) {
                 first = false;
             }
             b += 1;
         }
-        earlier += 1;
-    }
-    if !first {
-        return ConstMessage::EMPTY;
-    }
-    let mut b = 0;
-    while b < block.len() {
-        let (id, path) = block[b];
-        if !contains(ids, id) {
-            return ConstMessage::of(&[
-                "catalog `",
-                catalog,
-                "` lists `",
-                listed,
-                "` but not `",
-                path,
-                "` (capability `",
-                id,
-                "`), declared in the same `#[capabilities]` block: add `",
-                path,
-                "` to the catalog's `capabilities = [...]` (a method meant for another \
-                 catalog goes in its own `#[capabilities(module = ...)]` block)",
-            ]);
+        let mut b = 0;
+        while first && b < block.len() {
+            let (id, path) = block[b];
+            if !contains(ids, id) {
+                return BlockGap {
+                    at: own,
+                    message: ConstMessage::of(&[
+                        "catalog `",
+                        catalog,
+                        "` lists `",
+                        listed[own],
+                        "` but not `",
+                        path,
+                        "` (capability `",
+                        id,
+                        "`), declared in the same `#[capabilities]` block: add `",
+                        path,
+                        "` to the catalog's `capabilities = [...]` (a method meant for \
+                         another catalog goes in its own `#[capabilities(module = ...)]` block)",
+                    ]),
+                };
+            }
+            b += 1;
         }
-        b += 1;
+        own += 1;
     }
-    ConstMessage::EMPTY
+    BlockGap {
+        at: usize::MAX,
+        message: ConstMessage::EMPTY,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{all_declared, block_gap, first_duplicate};
+    use super::{all_declared, first_block_gap, first_duplicate};
 
     #[test]
     fn a_block_gap_is_reported_once_by_the_first_listed_sibling() {
-        let block = [
+        let block: &[(&str, &str)] = &[
             ("t.list", "tasks::list"),
             ("t.add", "tasks::add"),
             ("t.del", "tasks::del"),
         ];
+        let listed = ["tasks::list", "x", "tasks::add"];
         let ids = ["t.list", "other.x", "t.add"];
-        let gap = block_gap("App", "tasks::list", 0, &ids, &block);
-        assert!(gap.is_some());
+        let gap = first_block_gap("App", &listed, &ids, &[block, &[], block]);
+        assert_eq!(gap.at, 0);
         assert_eq!(
-            gap.as_str(),
+            gap.message(),
             "catalog `App` lists `tasks::list` but not `tasks::del` (capability `t.del`), \
              declared in the same `#[capabilities]` block: add `tasks::del` to the catalog's \
              `capabilities = [...]` (a method meant for another catalog goes in its own \
              `#[capabilities(module = ...)]` block)"
         );
-        // The second listed sibling stays quiet; a free function (no block) too.
-        assert!(!block_gap("App", "tasks::add", 2, &ids, &block).is_some());
-        assert!(!block_gap("App", "x", 1, &ids, &[]).is_some());
-        // Every sibling listed: nothing.
+        // Listed after a free function: the block's first listed method still reports.
+        let gap = first_block_gap(
+            "App",
+            &["x", "tasks::add"],
+            &["other.x", "t.add"],
+            &[&[], block],
+        );
+        assert_eq!(gap.at, 1);
+        // Every method listed, or no block at all: nothing.
         let all = ["t.del", "t.list", "t.add"];
-        assert!(!block_gap("App", "tasks::del", 0, &all, &block).is_some());
+        let none = first_block_gap("App", &listed, &all, &[block, block, block]);
+        assert_eq!((none.at, none.message()), (usize::MAX, ""));
+        assert_eq!(
+            first_block_gap("App", &["x"], &["other.x"], &[&[]]).at,
+            usize::MAX
+        );
         // A message longer than the buffer is cut, at a character boundary or generically.
         let long = "é".repeat(400);
-        let cut = block_gap(&long, "x", 0, &ids, &block);
-        assert!(!cut.as_str().is_empty());
+        let cut = first_block_gap(&long, &listed, &ids, &[block, &[], block]);
+        assert!(!cut.message().is_empty());
     }
 
     #[test]
