@@ -11,8 +11,6 @@ use rcip_core::{
 };
 use rcip_export::{Export, ExportError, Profile, ToolSource};
 use rcip_runtime::{RcipClient, Subscription};
-
-use crate::context::lock;
 use rmcp::model::{RequestStateCodec, Tool};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
@@ -21,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::broker::ConfirmationBroker;
 use crate::content::ContentMapper;
+use crate::context::lock;
 use crate::prompts::PromptProvider;
 use crate::resources::ResourceProvider;
 use crate::tasks::{MemoryTaskStore, TaskStore};
@@ -891,24 +890,18 @@ mod tests {
             .listing(listing)
             .build()
             .unwrap();
-        assert!(
+        let listed = || {
             bridge
                 .inner
                 .view()
                 .unwrap()
                 .tool("notes.count", true)
                 .is_some()
-        );
+        };
+        assert!(listed());
         // Only the filter's own state changed: a refresh shows it.
         shown.store(false, Ordering::SeqCst);
         runtime.host().refresh();
-        assert!(
-            bridge
-                .inner
-                .view()
-                .unwrap()
-                .tool("notes.count", true)
-                .is_none()
-        );
+        assert!(!listed());
     }
 }

@@ -4,7 +4,6 @@
 //! crate, so the feature modules and the handler all import it one way.
 
 use std::future::Future;
-use std::sync::{Mutex, MutexGuard};
 
 use rcip_runtime::Principal;
 use rmcp::model::ProtocolVersion;
@@ -86,18 +85,11 @@ pub(crate) fn state_binding(
     .ok()
 }
 
-/// Milliseconds since the Unix epoch (the runtime's expiry clock).
+/// Milliseconds since the Unix epoch: the runtime's own clock, so expiries compare alike.
 pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
+    rcip_runtime::Clock::now_ms(&rcip_runtime::SystemClock)
 }
 
-/// A poison-free lock: the data behind these mutexes stays consistent at every await-free
-/// step, so a panic elsewhere must not take the bridge down.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+/// A poison-free lock (the runtime's): the data behind these mutexes stays consistent at
+/// every await-free step, so a panic elsewhere must not take the bridge down.
+pub(crate) use rcip_runtime::__private::shared::lock;
