@@ -3,13 +3,12 @@
 
 use std::sync::{Arc, Weak};
 
-use rcip_core::{InvocationOutcome, SemanticContext};
+use rcip_core::{ApplicationDefinition, InvocationOutcome, SemanticContext};
 
 use crate::binding::Binding;
 use crate::catalog::CompiledCatalog;
 use crate::client::RcipClient;
 use crate::runtime::{Inner, Runtime, RuntimeOptions};
-use rcip_core::ApplicationDefinition;
 
 /// The runtime's host side: the methods of [`Runtime`] that hand out a [`Host`] (here, so that
 /// `runtime.rs` needs nothing of this file).
@@ -79,9 +78,8 @@ impl Host {
     ) -> Result<BindingGuard, crate::Error> {
         let index = self.inner.catalog.position(capability_id).ok_or_else(|| {
             let error = crate::Error::NotRegistered(capability_id.to_owned());
-            if let Some(hint) = error.hint() {
-                tracing::warn!(target: "rcip::host", capability = capability_id, "{error} {hint}");
-            }
+            let hint = error.hint().unwrap_or_default();
+            tracing::warn!(target: "rcip::host", capability = capability_id, "{error} {hint}");
             error
         })?;
         let generation = self

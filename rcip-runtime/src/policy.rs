@@ -272,7 +272,10 @@ impl Policy for DefaultPolicy {
             _ if context.confirmed() => PolicyDecision::Allow,
             Effect::Destructive => PolicyDecision::Confirm { reason: None },
             Effect::Write | Effect::External => {
-                default_policy_denied(&context.capability().id);
+                // Preflight is advisory: nothing was refused yet.
+                if context.phase() == PolicyPhase::Invoke {
+                    default_policy_denied(&context.capability().id);
+                }
                 PolicyDecision::Deny { reason: None }
             }
         }))
@@ -288,7 +291,10 @@ fn default_policy_denied(capability: &str) {
         (POLICY_DENIED); set `RuntimeOptions::policy` to allow or confirm writes, e.g. \
         `policy_fn(|call| match call.capability().effect { Effect::Destructive if \
         !call.confirmed() => PolicyDecision::confirm(\"...\"), _ => PolicyDecision::Allow })`";
-    if TOLD.swap(true, std::sync::atomic::Ordering::Relaxed) {
+    // A load first: after the first denial, no write to a shared cache line per call.
+    if TOLD.load(std::sync::atomic::Ordering::Relaxed)
+        || TOLD.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
         tracing::debug!(target: "rcip::host", capability, "{WHY}");
     } else {
         tracing::warn!(target: "rcip::host", capability, "{WHY}");

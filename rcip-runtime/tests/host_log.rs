@@ -39,6 +39,15 @@ fn host_mistakes_are_explained_in_the_host_log() {
                 )
                 .unwrap();
             let client = runtime.client();
+            // Preflight is advisory: its denial is not the one the log tells of.
+            let report = client
+                .preflight(PreflightBatch::new(vec![PreflightProposal::new(
+                    "notes.add",
+                    json!({}),
+                )]))
+                .await
+                .unwrap();
+            assert_eq!(report.outcomes.len(), 1);
             let first = client
                 .invoke(InvocationRequest::new("notes.add", json!({})))
                 .await;
