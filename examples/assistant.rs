@@ -18,14 +18,6 @@ use crate::{Store, show};
 
 /// What the scripted assistant understands, from the newest user message.
 fn decide_from(text: &str) -> AssistResponse {
-    let lower = text.to_lowercase();
-    if lower.contains("show") && lower.contains("poll") {
-        return actions_response(&[AssistAction::new(
-            "polls.list",
-            DelayAfter::Short,
-            json!({}),
-        )]);
-    }
     // "Create a poll: <question>? <option>, <option>..."
     if let Some(rest) = text.strip_prefix("Create a poll: ")
         && let Some((question, options)) = rest.split_once('?')
@@ -35,14 +27,6 @@ fn decide_from(text: &str) -> AssistResponse {
             "polls.create",
             DelayAfter::Medium,
             json!({"question": format!("{}?", question.trim()), "options": options}),
-        )]);
-    }
-    // "Close poll <id>"
-    if let Some(poll_id) = text.strip_prefix("Close poll ") {
-        return actions_response(&[AssistAction::new(
-            "polls.close",
-            DelayAfter::Short,
-            json!({"pollId": poll_id.trim()}),
         )]);
     }
     // "Vote <option> on <id>, <n> times": one vote per action, paced by the long delay.
@@ -60,37 +44,20 @@ fn decide_from(text: &str) -> AssistResponse {
         return actions_response(&vec![vote; times]);
     }
     message_response(
-        "I'm not sure what you'd like. I can show the polls, create one \
-         (\"Create a poll: Question? A, B\"), vote, or close a poll.",
+        "I'm not sure what you'd like. I can create a poll \
+         (\"Create a poll: Question? A, B\") or vote (\"Vote 0 on p1, 2 times\").",
     )
 }
 
-/// The summary: the list read back in words; otherwise nothing, so Assist's own fallback
+/// The summary: a created poll in words; otherwise nothing, so Assist's own fallback
 /// summary says how the batch ended.
 fn summarize(steps: &[AssistStep]) -> AssistResponse {
-    let Some(InvocationOutcome::Succeeded {
-        capability_id,
-        output,
-        ..
-    }) = steps.last().map(|s| &s.outcome)
-    else {
-        return message_response("");
-    };
-    match (capability_id.as_str(), output) {
-        ("polls.list", Value::Array(polls)) if polls.is_empty() => {
-            message_response("There are no polls yet.")
-        }
-        ("polls.list", Value::Array(polls)) => {
-            let names: Vec<String> = polls
-                .iter()
-                .map(|p| {
-                    let id = p["id"].as_str().unwrap_or("?");
-                    format!("{id} ({})", p["question"].as_str().unwrap_or("?"))
-                })
-                .collect();
-            message_response(format!("The polls: {}.", names.join(", ")))
-        }
-        ("polls.create", output) => message_response(format!(
+    match steps.last().map(|s| &s.outcome) {
+        Some(InvocationOutcome::Succeeded {
+            capability_id,
+            output,
+            ..
+        }) if capability_id == "polls.create" => message_response(format!(
             "Created poll {}.",
             output["pollId"].as_str().unwrap_or("?")
         )),
