@@ -12,6 +12,15 @@ unavailable() {
     echo "skipped: $2 ($1)"
 }
 
+#   workspace_target_dir
+#
+# Cargo's target directory for this workspace (CARGO_TARGET_DIR or `target`), as cargo
+# metadata reports it.
+workspace_target_dir() {
+    cargo metadata --format-version 1 --no-deps |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])'
+}
+
 #   mcp_venv SUBJECT
 #
 # The venv agent-schemas.sh makes (target/interop/venv), with the Python `mcp` SDK: made by

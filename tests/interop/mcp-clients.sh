@@ -23,7 +23,7 @@ venv="$root/target/interop/venv"
 mcp_venv "MCP client interop" || exit 0
 
 cargo build -q -p rcip-examples --example polls --example mcp_conformance
-target_dir="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+target_dir="$(workspace_target_dir)"
 status=0
 "$venv/bin/python" "$here/mcp_clients.py" "$target_dir/debug/examples/polls" || status=1
 

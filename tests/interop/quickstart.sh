@@ -21,7 +21,7 @@ venv="$root/target/interop/venv"
 . "$here/common.sh"
 mcp_venv "quick start interop" || exit 0
 
-target_dir="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+target_dir="$(workspace_target_dir)"
 crate="$target_dir/interop/quickstart/todo"
 rm -rf "$crate"
 mkdir -p "$crate/src"

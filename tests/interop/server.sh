@@ -42,7 +42,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 
 cargo build -q -p rcip-cli
-target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+target_dir="$(workspace_target_dir)"
 rcip="$target_dir/debug/rcip"
 
 scratch="$(mktemp -d)"
