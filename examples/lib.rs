@@ -51,6 +51,16 @@ pub struct McplReadme;
 #[cfg(doctest)]
 pub struct RelationshipReadme;
 
+/// `rcip-records`' README.
+#[doc = include_str!("../rcip-records/README.md")]
+#[cfg(doctest)]
+pub struct RecordsReadme;
+
+/// `rcip-platform`'s README.
+#[doc = include_str!("../rcip-platform/README.md")]
+#[cfg(doctest)]
+pub struct PlatformReadme;
+
 /// `rcip-mcp`'s README.
 #[doc = include_str!("../rcip-mcp/README.md")]
 #[cfg(doctest)]

@@ -49,7 +49,7 @@ use std::time::Duration;
 
 mod assistant;
 
-use rcip_relationship::{Actor, Caller, DelegatedScope, Engine};
+use rcip_records::{Actor, Caller, DelegatedScope, Engine};
 use rcip_runtime::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

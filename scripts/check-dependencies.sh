@@ -5,7 +5,9 @@
 #   a different crate, is allowed);
 # - what `cargo run --example polls` builds compiles no C code (no `cc`, no bundled SQLite);
 # - rcip-build, and rcip-cli without its `serve` feature (default: `rcip serve` runs the
-#   platform), use rcip-relationship's model only, never its engine.
+#   platform), use rcip-relationship's model only, never its engine;
+# - the data layers point one way: rcip-relationship (model) <- rcip-records (engine) <-
+#   rcip-platform <- rcip-database, and no SQL driver below rcip-database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,4 +30,8 @@ refuse "the polls example's build" 'cc|libsqlite3-sys|rusqlite' \
   -p rcip-examples -e normal,build,dev
 refuse "rcip-build" 'rcip-runtime|tokio|rusqlite' -p rcip-build -e normal
 refuse "rcip-cli (without serve)" 'rcip-runtime|tokio|rusqlite' -p rcip-cli --no-default-features -e normal
+refuse "rcip-relationship (the model)" 'rcip-runtime|rcip-records|rcip-platform|rcip-database|tokio' \
+  -p rcip-relationship -e normal
+refuse "rcip-records" 'rcip-platform|rcip-database|rusqlite|tokio-postgres' -p rcip-records -e normal
+refuse "rcip-platform" 'rcip-database|rusqlite|tokio-postgres' -p rcip-platform -e normal
 exit $fail

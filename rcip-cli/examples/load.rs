@@ -671,7 +671,7 @@ fn skipped(why: &str) {
 /// Two instances on a fresh schema of the server at `url`, dropped afterwards.
 #[cfg(feature = "postgres")]
 fn postgres(url: &str, options: &Options, rows: &mut Vec<Row>) -> Result<(), String> {
-    use rcip_relationship::tokio_postgres::{Config, NoTls};
+    use rcip_database::tokio_postgres::{Config, NoTls};
 
     let config: Config = url
         .parse()
@@ -761,6 +761,51 @@ pub(crate) fn format_row(row: &Row) -> String {
     )
 }
 
+/// The figures the data layer is held to: PostgreSQL with two instances against SQLite with
+/// one, per client count, for a record each (`record.get`, `command.execute`): the ratio of
+/// their rates (at least 0.40 each) and `command.execute`'s p99 on PostgreSQL (at most 60 ms).
+pub(crate) fn ratios(rows: &[Row]) -> Vec<String> {
+    let find = |store: &str, operation: &str, clients: usize| {
+        rows.iter().find(|row| {
+            row.store == store
+                && row.operation == operation
+                && row.clients == clients
+                && row.records == clients
+        })
+    };
+    let mut clients: Vec<usize> = rows.iter().map(|row| row.clients).collect();
+    clients.sort_unstable();
+    clients.dedup();
+    let mut lines = Vec::new();
+    for clients in clients {
+        let mut parts = Vec::new();
+        for operation in ["record.get", "command.execute"] {
+            if let (Some(sqlite), Some(postgres)) = (
+                find("sqlite", operation, clients),
+                find("postgres", operation, clients),
+            ) {
+                let ratio = postgres.rate() / sqlite.rate().max(1e-9);
+                let verdict = if ratio >= 0.40 { "met" } else { "NOT met" };
+                parts.push(format!("{operation} {ratio:.2} (>= 0.40: {verdict})"));
+                if operation == "command.execute" {
+                    let p99 = postgres.p99.as_secs_f64() * 1000.0;
+                    let verdict = if p99 <= 60.0 { "met" } else { "NOT met" };
+                    parts.push(format!(
+                        "command.execute p99 on postgres {p99:.1} ms (<= 60: {verdict})"
+                    ));
+                }
+            }
+        }
+        if !parts.is_empty() {
+            lines.push(format!(
+                "postgres (2 instances) / sqlite (1), {clients} clients: {}",
+                parts.join("; ")
+            ));
+        }
+    }
+    lines
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -834,6 +879,13 @@ fn main() -> ExitCode {
             println!("{HEADER}");
             for row in &rows {
                 println!("{}", format_row(row));
+            }
+            let ratios = ratios(&rows);
+            if !ratios.is_empty() {
+                println!();
+            }
+            for line in ratios {
+                println!("{line}");
             }
             println!(
                 "\nload average (1, 5, 15 min) before: {before}; after: {}",

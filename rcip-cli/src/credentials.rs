@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use rcip_relationship::DelegatedScope;
+use rcip_records::DelegatedScope;
 use rcip_server::tokens::{self, NewToken, TokenInfo, TokenStore};
 
 /// `rcip token ...`.
@@ -167,7 +167,7 @@ fn scopes_text(info: &TokenInfo) -> String {
 }
 
 async fn open(database: &str) -> Result<std::sync::Arc<dyn TokenStore>, String> {
-    tokens::open(database)
+    rcip_database::open_tokens(database)
         .await
         .map_err(|e| format!("{database}: {e}"))
 }

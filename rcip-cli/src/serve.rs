@@ -14,9 +14,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rcip_relationship::{
-    Actor, Caller, DelegatedScope, Engine, Platform, RecordStore, SqliteStore,
-};
+use rcip_database::SqliteStore;
+use rcip_platform::Platform;
+use rcip_records::{Actor, Caller, DelegatedScope, Engine, RecordStore};
+use rcip_server::tokens::TokenStore;
 use rcip_server::{
     Authenticated, CancellationToken, ConnectionLimits, Credentials, CredentialsConfig, Issuer,
     Limits, RateLimit, Server, StaticTokens, console_router,
@@ -173,48 +174,55 @@ async fn run(args: ServeArgs) -> Result<(), Failure> {
     }
     // The engine and the directory each hold a store on the one file (the platform has no
     // shared store value yet: docs/platform-design.md, "Not built yet").
+    // SQLite: the engine, the directory and the credentials each on a connection of their
+    // own to the one file (WAL: readers do not wait for the writer or for each other).
     let open = || SqliteStore::open(path).map_err(|e| failure(format!("{path}: {e}")));
     let platform = Platform::open(Engine::new(open()?), Arc::new(open()?))
         .await
         .map_err(failure)?;
-    serve_platform(&args, Arc::new(platform), tokens, Arc::new(|| {})).await
+    let token_store = rcip_database::open_tokens(database)
+        .await
+        .map_err(|e| failure(format!("the token store: {e}")))?;
+    serve_platform(
+        &args,
+        Arc::new(platform),
+        tokens,
+        token_store,
+        Arc::new(|| {}),
+    )
+    .await
 }
 
 #[cfg(feature = "postgres")]
 async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure> {
-    use rcip_relationship::PostgresStore;
-    let open = || async {
+    use rcip_database::PostgresStore;
+    // One store, one pool: records, the directory and the credentials.
+    let store = Arc::new(
         PostgresStore::open(&args.database)
             .await
-            .map_err(|e| failure(format!("the PostgreSQL database: {e}")))
-    };
-    let directory = Arc::new(open().await?);
+            .map_err(|e| failure(format!("the PostgreSQL database: {e}")))?,
+    );
+    let token_store = Arc::new(store.tokens());
     let platform = Arc::new(
-        Platform::open(Engine::new(open().await?), directory.clone())
+        Platform::open(Engine::new(Arc::clone(&store)), store.clone())
             .await
             .map_err(failure)?,
     );
-    // Each store's pool, read at every scrape.
-    let pools = (Arc::clone(&platform), directory);
+    // The pool's use, read at every scrape.
     let refresh = Arc::new(move || {
-        let (platform, directory) = &pools;
-        for (pool, usage) in [
-            ("records", platform.engine().store().pool_use()),
-            ("directory", directory.pool_use()),
+        let usage = store.pool_use();
+        #[allow(clippy::cast_precision_loss)] // Pool sizes.
+        for (state, count) in [
+            ("open", usage.open),
+            ("idle", usage.idle),
+            ("waiting", usage.waiting),
+            ("max", usage.max),
         ] {
-            #[allow(clippy::cast_precision_loss)] // Pool sizes.
-            for (state, count) in [
-                ("open", usage.open),
-                ("idle", usage.idle),
-                ("waiting", usage.waiting),
-                ("max", usage.max),
-            ] {
-                metrics::gauge!("rcip_store_pool_connections", "pool" => pool, "state" => state)
-                    .set(count as f64);
-            }
+            metrics::gauge!("rcip_store_pool_connections", "pool" => "database", "state" => state)
+                .set(count as f64);
         }
     });
-    serve_platform(args, platform, tokens, refresh).await
+    serve_platform(args, platform, tokens, token_store, refresh).await
 }
 
 #[cfg(not(feature = "postgres"))]
@@ -228,6 +236,7 @@ async fn serve_platform<S: RecordStore>(
     args: &ServeArgs,
     platform: Arc<Platform<S>>,
     tokens: StaticTokens,
+    token_store: Arc<dyn TokenStore>,
     refresh: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Failure> {
     if let Some(folder) = &args.programs {
@@ -241,7 +250,7 @@ async fn serve_platform<S: RecordStore>(
         .base_url
         .clone()
         .unwrap_or_else(|| format!("http://{address}"));
-    let credentials = credentials(args, &base_url).await?;
+    let credentials = credentials(args, &base_url, token_store)?;
     let limits = Limits {
         max_body_bytes: args.max_body_bytes,
         request_timeout: Duration::from_secs(args.timeout.max(1)),
@@ -358,15 +367,16 @@ async fn serve_platform<S: RecordStore>(
 
 /// Sessions, opaque tokens and JWTs, with tokens, tickets and sessions in the service's own
 /// database (`rcip token`, `rcip console ticket` write them there).
-async fn credentials(args: &ServeArgs, base_url: &str) -> Result<Credentials, Failure> {
+fn credentials(
+    args: &ServeArgs,
+    base_url: &str,
+    store: Arc<dyn TokenStore>,
+) -> Result<Credentials, Failure> {
     let issuers = args
         .issuers
         .iter()
         .map(|spec| Issuer::from_spec(spec).map_err(|e| failure(format!("--issuer: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
-    let store = rcip_server::tokens::open(&args.database)
-        .await
-        .map_err(|e| failure(format!("the token store: {e}")))?;
     let mut config =
         CredentialsConfig::new(args.resource.clone().unwrap_or_else(|| base_url.to_owned()));
     config.allowed_origins.clone_from(&args.origins);

@@ -77,3 +77,38 @@ fn the_check_finds_a_lost_commit_and_one_nobody_was_told_of() {
         "{problems}"
     );
 }
+
+/// The acceptance figures: PostgreSQL's rate over SQLite's per operation at each client
+/// count, and `command.execute`'s p99 on PostgreSQL, each with its verdict.
+#[test]
+fn the_ratios_hold_postgres_to_the_embedded_store() {
+    let row = |store, operation, ok, p99_ms| load::Row {
+        store,
+        instances: 1,
+        operation,
+        clients: 32,
+        records: 32,
+        ok,
+        elapsed: std::time::Duration::from_secs(1),
+        p50: std::time::Duration::from_millis(1),
+        p99: std::time::Duration::from_millis(p99_ms),
+        errors: Default::default(),
+        feed_events: 0,
+    };
+    let lines = load::ratios(&[
+        row("sqlite", "record.get", 1000, 5),
+        row("postgres", "record.get", 500, 9),
+        row("sqlite", "command.execute", 1000, 5),
+        row("postgres", "command.execute", 300, 70),
+    ]);
+    assert_eq!(
+        lines,
+        [
+            "postgres (2 instances) / sqlite (1), 32 clients: record.get 0.50 (>= 0.40: met); \
+             command.execute 0.30 (>= 0.40: NOT met); \
+             command.execute p99 on postgres 70.0 ms (<= 60: NOT met)"
+        ]
+    );
+    // Without both stores' rows there is nothing to compare.
+    assert!(load::ratios(&[row("sqlite", "record.get", 1000, 5)]).is_empty());
+}

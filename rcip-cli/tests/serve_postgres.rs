@@ -9,7 +9,7 @@ mod serving;
 
 use std::io::Write;
 
-use rcip_relationship::tokio_postgres::{self, NoTls};
+use rcip_database::tokio_postgres::{self, NoTls};
 use rcip_test_support::prometheus_sample;
 use serde_json::{Value, json};
 use serving::{call_once as call, get, serve};
@@ -154,24 +154,24 @@ fn two_instances_on_one_database_serve_one_platform() {
         (read["state"].as_str(), read["revision"].as_u64()),
         (Some("closed"), Some(2))
     );
-    // Each store's pool, read at the scrape: the records' and the directory's, 16 each.
+    // The one pool (records, directory and credentials), read at the scrape.
     let metrics = one.printed[0]
         .strip_prefix("metrics on http://")
         .and_then(|rest| rest.strip_suffix("/metrics"))
         .unwrap();
     let (status, scrape) = get(metrics, "/metrics");
     assert_eq!(status, 200);
-    for pool in ["records", "directory"] {
-        let series = |state: &str| {
-            prometheus_sample(
-                &scrape,
-                &format!(r#"rcip_store_pool_connections{{pool="{pool}",state="{state}"}}"#),
-            )
-            .unwrap_or_else(|| panic!("no {pool} {state} in\n{scrape}"))
-        };
-        assert_eq!(series("max"), 16.0);
-        assert!(series("open") >= 1.0 && series("idle") <= series("open"));
-    }
+    let series = |state: &str| {
+        prometheus_sample(
+            &scrape,
+            &format!(r#"rcip_store_pool_connections{{pool="database",state="{state}"}}"#),
+        )
+        .unwrap_or_else(|| panic!("no database {state} in\n{scrape}"))
+    };
+    #[allow(clippy::cast_precision_loss)] // A pool size.
+    let max = rcip_database::DEFAULT_POOL_SIZE as f64;
+    assert_eq!(series("max"), max);
+    assert!(series("open") >= 1.0 && series("idle") <= series("open"));
     drop((one, two));
     drop(schema);
 }

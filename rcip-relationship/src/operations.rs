@@ -83,7 +83,8 @@ pub const FEED_OPERATION: &str = "changes";
 
 /// The fields of an event that the feed capability always shows (its output schema
 /// requires them; the binding copies them).
-pub(crate) const EVENT_SUMMARY_FIELDS: [&str; 7] = [
+#[doc(hidden)]
+pub const EVENT_SUMMARY_FIELDS: [&str; 7] = [
     "id",
     "event_id",
     "kind",

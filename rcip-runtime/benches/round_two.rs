@@ -344,16 +344,16 @@ fn interleaved_ratios() {
     );
     println!(
         "interleaved medians over {ROUNDS} rounds of {INVOKE_ITERATIONS}: \
-         invoke catalog_10 / floor (value input) = {:.2} (target <= 2.0), \
-         invoke catalog_10 / typed floor (text input) = {:.2} (target <= 2.0), \
+         invoke catalog_10 / floor (value input) = {:.2}, \
+         invoke catalog_10 / typed floor (text input) = {:.2}, \
          preflight of 16 / one invoke (value input; the proposals share their input) = {:.2} \
          (target <= 4), the same with a copy of the input per proposal = {:.2}; \
          over the input schema derived from the type: \
-         invoke / floor (value input) = {:.2} (target <= 2.0), \
-         invoke / typed floor (text input) = {:.2} (target <= 2.0); \
+         invoke / floor (value input) = {:.2}, \
+         invoke / typed floor (text input) = {:.2}; \
          over `#[capability]` functions bound by `catalog!`: \
-         invoke / floor (value input) = {:.2} (target <= 2.0), \
-         invoke / typed floor (text input) = {:.2} (target <= 2.0)",
+         invoke / floor (value input) = {:.2}, \
+         invoke / typed floor (text input) = {:.2}",
         ratios[0], ratios[1], ratios[2], ratios[3], ratios[4], ratios[5], ratios[6], ratios[7]
     );
     println!(

@@ -2,7 +2,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use rcip_relationship::Caller;
+use rcip_records::Caller;
 
 /// Which door a request came through: browser sessions are accepted on REST only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

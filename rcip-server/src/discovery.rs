@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::response::Response;
 use http::StatusCode;
-use rcip_relationship::DelegatedScope;
+use rcip_records::DelegatedScope;
 use serde_json::{Value, json};
 
 use crate::error::json_response;

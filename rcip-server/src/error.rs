@@ -5,7 +5,7 @@ use axum::body::Body;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use rcip_core::ValidationIssue;
-use rcip_relationship::PlatformError;
+use rcip_platform::PlatformError;
 use serde_json::{Value, json};
 
 /// `application/json`, the type of every answer of the API.

@@ -16,7 +16,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
-use rcip_relationship::{Agents, OperationSpec, ProgramVersion, example_packages, operations};
+use rcip_platform::{Agents, OperationSpec, ProgramVersion, example_packages, operations};
 use serde_json::Value;
 
 use crate::shared::Shared;

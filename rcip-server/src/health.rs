@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use rcip_relationship::DirectoryStore;
+use rcip_platform::DirectoryStore;
 use serde_json::json;
 use tokio::sync::Mutex;
 

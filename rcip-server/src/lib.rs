@@ -1,10 +1,11 @@
-//! The Relationship Protocol platform (`rcip_relationship::Platform`) on the network: REST
+//! The Relationship Protocol platform (`rcip_platform::Platform`) on the network: REST
 //! and MCP over the one operation registry, as an axum [`Router`](axum::Router) an
 //! application can serve or mount (`rcip serve` is one such application).
 //!
 //! ```
 //! use std::sync::Arc;
-//! use rcip_relationship::{Actor, Caller, Engine, MemoryDirectory, Platform};
+//! use rcip_platform::{MemoryDirectory, Platform};
+//! use rcip_records::{Actor, Caller, Engine};
 //! use rcip_server::{Authenticated, Limits, Server, StaticTokens};
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let platform = Platform::open(Engine::in_memory(), Arc::new(MemoryDirectory::new()))
@@ -87,7 +88,7 @@ mod rest;
 mod server;
 mod shared;
 mod static_tokens;
-pub mod tokens;
+pub use rcip_platform::tokens;
 
 pub use authenticate::{AuthFuture, AuthRefusal, Authenticate, Authenticated, Door};
 pub use connections::{

@@ -22,7 +22,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{StatusCode, header};
-use rcip_relationship::PrincipalKind;
+use rcip_records::PrincipalKind;
 use tower::BoxError;
 
 use crate::authenticate::Authenticated;

@@ -15,10 +15,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::response::IntoResponse;
 use rcip_mcp::{AuthRejection, HttpOptions, McpBridge, http_router};
-use rcip_relationship::{
-    Actor, Caller, DelegatedScope, PlatformError, PrincipalKind, operations, platform_definition,
-    tool_name,
-};
+use rcip_platform::{PlatformError, operations, platform_definition, tool_name};
+use rcip_records::{Actor, Caller, DelegatedScope, PrincipalKind};
 use rcip_runtime::{
     Binding, BindingGuard, HandlerError, InvocationContext, PolicyDecision, Principal, Runtime,
     RuntimeOptions, policy_fn,

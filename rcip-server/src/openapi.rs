@@ -16,7 +16,8 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::response::Response;
 use http::StatusCode;
-use rcip_relationship::{Agents, DelegatedScope, operations};
+use rcip_platform::{Agents, operations};
+use rcip_records::DelegatedScope;
 use serde_json::{Map, Value, json};
 
 use crate::error::json_response;
@@ -63,7 +64,7 @@ pub const ERROR_STATUSES: [(&str, &str); 15] = [
 /// assert_eq!(document["openapi"], "3.1.0");
 /// let requests = document["components"]["schemas"]["OperationRequest"]["oneOf"]
 ///     .as_array().unwrap();
-/// assert_eq!(requests.len(), rcip_relationship::operations().len());
+/// assert_eq!(requests.len(), rcip_platform::operations().len());
 /// ```
 #[must_use]
 pub fn openapi_document(base_url: &str) -> Value {

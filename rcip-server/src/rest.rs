@@ -127,10 +127,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
         while let Some(name) = map.next_key::<String>()? {
             let UniqueKeys(value) = map.next_value()?;
             if members.contains_key(&name) {
-                let shown: String = name
-                    .chars()
-                    .take(rcip_relationship::MAX_ECHOED_NAME)
-                    .collect();
+                let shown: String = name.chars().take(rcip_platform::MAX_ECHOED_NAME).collect();
                 return Err(serde::de::Error::custom(format_args!(
                     "member {shown:?} appears twice in one object"
                 )));
@@ -197,10 +194,7 @@ fn envelope(body: Value) -> Result<(String, Value), ApiError> {
             // A caller's unknown member is echoed at most this long.
             for issue in &mut issues {
                 if let Some(Value::String(name)) = issue.params.get_mut("additionalProperty") {
-                    *name = name
-                        .chars()
-                        .take(rcip_relationship::MAX_ECHOED_NAME)
-                        .collect();
+                    *name = name.chars().take(rcip_platform::MAX_ECHOED_NAME).collect();
                 }
             }
             Err(invalid(issues))

@@ -11,7 +11,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use rcip_mcp::CancellationToken;
-use rcip_relationship::{Platform, RecordStore};
+use rcip_platform::Platform;
+use rcip_records::RecordStore;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
@@ -34,7 +35,8 @@ use crate::{discovery, explorer, health, mcp, observe, openapi, rest};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use rcip_relationship::{Engine, MemoryDirectory, Platform};
+/// use rcip_platform::{MemoryDirectory, Platform};
+/// use rcip_records::Engine;
 /// use rcip_server::{Server, StaticTokens};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let platform = Platform::open(Engine::in_memory(), Arc::new(MemoryDirectory::new()))

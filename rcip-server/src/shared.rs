@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rcip_mcp::CancellationToken;
-use rcip_relationship::{Caller, DirectoryStore, Platform, PlatformError, RecordStore, operation};
+use rcip_platform::{DirectoryStore, Platform, PlatformError, operation};
+use rcip_records::{Caller, RecordStore};
 use serde_json::Value;
 use tracing::Instrument;
 

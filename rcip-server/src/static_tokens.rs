@@ -14,7 +14,7 @@ use crate::authenticate::{AuthFuture, AuthRefusal, Authenticate, Authenticated, 
 /// Bearer tokens, each standing for one [`Authenticated`] caller, on both doors.
 ///
 /// ```
-/// use rcip_relationship::{Actor, Caller};
+/// use rcip_records::{Actor, Caller};
 /// use rcip_server::{Authenticated, StaticTokens};
 /// let tokens = StaticTokens::new().token("dev-ada", Authenticated {
 ///     caller: Caller::human(Actor::new("ada")),

@@ -13,8 +13,10 @@ mod support;
 use std::sync::Arc;
 
 use jsonwebtoken::Algorithm;
-use rcip_relationship::{Actor, Caller, DelegatedScope, Engine, MemoryDirectory, Platform};
-use rcip_server::tokens::{self, NewToken, SqliteTokenStore};
+use rcip_database::SqliteTokenStore;
+use rcip_platform::{MemoryDirectory, Platform};
+use rcip_records::{Actor, Caller, DelegatedScope, Engine};
+use rcip_server::tokens::{self, NewToken};
 use rcip_server::{Credentials, CredentialsConfig, Server, console_router};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::tokens;
-use rcip_relationship::{Engine, MemoryDirectory, Platform};
+use rcip_platform::{MemoryDirectory, Platform};
+use rcip_records::Engine;
 use rcip_server::{ConnectionLimits, Limits, RateLimit, Server};
 use rcip_test_support::header;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -9,7 +9,8 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::start;
-use rcip_relationship::{DelegatedScope, operations};
+use rcip_platform::operations;
+use rcip_records::DelegatedScope;
 use rcip_server::{Limits, openapi_document};
 use serde_json::{Map, Value, json};
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use rcip_relationship::{Agents, example_packages, operations};
+use rcip_platform::{Agents, example_packages, operations};
 use rcip_server::Limits;
 use serde_json::{Value, json};
 

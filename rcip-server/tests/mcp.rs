@@ -8,7 +8,7 @@
 mod common;
 
 use common::start;
-use rcip_relationship::{operations, tool_name};
+use rcip_platform::{operations, tool_name};
 use rcip_server::Limits;
 use rcip_test_support::RawAnswer;
 use rmcp::ServiceExt;

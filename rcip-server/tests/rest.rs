@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{notes, start};
-use rcip_relationship::operations;
+use rcip_platform::operations;
 use rcip_server::Limits;
 use serde_json::{Value, json};
 
@@ -388,9 +388,9 @@ async fn unknown_routes_and_methods_answer_in_the_error_shape() {
 #[tokio::test]
 async fn an_application_mounts_the_router_beside_its_own_routes() {
     let platform = std::sync::Arc::new(
-        rcip_relationship::Platform::open(
-            rcip_relationship::Engine::in_memory(),
-            std::sync::Arc::new(rcip_relationship::MemoryDirectory::new()),
+        rcip_platform::Platform::open(
+            rcip_records::Engine::in_memory(),
+            std::sync::Arc::new(rcip_platform::MemoryDirectory::new()),
         )
         .await
         .unwrap(),

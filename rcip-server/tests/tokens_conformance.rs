@@ -8,10 +8,9 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rcip_relationship::DelegatedScope;
-use rcip_server::tokens::{
-    self, MemoryTokenStore, NewToken, SecretHash, Session, SqliteTokenStore, TokenStore,
-};
+use rcip_database::SqliteTokenStore;
+use rcip_records::DelegatedScope;
+use rcip_server::tokens::{self, MemoryTokenStore, NewToken, SecretHash, Session, TokenStore};
 use support::{TempDb, TestSchema};
 
 fn new_token(principal: &str, scopes: Vec<DelegatedScope>) -> NewToken {
@@ -268,7 +267,7 @@ async fn postgres_store_conforms() {
 async fn open_reads_the_database_url() {
     let db = TempDb::new();
     let url = format!("sqlite:{}", db.path.display());
-    let first = tokens::open(&url).await.unwrap();
+    let first = rcip_database::open_tokens(&url).await.unwrap();
     let created = tokens::create_token(first.as_ref(), new_token("agent-1", vec![]))
         .await
         .unwrap();
@@ -278,7 +277,7 @@ async fn open_reads_the_database_url() {
         format!("sqlite://{}", db.path.display()),
         db.path.display().to_string(),
     ] {
-        let other = tokens::open(&url).await.unwrap();
+        let other = rcip_database::open_tokens(&url).await.unwrap();
         assert_eq!(
             tokens::active_token(other.as_ref(), &created.secret)
                 .await
@@ -287,9 +286,13 @@ async fn open_reads_the_database_url() {
             Some(created.info.id.clone())
         );
     }
-    assert!(tokens::open("/nonexistent-dir/x/y.db").await.is_err());
     assert!(
-        tokens::open("postgres://nobody@127.0.0.1:1/none")
+        rcip_database::open_tokens("/nonexistent-dir/x/y.db")
+            .await
+            .is_err()
+    );
+    assert!(
+        rcip_database::open_tokens("postgres://nobody@127.0.0.1:1/none")
             .await
             .is_err()
     );

@@ -9,7 +9,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
-use rcip_relationship::DelegatedScope;
+use rcip_records::DelegatedScope;
 use serde::Deserialize;
 
 use super::refusal::{self, Refusal};

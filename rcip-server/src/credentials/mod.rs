@@ -31,7 +31,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{KeyInit, Mac};
 use http::header::{AUTHORIZATION, COOKIE, ORIGIN};
-use rcip_relationship::{Actor, Caller};
+use rcip_records::{Actor, Caller};
 use sha2::Sha256;
 
 pub use console::console_router;

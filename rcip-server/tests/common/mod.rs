@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use rcip_relationship::{Actor, Caller, DelegatedScope, Engine, MemoryDirectory, Platform};
+use rcip_platform::{MemoryDirectory, Platform};
+use rcip_records::{Actor, Caller, DelegatedScope, Engine};
 use rcip_server::{Authenticate, Authenticated, ConnectionLimits, Limits, Server, StaticTokens};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};

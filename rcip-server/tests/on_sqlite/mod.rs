@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::body::Body;
-use rcip_relationship::{Engine, Platform, SqliteStore};
+use rcip_database::SqliteStore;
+use rcip_platform::Platform;
+use rcip_records::Engine;
 use rcip_server::Server;
 use serde_json::{Value, json};
 use tower::ServiceExt;

@@ -10,6 +10,7 @@ use std::sync::Once;
 use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use rcip_database::tokio_postgres;
 use rcip_server::Issuer;
 use rcip_server::tokens::{self, TokenStore};
 use serde_json::Value;
@@ -100,8 +101,8 @@ impl TestSchema {
     }
 
     /// A token store on this schema.
-    pub async fn open(&self) -> rcip_server::tokens::PostgresTokenStore {
-        rcip_server::tokens::PostgresTokenStore::open_with(self.config(), 2)
+    pub async fn open(&self) -> rcip_database::PostgresTokenStore {
+        rcip_database::PostgresTokenStore::open_with(self.config(), 2)
             .await
             .unwrap()
     }
