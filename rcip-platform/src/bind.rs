@@ -59,7 +59,7 @@ impl<S: RecordStore + 'static> Platform<S> {
 
 impl<S: RecordStore + 'static> Platform<S> {
     /// Binds every capability of the program `namespace` (version `version`, or the highest
-    /// visible in `workspace_id`) on `host`, as [`Engine::bind_package`](crate::Engine::bind_package)
+    /// visible in `workspace_id`) on `host`, as [`Engine::bind_package`](rcip_records::Engine::bind_package)
     /// declares them, in `workspace_id`, as `caller`, each invocation running the record or
     /// command operation it stands for through [`Platform::call`]: the one decision judges
     /// every invocation (membership, scopes, collections, records), as it judges the same

@@ -31,10 +31,9 @@ impl<S: RecordStore + 'static> Engine<S> {
     /// guards unbinds them.
     ///
     /// The program is one this engine knows: installed, or activated through
-    /// [`Engine::activate`]. Under a [`Platform`](crate::Platform), programs are activated in
-    /// the directory (`program.activate`, on any instance) and every record check needs the
-    /// access of a platform call, so there [`Platform::bind_package`](crate::Platform::bind_package)
-    /// binds them: an engine binding would be refused everything (the platform's authority
+    /// [`Engine::activate`]. Under a platform (`rcip_platform::Platform`), programs are
+    /// activated in the directory (`program.activate`, on any instance) and every record check
+    /// needs the access of a platform call, so there `Platform::bind_package` binds them: an engine binding would be refused everything (the platform's authority
     /// fails closed outside a call).
     ///
     /// A failed operation is a `failed` outcome whose message starts with the operation's

@@ -910,7 +910,8 @@ impl<S: RecordStore> Engine<S> {
     }
 
     /// The package of the program `namespace` at `version` (without one, the highest) that
-    /// `workspace_id` sees, as [`registered`](Self::registered) finds it.
+    /// `workspace_id` sees: its own or installed, else (and for the highest version, also)
+    /// what the [`ProgramSource`] knows.
     ///
     /// # Errors
     ///

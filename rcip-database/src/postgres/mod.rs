@@ -95,7 +95,7 @@ const CREATE_RECORD: &str = "created AS (\
 const COUNTED: &str = "SELECT workspace_id, last_event FROM counted";
 
 /// Records, events, idempotency entries and secrets in PostgreSQL, for several instances of a
-/// service on one database; also the platform's directory ([`DirectoryStore`](crate::DirectoryStore):
+/// service on one database; also the platform's directory ([`DirectoryStore`](rcip_platform::DirectoryStore):
 /// workspaces, members, collections, drafts and program versions, with idempotency keys of
 /// their own), so one database holds a whole deployment.
 ///
@@ -372,7 +372,7 @@ impl PostgresStore {
     }
 
     /// The secret called `name` (32 random bytes), created by the first instance that asks
-    /// and the same for every instance on this database schema. An [`Engine`](crate::Engine)
+    /// and the same for every instance on this database schema. An [`Engine`](rcip_records::Engine)
     /// on this store takes its cursor key from the secret `cursor` by itself
     /// ([`RecordStore::cursor_secret`]), so that a cursor one instance gave out is accepted by
     /// the others and after a restart.

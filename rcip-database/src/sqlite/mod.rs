@@ -26,7 +26,7 @@ use rcip_records::{
 use rcip_relationship::Kind;
 
 /// Records, events and idempotency entries in SQLite (bundled with the crate); also the
-/// platform's directory ([`DirectoryStore`](crate::DirectoryStore), in tables of the same
+/// platform's directory ([`DirectoryStore`](rcip_platform::DirectoryStore), in tables of the same
 /// file, with idempotency keys of its own).
 ///
 /// A commit is written in an `IMMEDIATE` transaction: the record, its events and its
