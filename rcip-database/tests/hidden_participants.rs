@@ -72,7 +72,7 @@ async fn refusal<S: RecordStore>(
 /// A refusal whole, with `id` written as `ID`.
 fn described(error: &PlatformError, id: &str) -> String {
     json!({
-        "status": error.status, "code": error.code, "message": error.message,
+        "status": error.status.as_u16(), "code": error.code, "message": error.message,
         "issues": serde_json::to_value(&error.issues).unwrap(),
     })
     .to_string()

@@ -234,7 +234,7 @@ async fn concurrent_activations_of_one_version_are_serialized() {
     assert_eq!(*won[0].as_ref().unwrap(), Applied::Applied);
     let lost = results.iter().find_map(|r| r.as_ref().err()).unwrap();
     assert_eq!(
-        (lost.code(), lost.status()),
+        (lost.code(), lost.status().as_u16()),
         ("VERSION_CONFLICT", 409),
         "{lost:?}"
     );

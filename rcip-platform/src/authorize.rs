@@ -30,13 +30,15 @@
 //! assert!(authorize_operation(&bot, get, Some(&access)).is_ok());
 //! // The credential delegates records:write, the membership does not.
 //! let denial = authorize_operation(&bot, create, Some(&access)).unwrap_err();
-//! assert_eq!((denial.code(), denial.status()), ("INSUFFICIENT_SCOPE", 403));
+//! assert_eq!((denial.code(), denial.status().as_u16()), ("INSUFFICIENT_SCOPE", 403));
 //! // A stranger learns nothing: the workspace is "not found".
 //! let eve = Caller::human(Actor::new("eve"));
 //! assert_eq!(authorize_operation(&eve, get, Some(&access)).unwrap_err().status(), 404);
 //! ```
 
 use std::fmt;
+
+use http::StatusCode;
 
 use super::directory::{Access, Member, MemberRole, Visibility, WorkspaceAccess};
 use super::error::PlatformError;
@@ -46,7 +48,7 @@ use rcip_records::{Caller, DelegatedScope, PrincipalKind, ScopeSet};
 /// A refusal is answered as a [`PlatformError`] with its code, status and message.
 impl From<Denial> for PlatformError {
     fn from(denial: Denial) -> Self {
-        Self::new(denial.code(), denial.status(), denial.to_string())
+        Self::new(denial.status(), denial.code(), denial.to_string())
     }
 }
 
@@ -94,12 +96,14 @@ impl Denial {
 
     /// 403 or 404.
     #[must_use]
-    pub const fn status(&self) -> u16 {
+    pub const fn status(&self) -> StatusCode {
         match self {
-            Denial::WorkspaceNotFound | Denial::CollectionNotFound | Denial::MemberNotFound => 404,
+            Denial::WorkspaceNotFound | Denial::CollectionNotFound | Denial::MemberNotFound => {
+                StatusCode::NOT_FOUND
+            }
             Denial::ConsoleOnly { .. }
             | Denial::InsufficientScope { .. }
-            | Denial::Forbidden { .. } => 403,
+            | Denial::Forbidden { .. } => StatusCode::FORBIDDEN,
         }
     }
 }

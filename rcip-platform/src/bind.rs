@@ -3,6 +3,7 @@
 //! [`Platform::call`]; and a program's capabilities ([`Platform::bind_package`]), each
 //! running the record or command operation it stands for through [`Platform::call`] too.
 
+use http::StatusCode;
 use std::sync::Arc;
 
 use rcip_runtime::{Binding, BindingGuard, HandlerError, Host, InvocationContext};
@@ -88,8 +89,13 @@ impl<S: RecordStore + 'static> Platform<S> {
             .program(workspace_id, namespace, version)
             .await?;
         let context = Context::new(package, workspace_id, caller);
-        bind_capabilities(host, package, &context, self)
-            .map_err(|e| PlatformError::new("NOT_REGISTERED", 500, e.to_string()))
+        bind_capabilities(host, package, &context, self).map_err(|e| {
+            PlatformError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "NOT_REGISTERED",
+                e.to_string(),
+            )
+        })
     }
 
     async fn run_capability(
@@ -133,7 +139,7 @@ impl<S: RecordStore + 'static> RunCapability for Platform<S> {
 /// A platform error as the handler's public failure; a store failure's details stay in the
 /// log, not in the answer.
 fn public(error: PlatformError) -> HandlerError {
-    if error.status >= 500 {
+    if error.status.is_server_error() {
         tracing::warn!(
             code = error.code,
             "platform operation failed: {}",

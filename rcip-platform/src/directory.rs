@@ -13,6 +13,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
+use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
@@ -425,17 +426,19 @@ impl DirectoryError {
 
     /// The HTTP-style class: 400, 404, 409 (500 for store failures).
     #[must_use]
-    pub const fn status(&self) -> u16 {
+    pub const fn status(&self) -> StatusCode {
         match self {
-            Self::Invalid(_) => 400,
-            Self::WorkspaceNotFound | Self::CollectionNotFound | Self::MemberNotFound => 404,
+            Self::Invalid(_) => StatusCode::BAD_REQUEST,
+            Self::WorkspaceNotFound | Self::CollectionNotFound | Self::MemberNotFound => {
+                StatusCode::NOT_FOUND
+            }
             Self::IdempotencyConflict { .. }
             | Self::WorkspaceExists(_)
             | Self::CollectionExists(_)
             | Self::MemberKindConflict(_)
             | Self::LastOwner
-            | Self::VersionConflict { .. } => 409,
-            Self::Store(_) => 500,
+            | Self::VersionConflict { .. } => StatusCode::CONFLICT,
+            Self::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }

@@ -7,8 +7,9 @@
 
 use std::fmt;
 
+use http::StatusCode;
 use rcip_core::ValidationIssue;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::directory::DirectoryError;
 use rcip_records::RecordError;
@@ -19,9 +20,10 @@ use rcip_records::RecordError;
 /// refusal reads exactly like an unknown workspace's).
 ///
 /// ```
+/// use http::StatusCode;
 /// use rcip_platform::PlatformError;
 /// let error = PlatformError::unknown_operation("record.delete");
-/// assert_eq!((error.code, error.status), ("UNKNOWN_OPERATION", 400));
+/// assert_eq!((error.status, error.code), (StatusCode::BAD_REQUEST, "UNKNOWN_OPERATION"));
 /// assert_eq!(
 ///     serde_json::to_value(&error).unwrap(),
 ///     serde_json::json!({"code": "UNKNOWN_OPERATION", "status": 400,
@@ -29,12 +31,13 @@ use rcip_records::RecordError;
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
-#[error("{code} ({status}): {message}")]
+#[error("{code} ({}): {message}", status.as_u16())]
 pub struct PlatformError {
+    /// 400, 403, 404, 409, 422 (500 for store failures); a number on the wire.
+    #[serde(serialize_with = "status_number")]
+    pub status: StatusCode,
     /// The stable SCREAMING_SNAKE_CASE code, e.g. `INSUFFICIENT_SCOPE`.
     pub code: &'static str,
-    /// 400, 403, 404, 409, 422 (500 for store failures).
-    pub status: u16,
     /// What went wrong, safe to show the caller.
     pub message: String,
     /// Each failing argument or package part with its JSON Pointer (400 and 422).
@@ -47,12 +50,13 @@ pub struct PlatformError {
 pub const MAX_ECHOED_NAME: usize = 64;
 
 impl PlatformError {
-    /// An error without issues.
+    /// An error without issues: the status, the code and the message, in the order of the
+    /// server's [`ApiError::new`](https://docs.rs/rcip-server) and of the answer's parts.
     #[must_use]
-    pub fn new(code: &'static str, status: u16, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         Self {
-            code,
             status,
+            code,
             message: message.into(),
             issues: Vec::new(),
         }
@@ -74,8 +78,8 @@ impl PlatformError {
             shown.push('…');
         }
         Self::new(
+            StatusCode::BAD_REQUEST,
             "UNKNOWN_OPERATION",
-            400,
             format!("unknown operation {shown:?}"),
         )
     }
@@ -83,7 +87,7 @@ impl PlatformError {
     /// 400 `INVALID_ARGUMENTS` with the issues found.
     #[must_use]
     pub fn invalid_arguments(message: impl Into<String>, issues: Vec<ValidationIssue>) -> Self {
-        Self::new("INVALID_ARGUMENTS", 400, message).with_issues(issues)
+        Self::new(StatusCode::BAD_REQUEST, "INVALID_ARGUMENTS", message).with_issues(issues)
     }
 
     /// 500 `STORE_FAILED`: the operation had no effect. The store's own text (a database's
@@ -92,8 +96,8 @@ impl PlatformError {
     pub fn store(message: impl fmt::Display) -> Self {
         tracing::warn!(target: "rcip::platform", error = %message, "store failed");
         Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
             "STORE_FAILED",
-            500,
             "the store failed; the operation had no effect",
         )
     }
@@ -101,13 +105,17 @@ impl PlatformError {
 
 impl From<RecordError> for PlatformError {
     fn from(error: RecordError) -> Self {
-        let (code, status) = (error.code(), error.status());
+        // The engine's classes are HTTP statuses (400, 403, 404, 409, 422, 500); the engine
+        // itself does not depend on an HTTP crate.
+        let status =
+            StatusCode::from_u16(error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let code = error.code();
         match error {
             RecordError::SchemaViolation { message, issues } => {
-                Self::new(code, status, message).with_issues(issues)
+                Self::new(status, code, message).with_issues(issues)
             }
             RecordError::Store(detail) => Self::store(detail),
-            other => Self::new(code, status, other.to_string()),
+            other => Self::new(status, code, other.to_string()),
         }
     }
 }
@@ -117,6 +125,11 @@ impl From<DirectoryError> for PlatformError {
         if let DirectoryError::Store(detail) = &error {
             return Self::store(&detail.0);
         }
-        Self::new(error.code(), error.status(), error.to_string())
+        Self::new(error.status(), error.code(), error.to_string())
     }
+}
+
+/// A status as its number (the wire form of [`PlatformError`]).
+fn status_number<S: Serializer>(status: &StatusCode, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u16(status.as_u16())
 }

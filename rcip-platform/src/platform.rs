@@ -5,6 +5,7 @@
 //! the [`DirectoryStore`], record operations on the [`Engine`] with the record-level
 //! authority ([`WorkspaceAuthority`]) reading that same access.
 
+use http::StatusCode;
 use std::sync::Arc;
 
 use rcip_core::jcs::{canonical_json, digest_of_canonical};
@@ -55,7 +56,7 @@ pub const INSTALLED_BY: &str = "platform";
 /// let eve = Caller::human(Actor::new("eve"));
 /// let refused = platform.call(&eve, "workspace.get", json!({"workspace_id": "acme"}))
 ///     .await.unwrap_err();
-/// assert_eq!((refused.code, refused.status), ("WORKSPACE_NOT_FOUND", 404));
+/// assert_eq!((refused.code, refused.status.as_u16()), ("WORKSPACE_NOT_FOUND", 404));
 /// # });
 /// ```
 #[derive(Debug)]
@@ -409,7 +410,11 @@ impl<S: RecordStore> Platform<S> {
                     .await
                     .map_err(PlatformError::store)?
                     .ok_or_else(|| {
-                        PlatformError::new("PROGRAM_NOT_FOUND", 404, "program version not found")
+                        PlatformError::new(
+                            StatusCode::NOT_FOUND,
+                            "PROGRAM_NOT_FOUND",
+                            "program version not found",
+                        )
                     })?;
                 to_value(&version)
             }
@@ -440,8 +445,8 @@ impl<S: RecordStore> Platform<S> {
             // refused, never run half-way.
             #[allow(unreachable_patterns)]
             _ => Err(PlatformError::new(
+                StatusCode::BAD_REQUEST,
                 "UNKNOWN_OPERATION",
-                400,
                 format!("{} has no handler in this version", spec.name),
             )),
         }
@@ -506,7 +511,13 @@ impl<S: RecordStore> Platform<S> {
                     .draft(&a.workspace_id, *draft_id)
                     .await
                     .map_err(PlatformError::store)?
-                    .ok_or_else(|| PlatformError::new("DRAFT_NOT_FOUND", 404, "draft not found"))?
+                    .ok_or_else(|| {
+                        PlatformError::new(
+                            StatusCode::NOT_FOUND,
+                            "DRAFT_NOT_FOUND",
+                            "draft not found",
+                        )
+                    })?
                     .package
             }
             (None, Some(package)) => Value::Object(package.clone()),
@@ -713,7 +724,11 @@ fn to_value(value: &impl Serialize) -> Result<Value, PlatformError> {
 }
 
 fn internal(error: impl std::fmt::Display) -> PlatformError {
-    PlatformError::new("INTERNAL", 500, format!("internal error: {error}"))
+    PlatformError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "INTERNAL",
+        format!("internal error: {error}"),
+    )
 }
 
 fn new_id() -> Uuid {

@@ -6,6 +6,7 @@
 //! no-op, with another digest a conflict, whoever activated it first (the workspace or the
 //! installed packages). Several versions of one namespace are normal.
 
+use http::StatusCode;
 use rcip_core::ValidationIssue;
 use rcip_core::jcs::canonical_json;
 use serde::Serialize;
@@ -90,7 +91,7 @@ fn canonical(package: &Value) -> Result<String, PlatformError> {
 /// use serde_json::json;
 /// let error = check_package(&json!({"protocol": "relationship/v1", "namespace": "polls",
 ///     "version": 0, "types": {}})).unwrap_err();
-/// assert_eq!((error.code, error.status), ("PROGRAM_INVALID", 422));
+/// assert_eq!((error.code, error.status.as_u16()), ("PROGRAM_INVALID", 422));
 /// assert!(error.issues.iter().any(|i| i.instance_path == "/package/version"
 ///     && i.keyword == "INVALID_VERSION"));
 /// ```
@@ -135,8 +136,8 @@ fn issues(error: &PackageError) -> Vec<ValidationIssue> {
 fn program_invalid(issues: Vec<ValidationIssue>) -> PlatformError {
     let count = issues.len();
     PlatformError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
         "PROGRAM_INVALID",
-        422,
         format!(
             "the package is not a valid relationship/v1 program ({count} problem{})",
             if count == 1 { "" } else { "s" }

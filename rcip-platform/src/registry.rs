@@ -15,10 +15,11 @@
 //! assert!(matches!(call, PlatformCall::RecordGet(_)));
 //!
 //! let refused = parse_call("record.get", &json!({"workspace_id": "acme"})).unwrap_err();
-//! assert_eq!((refused.code, refused.status), ("INVALID_ARGUMENTS", 400));
+//! assert_eq!((refused.code, refused.status.as_u16()), ("INVALID_ARGUMENTS", 400));
 //! assert_eq!(refused.issues[0].keyword, "required");
 //! ```
 
+use http::StatusCode;
 use std::sync::{Arc, OnceLock};
 
 use rcip_core::{ApplicationDefinition, CapabilityDefinition, Effect, ScopeDefinition};
@@ -219,8 +220,8 @@ pub fn parse_call(
         .ok_or_else(|| PlatformError::unknown_operation(operation_name))?;
     let validator = spec.validator.as_ref().ok_or_else(|| {
         PlatformError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
             "INTERNAL",
-            500,
             format!("the input schema of {} does not compile", spec.name),
         )
     })?;

@@ -77,7 +77,7 @@ fn bot() -> Caller {
 
 fn refused(result: Result<(), Denial>) -> (u16, &'static str) {
     let denial = result.unwrap_err();
-    (denial.status(), denial.code())
+    (denial.status().as_u16(), denial.code())
 }
 
 /// `authorize_call` for one operation and its arguments, as the platform runs it.
@@ -133,7 +133,7 @@ fn an_unknown_workspace_and_a_non_member_get_the_same_404() {
     let unknown = authorize_operation(&human("eve"), get, None).unwrap_err();
     let stranger = authorize_operation(&human("eve"), get, Some(&acme())).unwrap_err();
     assert_eq!(
-        (unknown.status(), unknown.code()),
+        (unknown.status().as_u16(), unknown.code()),
         (404, "WORKSPACE_NOT_FOUND")
     );
     assert_eq!(unknown, stranger);
@@ -172,7 +172,7 @@ fn an_agent_needs_the_scope_in_both_its_membership_and_its_credential() {
     let denial =
         authorize_operation(&agent("bot", [S::RecordsRead]), create, Some(&access)).unwrap_err();
     assert_eq!(
-        (denial.status(), denial.code()),
+        (denial.status().as_u16(), denial.code()),
         (403, "INSUFFICIENT_SCOPE")
     );
     assert_eq!(
@@ -313,7 +313,10 @@ fn an_unreadable_collection_is_404_and_a_read_only_one_403_for_writes() {
         Access::Read
     );
     let denial = authorize_collection(&bea, &access, "vault", Access::Write).unwrap_err();
-    assert_eq!((denial.status(), denial.code()), (403, "FORBIDDEN"));
+    assert_eq!(
+        (denial.status().as_u16(), denial.code()),
+        (403, "FORBIDDEN")
+    );
     assert_eq!(
         refused(authorize_collection(&bea, &access, "secret", Access::Read).map(drop)),
         (404, "COLLECTION_NOT_FOUND")
@@ -470,7 +473,10 @@ fn an_agent_adds_only_agents_within_its_own_scopes() {
         Some(&access),
     )
     .unwrap_err();
-    assert_eq!((denial.status(), denial.code()), (403, "FORBIDDEN"));
+    assert_eq!(
+        (denial.status().as_u16(), denial.code()),
+        (403, "FORBIDDEN")
+    );
     assert!(denial.to_string().contains("programs:activate"), "{denial}");
     assert!(!denial.to_string().contains("records:read"), "{denial}");
     // Its effective scopes count, not its membership alone: a credential without

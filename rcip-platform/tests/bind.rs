@@ -161,7 +161,10 @@ async fn a_program_activated_in_the_directory_only_is_bound() {
         .bind_package(&host, "notes", Some(2), "acme", &ada)
         .await
         .unwrap_err();
-    assert_eq!((unknown.status, unknown.code), (400, "INVALID_ARGUMENTS"));
+    assert_eq!(
+        (unknown.status.as_u16(), unknown.code),
+        (400, "INVALID_ARGUMENTS")
+    );
     let guards = platform
         .bind_package(&host, "notes", None, "acme", &ada)
         .await

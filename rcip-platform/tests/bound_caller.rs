@@ -18,7 +18,7 @@ async fn call(
     platform
         .call(caller, operation, arguments)
         .await
-        .map_err(|e| (e.status, e.code))
+        .map_err(|e| (e.status.as_u16(), e.code))
 }
 
 #[tokio::test]

@@ -155,7 +155,7 @@ impl World {
     async fn refused(&self, caller: &Caller, name: &str, arguments: Value) -> (u16, &'static str) {
         match self.call(caller, name, arguments).await {
             Ok(value) => panic!("{name} succeeded: {value}"),
-            Err(error) => (error.status, error.code),
+            Err(error) => (error.status.as_u16(), error.code),
         }
     }
 
@@ -656,7 +656,10 @@ async fn programs_are_drafted_and_activated_once_per_content() {
         )
         .await
         .unwrap_err();
-    assert_eq!((error.status, error.code), (422, "PROGRAM_INVALID"));
+    assert_eq!(
+        (error.status.as_u16(), error.code),
+        (422, "PROGRAM_INVALID")
+    );
     assert!(
         error
             .issues
@@ -995,7 +998,7 @@ fn a_store_failure_says_nothing_of_the_store() {
         PlatformError::from(rcip_records::RecordError::Store(leaked.to_owned())),
         PlatformError::store(leaked),
     ] {
-        assert_eq!((error.status, error.code), (500, "STORE_FAILED"));
+        assert_eq!((error.status.as_u16(), error.code), (500, "STORE_FAILED"));
         assert!(!error.message.contains("records"), "{}", error.message);
     }
 }

@@ -56,7 +56,10 @@ fn every_drafting_problem_comes_with_its_pointer_under_package() {
     package["version"] = json!(0);
     package["colour"] = json!("blue");
     let error = check_package(&package).unwrap_err();
-    assert_eq!((error.code, error.status), ("PROGRAM_INVALID", 422));
+    assert_eq!(
+        (error.code, error.status.as_u16()),
+        ("PROGRAM_INVALID", 422)
+    );
     let found = issues(&error);
     for expected in [
         ("/package/version", "INVALID_VERSION"),
@@ -134,7 +137,10 @@ fn the_activation_rule() {
     );
     let conflict = activation([&v1], "polls", 1, "sha256:other").unwrap_err();
     let error = PlatformError::from(conflict);
-    assert_eq!((error.code, error.status), ("VERSION_CONFLICT", 409));
+    assert_eq!(
+        (error.code, error.status.as_u16()),
+        ("VERSION_CONFLICT", 409)
+    );
     assert!(error.message.contains("polls/1"), "{}", error.message);
 }
 
@@ -257,20 +263,23 @@ fn record_and_directory_errors_become_platform_errors() {
         issues: vec![issue.clone()],
     });
     assert_eq!(
-        (error.code, error.status, error.message.as_str()),
+        (error.code, error.status.as_u16(), error.message.as_str()),
         ("SCHEMA_VIOLATION", 422, "bad data")
     );
     assert_eq!(error.issues, [issue]);
     let error = PlatformError::from(RecordError::NotFound);
-    assert_eq!((error.code, error.status), ("RECORD_NOT_FOUND", 404));
+    assert_eq!(
+        (error.code, error.status.as_u16()),
+        ("RECORD_NOT_FOUND", 404)
+    );
     let error = PlatformError::from(RecordError::StaleRevision {
         expected: 1,
         actual: 2,
     });
-    assert_eq!((error.code, error.status), ("STALE_REVISION", 409));
+    assert_eq!((error.code, error.status.as_u16()), ("STALE_REVISION", 409));
     assert!(error.message.contains("expected 1"));
     let error = PlatformError::from(DirectoryError::LastOwner);
-    assert_eq!((error.code, error.status), ("LAST_OWNER", 409));
+    assert_eq!((error.code, error.status.as_u16()), ("LAST_OWNER", 409));
     let wire =
         serde_json::to_value(PlatformError::from(DirectoryError::WorkspaceNotFound)).unwrap();
     assert_eq!(

@@ -405,7 +405,10 @@ fn every_operation_has_a_minimal_valid_call() {
 #[test]
 fn unknown_operations_are_refused_naming_them_within_a_bound() {
     let error = parse_call("record.delete", &json!({})).unwrap_err();
-    assert_eq!((error.code, error.status), ("UNKNOWN_OPERATION", 400));
+    assert_eq!(
+        (error.code, error.status.as_u16()),
+        ("UNKNOWN_OPERATION", 400)
+    );
     assert!(error.message.contains("record.delete"), "{}", error.message);
     // Tool spellings are not operation names.
     assert_eq!(
@@ -425,7 +428,7 @@ fn unknown_operations_are_refused_naming_them_within_a_bound() {
 fn invalid(name: &str, arguments: Value) -> Vec<(String, String)> {
     let error = parse_call(name, &arguments).unwrap_err();
     assert_eq!(
-        (error.code, error.status),
+        (error.code, error.status.as_u16()),
         ("INVALID_ARGUMENTS", 400),
         "{name} {arguments}"
     );

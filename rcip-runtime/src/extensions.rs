@@ -141,12 +141,35 @@ impl Hasher for TypeIdHasher {
 /// assert!(admin.has_scope("polls:write"));
 /// assert!(!admin.has_scope("polls:admin"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// What the authenticator knows beyond that (its own typed caller, a tenant) travels with the
+/// principal as an extension, so that a handler reads it typed instead of parsing it back
+/// from scope strings:
+///
+/// ```
+/// use rcip_runtime::Principal;
+/// #[derive(Clone, Debug, PartialEq)]
+/// struct Tenant(u32);
+/// let principal = Principal::new("user-1").with_extension(Tenant(7));
+/// assert_eq!(principal.extension::<Tenant>(), Some(&Tenant(7)));
+/// ```
+#[derive(Debug, Clone)]
 pub struct Principal {
     id: Arc<str>,
     name: Option<Arc<str>>,
     scopes: Arc<[String]>,
+    extensions: Extensions,
 }
+
+/// Principals are equal when their id, name and scopes are: the extensions are what an
+/// authenticator attached about the same identity, not part of it.
+impl PartialEq for Principal {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && self.name == other.name && self.scopes == other.scopes
+    }
+}
+
+impl Eq for Principal {}
 
 impl Principal {
     /// A principal with this stable id and no scopes.
@@ -155,6 +178,7 @@ impl Principal {
             id: id.into(),
             name: None,
             scopes: Arc::new([]),
+            extensions: Extensions::new(),
         }
     }
 
@@ -190,6 +214,19 @@ impl Principal {
     #[must_use]
     pub fn scopes(&self) -> &[String] {
         &self.scopes
+    }
+
+    /// Attaches `value`, replacing the value of its type attached before.
+    #[must_use]
+    pub fn with_extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// The value of type `T` attached with [`with_extension`](Self::with_extension).
+    #[must_use]
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.extensions.get::<T>()
     }
 
     /// Whether `scope` was granted.

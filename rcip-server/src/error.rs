@@ -14,8 +14,13 @@ pub(crate) const JSON: HeaderValue = HeaderValue::from_static("application/json"
 /// A refusal answered before, or instead of, an operation's result.
 ///
 /// ```
+/// use http::StatusCode;
 /// use rcip_server::ApiError;
-/// let error = ApiError::new(413, "BODY_TOO_LARGE", "the body is larger than 1048576 bytes");
+/// let error = ApiError::new(
+///     StatusCode::PAYLOAD_TOO_LARGE,
+///     "BODY_TOO_LARGE",
+///     "the body is larger than 1048576 bytes",
+/// );
 /// assert_eq!(
 ///     error.body(),
 ///     serde_json::json!({"error": {"code": "BODY_TOO_LARGE",
@@ -25,7 +30,7 @@ pub(crate) const JSON: HeaderValue = HeaderValue::from_static("application/json"
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     /// The HTTP status.
-    pub status: u16,
+    pub status: StatusCode,
     /// The stable SCREAMING_SNAKE_CASE code.
     pub code: &'static str,
     /// The public message.
@@ -39,9 +44,10 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// An error without issues.
+    /// An error without issues: the status, the code and the message (the order of
+    /// [`PlatformError::new`]).
     #[must_use]
-    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         Self {
             status,
             code,
@@ -86,10 +92,7 @@ impl From<PlatformError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = json_response(
-            StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-            &self.body(),
-        );
+        let mut response = json_response(self.status, &self.body());
         let headers = response.headers_mut();
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));

@@ -2,6 +2,7 @@
 //! authentication and outside every limit (a probe must not be shed, rate-limited or
 //! queued behind the callers it is checking on).
 
+use http::StatusCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -73,5 +74,10 @@ pub(crate) async fn readyz(State(readiness): State<Arc<Readiness>>) -> Response 
     if readiness.ready().await {
         return Json(json!({"status": "ready"})).into_response();
     }
-    ApiError::new(503, "NOT_READY", "the service cannot serve requests now").into_response()
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "NOT_READY",
+        "the service cannot serve requests now",
+    )
+    .into_response()
 }

@@ -217,12 +217,12 @@ impl ContentType {
     pub(crate) fn refusal(self) -> Option<ApiError> {
         match self {
             Self::JsonNotUtf8 => Some(ApiError::new(
-                415,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "UNSUPPORTED_MEDIA_TYPE",
                 "JSON bodies are read as UTF-8 only: send Content-Type: application/json (charset=utf-8 or none)",
             )),
             Self::Several => Some(ApiError::new(
-                400,
+                StatusCode::BAD_REQUEST,
                 "AMBIGUOUS_REQUEST",
                 "the request has several Content-Type headers; send one",
             )),
@@ -241,7 +241,8 @@ pub(crate) struct BodyRules {
 /// Buffers a JSON body (within the body limit and its arrival time) and refuses one
 /// nesting too deep before anything parses it; refuses a JSON body in another character set
 /// and a request with several `Content-Type`s; other bodies pass untouched (their route
-/// refuses them).
+/// refuses them). A JSON body it passes is also in the request's extensions, as
+/// [`CheckedJson`].
 pub(crate) async fn json_guard(
     State(rules): State<BodyRules>,
     request: Request,
@@ -254,7 +255,7 @@ pub(crate) async fn json_guard(
     if kind != ContentType::Json {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let bytes = match read_body(body, rules.timeout).await {
         Ok(bytes) => bytes,
         Err(error) => return error.into_response(),
@@ -262,15 +263,23 @@ pub(crate) async fn json_guard(
     let limit = rules.depth_limit;
     if json_depth(&bytes, limit).is_err() {
         return ApiError::new(
-            400,
+            StatusCode::BAD_REQUEST,
             "TOO_DEEP",
             format!("the body nests {limit} or more levels of arrays and objects"),
         )
         .into_response();
     }
+    // The REST door's extractor takes the checked bytes from here (no second read or
+    // check); MCP reads the body, which holds the same bytes.
+    parts.extensions.insert(CheckedJson(bytes.clone()));
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
 }
+
+/// A JSON body the guard read and checked (UTF-8 `application/json`, within the size, time
+/// and depth limits).
+#[derive(Debug, Clone)]
+pub(crate) struct CheckedJson(pub(crate) Bytes);
 
 /// The whole body, or 413 `BODY_TOO_LARGE` when the body limit cut it, or 408
 /// `BODY_TIMEOUT` when it did not arrive within `timeout`.
@@ -279,7 +288,7 @@ pub(crate) async fn read_body(body: Body, timeout: Duration) -> Result<Bytes, Ap
         .await
         .map_err(|_| {
             ApiError::new(
-                408,
+                StatusCode::REQUEST_TIMEOUT,
                 "BODY_TIMEOUT",
                 format!(
                     "the request body did not arrive within {} s",
@@ -295,13 +304,17 @@ pub(crate) async fn read_body(body: Body, timeout: Duration) -> Result<Bytes, Ap
             }
             source = cause.source();
         }
-        ApiError::new(400, "BODY_UNREADABLE", "the request body could not be read")
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "BODY_UNREADABLE",
+            "the request body could not be read",
+        )
     })
 }
 
 fn too_large() -> ApiError {
     ApiError::new(
-        413,
+        StatusCode::PAYLOAD_TOO_LARGE,
         "BODY_TOO_LARGE",
         "the request body is larger than this server accepts",
     )
@@ -343,7 +356,7 @@ pub(crate) async fn reshape_refusal(request: Request, next: Next) -> Response {
                 .unwrap_or("the request was refused")
                 .to_owned()
         });
-        ApiError::new(status.as_u16(), status_code_name(status), message)
+        ApiError::new(status, status_code_name(status), message)
     };
     let mut reshaped = error.into_response();
     parts.headers.remove(header::CONTENT_TYPE);
@@ -383,7 +396,7 @@ fn status_code_name(status: StatusCode) -> &'static str {
 pub(crate) async fn layer_error(error: BoxError) -> Response {
     if error.is::<tower::timeout::error::Elapsed>() {
         return ApiError::new(
-            504,
+            StatusCode::GATEWAY_TIMEOUT,
             "TIMEOUT",
             "the request took too long and was abandoned",
         )
@@ -391,14 +404,19 @@ pub(crate) async fn layer_error(error: BoxError) -> Response {
     }
     if error.is::<tower::load_shed::error::Overloaded>() {
         return ApiError::new(
-            503,
+            StatusCode::SERVICE_UNAVAILABLE,
             "OVERLOADED",
             "the server is serving as many requests as it can; try again shortly",
         )
         .into_response();
     }
     tracing::warn!(target: "rcip::server", %error, "a request failed in a layer");
-    ApiError::new(500, "INTERNAL", "the server failed").into_response()
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "INTERNAL",
+        "the server failed",
+    )
+    .into_response()
 }
 
 /// Token buckets, one per principal (kind and id: a human and an agent of one id are two).
@@ -491,7 +509,7 @@ impl<K: Hash + Eq> Buckets<K> {
 /// 429 `RATE_LIMITED` with `Retry-After`.
 fn rate_limited(whose: &str, wait: u64) -> Response {
     let mut error = ApiError::new(
-        429,
+        StatusCode::TOO_MANY_REQUESTS,
         "RATE_LIMITED",
         format!("too many requests from this {whose}; try again in {wait} s"),
     );
@@ -608,7 +626,7 @@ pub(crate) fn principal_slot(slots: &Arc<PrincipalSlots>, who: &Authenticated) -
 /// 429 `CONCURRENCY_LIMITED` with `Retry-After: 1`.
 pub(crate) fn concurrency_limited(slots: &PrincipalSlots) -> Response {
     let mut error = ApiError::new(
-        429,
+        StatusCode::TOO_MANY_REQUESTS,
         "CONCURRENCY_LIMITED",
         format!(
             "this principal already has {} requests in flight; try again when one is answered",

@@ -4,19 +4,19 @@
 //!
 //! Authentication is the server's own, asynchronous, in front of the bridge (the
 //! `authenticate` layer with [`Door::Mcp`]); `rcip-mcp`'s synchronous bearer hook only reads
-//! its answer from the request's extensions and hands the bridge a [`Principal`] carrying
-//! it. The bindings turn that principal back into the [`Authenticated`] caller and run
+//! its answer from the request's extensions and hands the bridge a [`Principal`] with the
+//! [`Authenticated`] caller attached. The bindings read that caller back, typed, and run
 //! [`Shared::call`] — the REST path's, so the credential's workspace is enforced here too
 //! (which `Platform::bind` could not do: its resolver sees the principal, never the
 //! arguments).
 
+use http::StatusCode;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::response::IntoResponse;
 use rcip_mcp::{AuthRejection, HttpOptions, McpBridge, http_router};
 use rcip_platform::{PlatformError, operations, platform_definition, tool_name};
-use rcip_records::{Actor, Caller, DelegatedScope, PrincipalKind};
 use rcip_runtime::{
     Binding, BindingGuard, HandlerError, InvocationContext, PolicyDecision, Principal, Runtime,
     RuntimeOptions, policy_fn,
@@ -27,13 +27,17 @@ use crate::error::ApiError;
 use crate::paths::MCP_PATH;
 use crate::shared::Shared;
 
-/// The principal's scopes carry the caller's kind, client and workspace under these
-/// prefixes, beside its delegated scopes (only the server's hook makes principals).
+/// Marks of the caller's kind, client and workspace among the principal's scopes, beside its
+/// delegated scopes: never read back (the binding reads the attached caller), they make the
+/// principal's identity the whole caller's, which is what owns a 2025-11-25 MCP session
+/// (another workspace's credential of the same agent is another owner).
 const KIND: &str = "rcip:kind:";
 const CLIENT: &str = "rcip:client:";
 const WORKSPACE: &str = "rcip:workspace:";
 
-/// The principal the bridge carries for `who`.
+/// The principal the bridge carries for `who`: its id, delegated scopes and identity marks
+/// (what a runtime policy and the session guard read), with the caller itself attached,
+/// typed, for the binding.
 fn principal(who: &Authenticated) -> Principal {
     let caller = &who.caller;
     let mut principal = Principal::new(caller.actor.id.as_str())
@@ -47,36 +51,13 @@ fn principal(who: &Authenticated) -> Principal {
     if let Some(workspace) = &who.workspace {
         principal = principal.with_scope(format!("{WORKSPACE}{workspace}"));
     }
-    principal
-}
-
-/// The caller a principal of [`principal`] stands for.
-fn authenticated(principal: &Principal) -> Authenticated {
-    let mut actor = Actor::new(principal.id());
-    let (mut human, mut scopes, mut workspace) = (false, Vec::new(), None);
-    for scope in principal.scopes() {
-        if let Some(kind) = scope.strip_prefix(KIND) {
-            human = kind == PrincipalKind::Human.as_str();
-        } else if let Some(client) = scope.strip_prefix(CLIENT) {
-            actor = actor.via(client);
-        } else if let Some(named) = scope.strip_prefix(WORKSPACE) {
-            workspace = Some(named.to_owned());
-        } else if let Ok(scope) = scope.parse::<DelegatedScope>() {
-            scopes.push(scope);
-        }
-    }
-    let caller = if human {
-        Caller::human(actor)
-    } else {
-        Caller::agent(actor, scopes)
-    };
-    Authenticated { caller, workspace }
+    principal.with_extension(who.clone())
 }
 
 /// A platform error as the tool's public failure; a store failure's details stay in the
 /// log.
 fn public(error: PlatformError) -> HandlerError {
-    if error.status >= 500 {
+    if error.status.is_server_error() {
         tracing::warn!(target: "rcip::server", code = error.code, "operation failed: {}", error.message);
         return HandlerError::public(error.code, "the platform failed", Vec::new());
     }
@@ -101,7 +82,7 @@ pub(crate) fn router(shared: &Arc<Shared>) -> Router {
                 MCP_PATH,
                 axum::routing::any(|| async {
                     ApiError::new(
-                        500,
+                        StatusCode::INTERNAL_SERVER_ERROR,
                         "MCP_UNAVAILABLE",
                         "MCP is not available on this server",
                     )
@@ -130,7 +111,10 @@ fn build(shared: &Arc<Shared>) -> Result<Router, String> {
         .map(|spec| {
             let (shared, name) = (Arc::clone(shared), spec.name);
             let binding = Binding::new(move |input, context: InvocationContext| {
-                let who = context.principal().map(authenticated);
+                let who = context
+                    .principal()
+                    .and_then(|principal| principal.extension::<Authenticated>())
+                    .cloned();
                 let shared = Arc::clone(&shared);
                 async move {
                     let who = who.ok_or_else(|| {
@@ -198,6 +182,7 @@ pub(crate) const DOOR: Door = Door::Mcp;
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use rcip_records::{Actor, Caller, DelegatedScope};
 
     #[test]
     fn a_principal_carries_the_whole_caller_and_back() {
@@ -218,7 +203,14 @@ mod tests {
                 workspace: None,
             },
         ] {
-            assert_eq!(authenticated(&principal(&who)), who);
+            assert_eq!(principal(&who).extension::<Authenticated>(), Some(&who));
+            // Another workspace's credential of the same caller is another principal (and so
+            // another session owner).
+            let elsewhere = Authenticated {
+                workspace: Some("elsewhere".to_owned()),
+                ..who.clone()
+            };
+            assert_ne!(principal(&elsewhere), principal(&who));
         }
     }
 

@@ -11,48 +11,57 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{FromRequest, Request, State};
+use axum::response::Response;
 use http::StatusCode;
 use rcip_core::ValidationIssue;
 use serde_json::{Map, Value, json};
 
 use crate::authenticate::{Authenticated, Door};
 use crate::error::{ApiError, json_response};
-use crate::limits::{ContentType, read_body};
+use crate::limits::CheckedJson;
 use crate::shared::Shared;
 
 /// The members of a request body.
 pub(crate) const MEMBERS: [&str; 2] = ["operation", "arguments"];
 
-pub(crate) async fn operations(State(shared): State<Arc<Shared>>, request: Request) -> Response {
-    match run(&shared, request).await {
-        Ok(result) => json_response(StatusCode::OK, &json!({ "result": result })),
-        Err(error) => error.into_response(),
-    }
+pub(crate) async fn operations(
+    State(shared): State<Arc<Shared>>,
+    who: Authenticated,
+    OperationRequest {
+        operation,
+        arguments,
+    }: OperationRequest,
+) -> Result<Response, ApiError> {
+    let result = shared.call(&who, Door::Rest, &operation, arguments).await?;
+    Ok(json_response(StatusCode::OK, &json!({ "result": result })))
 }
 
-async fn run(shared: &Shared, request: Request) -> Result<Value, ApiError> {
-    let kind = ContentType::of(request.headers());
-    if let Some(refusal) = kind.refusal() {
-        return Err(refusal);
+/// A request body: the operation and its arguments, from the JSON the door's guard checked.
+/// 415 when the body was not JSON (the guard refuses a JSON body it cannot read, and lets
+/// other bodies through), then [`parse`] and [`envelope`].
+pub(crate) struct OperationRequest {
+    operation: String,
+    arguments: Value,
+}
+
+impl<S: Send + Sync> FromRequest<S> for OperationRequest {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _: &S) -> Result<Self, ApiError> {
+        let Some(CheckedJson(bytes)) = request.extensions().get::<CheckedJson>() else {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "UNSUPPORTED_MEDIA_TYPE",
+                "send the request as Content-Type: application/json",
+            ));
+        };
+        let (operation, arguments) = envelope(parse(bytes)?)?;
+        Ok(Self {
+            operation,
+            arguments,
+        })
     }
-    if kind != ContentType::Json {
-        return Err(ApiError::new(
-            415,
-            "UNSUPPORTED_MEDIA_TYPE",
-            "send the request as Content-Type: application/json",
-        ));
-    }
-    let who = request
-        .extensions()
-        .get::<Authenticated>()
-        .cloned()
-        .ok_or_else(|| ApiError::new(500, "INTERNAL", "the request was not authenticated"))?;
-    let bytes = read_body(request.into_body(), shared.limits.body_timeout).await?;
-    let body = parse(&bytes)?;
-    let (operation, arguments) = envelope(body)?;
-    Ok(shared.call(&who, Door::Rest, &operation, arguments).await?)
 }
 
 /// The body as JSON: 400 `MALFORMED_JSON` when it is not JSON, 400 `AMBIGUOUS_REQUEST` when
@@ -63,12 +72,12 @@ fn parse(bytes: &[u8]) -> Result<Value, ApiError> {
         Ok(UniqueKeys(value)) => Ok(value),
         // The only data error the reader raises is a repeated member.
         Err(error) if error.is_data() => Err(ApiError::new(
-            400,
+            StatusCode::BAD_REQUEST,
             "AMBIGUOUS_REQUEST",
             format!("the body is ambiguous: {error}"),
         )),
         Err(error) => Err(ApiError::new(
-            400,
+            StatusCode::BAD_REQUEST,
             "MALFORMED_JSON",
             format!("the body is not JSON: {error}"),
         )),
@@ -143,7 +152,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
 fn envelope(body: Value) -> Result<(String, Value), ApiError> {
     let invalid = |issues| {
         ApiError::new(
-            400,
+            StatusCode::BAD_REQUEST,
             "INVALID_REQUEST",
             "the body must be an object with exactly \"operation\" (a string) and \"arguments\"",
         )

@@ -1,6 +1,7 @@
 //! The [`Server`]: a platform, an authenticator, limits and the public base URL, made into
 //! one axum [`Router`].
 
+use http::StatusCode;
 use std::fmt;
 use std::sync::Arc;
 
@@ -289,18 +290,18 @@ pub(crate) async fn admit(State(gate): State<Arc<Gate>>, request: Request, next:
 /// 9728), and a bad token says so (RFC 6750).
 pub(crate) fn refused(shared: &Shared, door: Door, refusal: AuthRefusal) -> ApiError {
     let status = match refusal.status {
-        401 | 403 => refusal.status,
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => refusal.status,
         other => {
-            tracing::warn!(target: "rcip::server", status = other, "an authenticator answered a status other than 401 or 403");
-            401
+            tracing::warn!(target: "rcip::server", status = other.as_u16(), "an authenticator answered a status other than 401 or 403");
+            StatusCode::UNAUTHORIZED
         }
     };
     let mut error = ApiError::new(status, refusal.code, refusal.message);
-    if status == 401 {
-        // RFC 6750 3.1: a bearer token that was presented and refused (unknown, revoked,
-        // expired, forged, for another audience...) is `invalid_token`, so that a client
-        // knows to get a new one; a request without a credential gets no error code.
-        let invalid = if refusal.code == "INVALID_TOKEN" || refusal.code.starts_with("TOKEN_") {
+    if status == StatusCode::UNAUTHORIZED {
+        // RFC 6750 3.1: a bearer token that was presented and refused is `invalid_token`, so
+        // that a client knows to get a new one; a request without a credential gets no error
+        // code.
+        let invalid = if refusal.invalid_token {
             ", error=\"invalid_token\""
         } else {
             ""
@@ -314,12 +315,12 @@ pub(crate) fn refused(shared: &Shared, door: Door, refusal: AuthRefusal) -> ApiE
 }
 
 async fn not_found() -> Response {
-    ApiError::new(404, "NOT_FOUND", "no such route").into_response()
+    ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route").into_response()
 }
 
 async fn method_not_allowed() -> Response {
     ApiError::new(
-        405,
+        StatusCode::METHOD_NOT_ALLOWED,
         "METHOD_NOT_ALLOWED",
         "the route does not take this method",
     )

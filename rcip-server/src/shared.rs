@@ -106,7 +106,7 @@ impl Shared {
         .await;
         let (status, code) = match &answer {
             Ok(_) => (200, "OK"),
-            Err(error) => (error.status, error.code),
+            Err(error) => (error.status.as_u16(), error.code),
         };
         span.record("rcip.code", code);
         let (Some(started), Some(operation)) = (started, operation) else {

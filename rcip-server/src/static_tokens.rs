@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use http::header;
 use http::request::Parts;
+use http::{StatusCode, header};
 
 use crate::authenticate::{AuthFuture, AuthRefusal, Authenticate, Authenticated, Door};
 
@@ -100,20 +100,23 @@ impl Authenticate for StaticTokens {
         let answer = match bearer_token(parts) {
             // A header that is there but is no `Bearer <token>` in ASCII: as the service's
             // credentials answer it.
-            None if parts.headers.contains_key(header::AUTHORIZATION) => Err(AuthRefusal {
-                status: 401,
-                code: "UNSUPPORTED_AUTHORIZATION",
-                message: "the Authorization header must be `Bearer <token>`".to_owned(),
-            }),
-            None => Err(AuthRefusal {
-                status: 401,
-                code: "UNAUTHENTICATED",
-                message: "send a bearer token: Authorization: Bearer <token>".to_owned(),
-            }),
-            Some(token) => self.tokens.get(token).cloned().ok_or_else(|| AuthRefusal {
-                status: 401,
-                code: "INVALID_TOKEN",
-                message: "the bearer token is not accepted".to_owned(),
+            None if parts.headers.contains_key(header::AUTHORIZATION) => Err(AuthRefusal::new(
+                StatusCode::UNAUTHORIZED,
+                "UNSUPPORTED_AUTHORIZATION",
+                "the Authorization header must be `Bearer <token>`",
+            )),
+            None => Err(AuthRefusal::new(
+                StatusCode::UNAUTHORIZED,
+                "UNAUTHENTICATED",
+                "send a bearer token: Authorization: Bearer <token>",
+            )),
+            Some(token) => self.tokens.get(token).cloned().ok_or_else(|| {
+                AuthRefusal::new(
+                    StatusCode::UNAUTHORIZED,
+                    "INVALID_TOKEN",
+                    "the bearer token is not accepted",
+                )
+                .invalid_token()
             }),
         };
         Box::pin(async move { answer })

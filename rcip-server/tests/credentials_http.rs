@@ -48,7 +48,7 @@ async fn guard(
             next.run(Request::from_parts(parts, body)).await
         }
         Err(refusal) => (
-            reqwest::StatusCode::from_u16(refusal.status).unwrap(),
+            refusal.status,
             axum::Json(json!({"error": {"code": refusal.code, "message": refusal.message}})),
         )
             .into_response(),

@@ -45,7 +45,7 @@ struct SignInQuery {
 /// The service's one error body, `{"error": {"code", "message"}}`.
 fn refused(refusal: impl Into<AuthRefusal>) -> Response {
     let refusal = refusal.into();
-    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = refusal.status;
     (
         status,
         [(CACHE_CONTROL, "no-store")],
