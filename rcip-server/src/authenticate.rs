@@ -99,3 +99,29 @@ pub trait Authenticate: Send + Sync + 'static {
     /// Authenticates one request that came through `door`.
     fn authenticate<'a>(&'a self, parts: &'a http::request::Parts, door: Door) -> AuthFuture<'a>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::extract::FromRequestParts;
+
+    #[tokio::test]
+    async fn a_route_outside_a_door_gets_no_caller_but_a_500() {
+        let (mut parts, ()) = http::Request::new(()).into_parts();
+        let refused = Authenticated::from_request_parts(&mut parts, &())
+            .await
+            .err()
+            .map(|error| (error.status, error.code));
+        assert_eq!(
+            refused,
+            Some((StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"))
+        );
+        let who = Authenticated {
+            caller: Caller::human(rcip_records::Actor::new("ada")),
+            workspace: None,
+        };
+        parts.extensions.insert(who.clone());
+        let found = Authenticated::from_request_parts(&mut parts, &()).await;
+        assert_eq!(found.ok(), Some(who));
+    }
+}

@@ -116,13 +116,10 @@ impl Batcher {
             Err(error) => return fail_all(error),
         };
         client.in_transaction = true;
+        // `write` ends its transaction itself when it answers (a `COMMIT`, or a `ROLLBACK`
+        // when nothing is to be written); a failure leaves it to this rollback.
         let written = write(&client, commits).await;
-        if written.is_err() && client.batch_execute("ROLLBACK").await.is_ok() {
-            client.in_transaction = false;
-        }
-        if written.is_ok() {
-            client.in_transaction = false;
-        }
+        client.in_transaction = written.is_err() && client.batch_execute("ROLLBACK").await.is_err();
         match written {
             Ok(outcomes) => outcomes,
             // Another instance committed one of the keys between the read and the insert:
@@ -176,6 +173,7 @@ async fn write(
     ])
     .await?;
     let [Reply::Done, Reply::Rows(locked), Reply::Rows(stored)] = replies.as_slice() else {
+        client.batch_execute("ROLLBACK").await?;
         return Ok(commits
             .iter()
             .map(|_| Err(StoreError("postgres: unexpected replies".into()).into()))
