@@ -20,8 +20,7 @@ use tokio_util::sync::CancellationToken;
 use crate::broker::ConfirmationBroker;
 use crate::content::ContentMapper;
 use crate::context::lock;
-use crate::prompts::PromptProvider;
-use crate::resources::ResourceProvider;
+use crate::providers::{PromptProvider, ResourceProvider};
 use crate::tasks::{MemoryTaskStore, TaskStore};
 
 /// How long discovery changes are gathered before the listing is compared again.

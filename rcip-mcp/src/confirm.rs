@@ -22,7 +22,7 @@ use crate::broker::ConfirmationAnswer;
 use crate::context::lock;
 use crate::context::now_ms;
 use crate::context::{Call, is_modern, linked, supports_tasks};
-use crate::server::{error_result, outcome_result};
+use crate::results::{self, error_result, outcome_result};
 use crate::tasks::{self, Run, TaskSetup};
 
 /// The key of the one input request the bridge makes.
@@ -297,7 +297,18 @@ pub(crate) async fn retry(
                 let broker = broker.clone();
                 async move { broker.resolve(answer).await }
             };
-            match tasks::run(inner, call, &setup, token, &ctx.ct, resolving).await {
+            let complete = results::task_state(inner.clone());
+            match tasks::run(
+                &inner.tasks,
+                call,
+                &setup,
+                token,
+                &ctx.ct,
+                resolving,
+                complete,
+            )
+            .await
+            {
                 Run::Task(created) => return Ok(created),
                 Run::Finished(outcome) => outcome,
             }

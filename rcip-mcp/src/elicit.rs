@@ -15,13 +15,13 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rcip_runtime::{FromInvocation, HandlerError, InvocationContext};
+use rcip_runtime::{BoxFuture, FromInvocation, HandlerError, InvocationContext};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequest,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
     ElicitResult, ElicitationAction, InputRequest, InputRequests, InputRequiredResult,
-    InputResponses, ListRootsRequest, ListRootsResult, Root, SealOptions,
+    InputResponses, ListRootsRequest, ListRootsResult, RequestStateCodec, Root, SealOptions,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde::de::DeserializeOwned;
@@ -29,7 +29,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::Inner;
 use crate::context::lock;
 use crate::context::now_ms;
 use crate::context::{Call, is_modern};
@@ -272,7 +271,14 @@ struct Record {
     asked: Vec<(String, InputRequest)>,
     /// The task the call became (2026-07-28, a long-running capability): questions from
     /// then on wait in the task for `tasks/update`.
-    task: Option<crate::tasks::TaskLink>,
+    task: Option<Arc<dyn TaskQuestions>>,
+}
+
+/// Where the questions of a call that became a task wait, until `tasks/update` answers
+/// them (the bridge's task registry); `None` when the task ended or was cancelled first.
+pub(crate) trait TaskQuestions: Send + Sync {
+    /// Asks `request` under `key` and waits for the answer.
+    fn ask(&self, key: String, request: InputRequest) -> BoxFuture<Option<Value>>;
 }
 
 impl fmt::Debug for McpElicitor {
@@ -501,8 +507,9 @@ impl McpElicitor {
                 };
                 match task {
                     Some((task, request)) => {
-                        let raw = task.ask(key, request).await?;
-                        read::<T>(&raw).ok_or(ElicitError::Failed)
+                        let raw = task.ask(key.to_owned(), request).await;
+                        raw.and_then(|raw| read::<T>(&raw))
+                            .ok_or(ElicitError::Failed)
                     }
                     None => Err(ElicitError::InputRequired(key.to_owned())),
                 }
@@ -582,7 +589,7 @@ impl McpElicitor {
     /// Turns the call into `task`: from now on questions wait in the task. Refused (`false`)
     /// when the handler already asked a question of this round or needed a capability the
     /// client lacks: that call ends as an ordinary `input_required` (or `-32021`) answer.
-    pub(crate) fn begin_task(&self, task: crate::tasks::TaskLink) -> bool {
+    pub(crate) fn begin_task(&self, task: Arc<dyn TaskQuestions>) -> bool {
         let mut record = lock(&self.inner.record);
         if !record.questions.is_empty() || record.missing.is_some() {
             return false;
@@ -726,7 +733,7 @@ impl FromInvocation for McpElicitor {
 /// left to the confirmations) and of `inputResponses`. `binding` is only computed when the
 /// request carries a state (it digests the arguments).
 pub(crate) fn for_request(
-    inner: &Inner,
+    codec: &RequestStateCodec,
     binding: impl FnOnce() -> Option<Vec<u8>>,
     request_state: Option<&str>,
     input_responses: Option<&InputResponses>,
@@ -738,7 +745,7 @@ pub(crate) fn for_request(
         .unwrap_or_else(|| json!({}));
     let era = if is_modern(ctx) {
         let opened = request_state.and_then(|sealed| {
-            let state: State = inner.codec.open_json_with(sealed, &binding()?).ok()?;
+            let state: State = codec.open_json_with(sealed, &binding()?).ok()?;
             (state.x >= now_ms()).then_some(state)
         });
         Era::Modern {
@@ -757,13 +764,13 @@ pub(crate) fn for_request(
 
 /// The elicitor of one `tools/call`.
 pub(crate) fn for_call(
-    inner: &Inner,
+    codec: &RequestStateCodec,
     call: &Call,
     request: &CallToolRequestParams,
     ctx: &RequestContext<RoleServer>,
 ) -> McpElicitor {
     for_request(
-        inner,
+        codec,
         || binding(call),
         request.request_state.as_deref(),
         request.input_responses.as_ref(),
@@ -775,17 +782,17 @@ pub(crate) fn for_call(
 /// client capability: `-32021`; unanswered questions: `input_required`), whatever the
 /// outcome was (a handler that swallowed the error still gets its questions asked).
 pub(crate) fn finish(
-    inner: &Inner,
+    codec: &RequestStateCodec,
     call: &Call,
     elicitor: &McpElicitor,
 ) -> Option<Result<CallToolResponse, McpError>> {
-    finish_request(inner, || binding(call), elicitor).map(|answer| answer.map(Into::into))
+    finish_request(codec, || binding(call), elicitor).map(|answer| answer.map(Into::into))
 }
 
 /// [`finish`] for any request whose state is bound to `binding` (computed only when there
 /// are questions to seal).
 pub(crate) fn finish_request(
-    inner: &Inner,
+    codec: &RequestStateCodec,
     binding: impl FnOnce() -> Option<Vec<u8>>,
     elicitor: &McpElicitor,
 ) -> Option<Result<InputRequiredResult, McpError>> {
@@ -808,8 +815,7 @@ pub(crate) fn finish_request(
         a: answers,
     };
     let sealed = binding().and_then(|binding| {
-        inner
-            .codec
+        codec
             .seal_json_with(
                 &state,
                 &SealOptions::new()

@@ -192,7 +192,9 @@ mod events;
 mod logging;
 mod progress;
 mod prompts;
+mod providers;
 mod resources;
+mod results;
 mod server;
 mod session_owner;
 mod tasks;
@@ -209,8 +211,7 @@ pub use elicit::{
 pub use events::MemoryEventStore;
 pub use logging::{McpLog, McpLogLevel};
 pub use progress::McpProgress;
-pub use prompts::PromptProvider;
-pub use resources::{ProviderContext, ResourceProvider};
+pub use providers::{PromptProvider, ProviderContext, ResourceProvider};
 pub use rmcp;
 pub use tasks::{MemoryTaskStore, TaskRecord, TaskState, TaskStore, TaskStoreError};
 /// The token [`HttpOptions::shutdown`] takes (tokio-util's).

@@ -2,15 +2,15 @@
 
 use std::borrow::Cow;
 
-use rcip_core::{InvocationOutcome, LongRunning};
-use rcip_export::{ArgumentsError, Export};
+use rcip_core::LongRunning;
+use rcip_export::ArgumentsError;
 use rcip_runtime::{InvocationRequest, RequestMetadata};
 use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    CustomRequest, CustomResult, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::model::{
     CancelTaskParams, ClientCapabilities, GetTaskParams, GetTaskResult, UpdateTaskParams,
@@ -25,13 +25,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{Found, Slot};
-use crate::bridge::{Inner, McpBridge};
+use crate::bridge::McpBridge;
 use crate::confirm;
-use crate::content;
 use crate::context::{Call, is_modern, linked, principal_of, supports_tasks};
 use crate::elicit;
 use crate::logging::McpLog;
 use crate::progress::McpProgress;
+use crate::results::{self, outcome_result};
 use crate::tasks::{self, Run, TaskSetup};
 
 /// The two MCP revisions the bridge speaks.
@@ -127,7 +127,7 @@ impl ServerHandler for McpBridge {
                 ClientCapabilities::builder().enable_tasks().build(),
             ));
         }
-        let elicitor = elicit::for_call(&self.inner, &call, &request, &ctx);
+        let elicitor = elicit::for_call(&self.inner.codec, &call, &request, &ctx);
         if modern
             && !elicitor.has_state()
             && let Some(state) = request.request_state.as_deref()
@@ -164,14 +164,24 @@ impl ServerHandler for McpBridge {
         let invoked = self.inner.client.invoke(invocation);
         let outcome = match &task {
             Some(setup) => {
-                match tasks::run(&self.inner, &call, setup, token.clone(), &ctx.ct, invoked).await {
+                let complete = results::task_state(self.inner.clone());
+                let run = tasks::run(
+                    &self.inner.tasks,
+                    &call,
+                    setup,
+                    token.clone(),
+                    &ctx.ct,
+                    invoked,
+                    complete,
+                );
+                match run.await {
                     Run::Task(created) => return Ok(created),
                     Run::Finished(outcome) => outcome,
                 }
             }
             None => linked(&ctx.ct, &token, invoked).await,
         };
-        let response = match elicit::finish(&self.inner, &call, &elicitor) {
+        let response = match elicit::finish(&self.inner.codec, &call, &elicitor) {
             Some(answer) => answer,
             None => {
                 let run = confirm::CallRun { token, slot, task };
@@ -364,156 +374,4 @@ impl ServerHandler for McpBridge {
 fn internal(error: impl std::fmt::Display) -> McpError {
     tracing::error!(%error, "rcip-mcp could not list the catalog's tools");
     McpError::internal_error("The application's tools could not be listed.", None)
-}
-
-/// The MCP result of a finished outcome (succeeded, failed or denied). A pending
-/// confirmation never reaches here: [`confirm::finish`] handles it.
-pub(crate) fn outcome_result(
-    inner: &Inner,
-    export: &Export,
-    outcome: InvocationOutcome,
-) -> CallToolResult {
-    match outcome {
-        InvocationOutcome::Succeeded {
-            capability_id,
-            output,
-            ..
-        } => {
-            let mapped = content::mapped(inner.content.as_deref(), &capability_id, &output);
-            // A text output reads as itself; anything else as its JSON.
-            let text = match &output {
-                Value::String(text) => Some(text.clone()),
-                _ => None,
-            };
-            let structured = export.structured_output(&capability_id, output);
-            let blocks = mapped.unwrap_or_else(|| {
-                vec![ContentBlock::text(text.unwrap_or_else(|| {
-                    serde_json::to_string(&structured).unwrap_or_default()
-                }))]
-            });
-            let mut result = CallToolResult::success(blocks);
-            result.structured_content = Some(structured);
-            result
-        }
-        InvocationOutcome::Failed { error, .. } | InvocationOutcome::Denied { error, .. } => {
-            error_result(
-                error.code.as_str(),
-                &error.message,
-                error.validation_issues.as_deref().unwrap_or_default(),
-            )
-        }
-        InvocationOutcome::ConfirmationRequired { confirmation, .. } => {
-            crate::approval::pending_result(&confirmation.title)
-        }
-    }
-}
-
-/// An `isError` result: one text block, `CODE: message` then a line per issue.
-///
-/// No `structuredContent`: when a tool declares an `outputSchema`, the spec wants structured
-/// content to conform to it, and clients on the TypeScript SDK (1.32.2, the MCP Inspector's)
-/// check it even on `isError` results, answering `-32602` in place of the tool error.
-pub(crate) fn error_result(
-    code: &str,
-    message: &str,
-    issues: &[rcip_core::ValidationIssue],
-) -> CallToolResult {
-    let mut text = format!("{code}: {message}");
-    // The issues of `OUTPUT_INVALID` are about the capability's output, every other code's
-    // about the caller's input.
-    let root = if code == "OUTPUT_INVALID" {
-        "the output"
-    } else {
-        "the input"
-    };
-    for issue in issues {
-        let at = if issue.instance_path.is_empty() {
-            root
-        } else {
-            &issue.instance_path
-        };
-        text.push_str(&format!(
-            "\n- {at}: {} ({})",
-            issue_text(issue),
-            issue.keyword
-        ));
-    }
-    CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-/// An issue as the model reads it: naming the property when its params name one (Ajv's "must
-/// NOT have additional properties" does not say which), else the issue's own message. The
-/// names are the caller's own input, clipped by the validator; an `OUTPUT_INVALID` issue
-/// carries no params, so nothing of the host's output is named.
-fn issue_text(issue: &rcip_core::ValidationIssue) -> String {
-    let named = |key: &str| issue.params.get(key).and_then(serde_json::Value::as_str);
-    let property = match issue.keyword.as_str() {
-        "additionalProperties" => named("additionalProperty").map(|name| ("unexpected", name)),
-        "unevaluatedProperties" => named("unevaluatedProperty").map(|name| ("unexpected", name)),
-        "required" => named("missingProperty").map(|name| ("missing", name)),
-        _ => None,
-    };
-    match property {
-        Some((what, name)) => format!("{what} property `{name}`"),
-        None => issue.message.clone(),
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_issue_with_a_property_in_its_params_names_it() {
-        let text = |issues: &[rcip_core::ValidationIssue]| {
-            error_result("INPUT_INVALID", "bad", issues).content[0]
-                .as_text()
-                .unwrap()
-                .text
-                .clone()
-        };
-        let extra = rcip_core::ValidationIssue::new(
-            "",
-            "additionalProperties",
-            "must NOT have additional properties",
-        )
-        .with_param("additionalProperty", "extra");
-        let missing = rcip_core::ValidationIssue::new(
-            "/poll",
-            "required",
-            "must have required property 'options'",
-        )
-        .with_param("missingProperty", "options");
-        let typed = rcip_core::ValidationIssue::new("/title", "type", "must be string")
-            .with_param("type", "string");
-        assert_eq!(
-            text(&[extra, missing, typed]),
-            "INPUT_INVALID: bad\n\
-             - the input: unexpected property `extra` (additionalProperties)\n\
-             - /poll: missing property `options` (required)\n\
-             - /title: must be string (type)"
-        );
-    }
-
-    #[test]
-    fn a_root_issue_names_the_input_or_the_output() {
-        let issue =
-            rcip_core::ValidationIssue::new("", "required", "must have required property 'a'");
-        let text = |result: CallToolResult| result.content[0].as_text().unwrap().text.clone();
-        let input = text(error_result(
-            "INPUT_INVALID",
-            "bad",
-            std::slice::from_ref(&issue),
-        ));
-        assert!(
-            input.ends_with("- the input: must have required property 'a' (required)"),
-            "{input}"
-        );
-        let output = text(error_result("OUTPUT_INVALID", "bad", &[issue]));
-        assert!(
-            output.ends_with("- the output: must have required property 'a' (required)"),
-            "{output}"
-        );
-    }
 }

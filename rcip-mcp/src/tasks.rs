@@ -24,10 +24,9 @@ use serde_json::Value;
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::Inner;
 use crate::context::lock;
 use crate::context::{Call, now_ms};
-use crate::elicit::{ElicitError, McpElicitor};
+use crate::elicit::{McpElicitor, TaskQuestions};
 
 /// How long a started handler may still end the call by itself (an answer, or a question
 /// asked before any work: an ordinary `input_required` round) before the call becomes a task.
@@ -520,7 +519,7 @@ impl Tasks {
             id: id.clone(),
             tasks: self.clone(),
         };
-        if !elicitor.begin_task(link) {
+        if !elicitor.begin_task(Arc::new(link)) {
             lock(&self.running).remove(&id);
             return Ok(None);
         }
@@ -545,21 +544,24 @@ impl Tasks {
     }
 }
 
+impl TaskQuestions for TaskLink {
+    fn ask(&self, key: String, request: InputRequest) -> BoxFuture<Option<Value>> {
+        let link = self.clone();
+        Box::pin(async move { link.wait_for(&key, request).await })
+    }
+}
+
 impl TaskLink {
     /// A question from the handler: the task waits in `input_required` until `tasks/update`
     /// answers it, or is cancelled.
-    pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, ElicitError> {
+    async fn wait_for(&self, key: &str, request: InputRequest) -> Option<Value> {
         let (tx, rx) = oneshot::channel();
-        let Some(writes) = self.tasks.writes(&self.id) else {
-            return Err(ElicitError::Failed);
-        };
+        let writes = self.tasks.writes(&self.id)?;
         let cancel = {
             let _guard = writes.lock().await;
             let (pending, cancel) = {
                 let mut running = lock(&self.tasks.running);
-                let Some(task) = running.get_mut(&self.id) else {
-                    return Err(ElicitError::Failed);
-                };
+                let task = running.get_mut(&self.id)?;
                 task.questions.insert(key.to_owned(), (request, tx));
                 (pending_requests(&task.questions), task.cancel.clone())
             };
@@ -573,13 +575,13 @@ impl TaskLink {
                 if let Some(task) = lock(&self.tasks.running).get_mut(&self.id) {
                     task.questions.remove(key);
                 }
-                return Err(ElicitError::Failed);
+                return None;
             }
             cancel
         };
         tokio::select! {
-            answer = rx => answer.map_err(|_| ElicitError::Failed),
-            () = cancel.cancelled() => Err(ElicitError::Failed),
+            answer = rx => answer.ok(),
+            () = cancel.cancelled() => None,
         }
     }
 }
@@ -612,12 +614,13 @@ fn joined(
 /// and the client gets the task at once. Until then the request's cancellation `request`
 /// cancels the invocation (`token`); afterwards only `tasks/cancel` does.
 pub(crate) async fn run(
-    inner: &Arc<Inner>,
+    tasks: &Arc<Tasks>,
     call: &Call,
     setup: &TaskSetup,
     token: CancellationToken,
     request: &CancellationToken,
     invocation: impl Future<Output = InvocationOutcome> + Send + 'static,
+    complete: impl FnOnce(InvocationOutcome, &McpElicitor) -> TaskState + Send + 'static,
 ) -> Run {
     let mut handle = tokio::spawn(invocation);
     tokio::select! {
@@ -632,7 +635,7 @@ pub(crate) async fn run(
     if let Ok(result) = tokio::time::timeout(SETTLE, &mut handle).await {
         return Run::Finished(joined(result, call));
     }
-    let record = match inner.tasks.start(call, &token, &setup.elicitor).await {
+    let record = match tasks.start(call, &token, &setup.elicitor).await {
         Ok(Some(record)) => record,
         Ok(None) => {
             let outcome = crate::context::linked(request, &token, handle).await;
@@ -644,32 +647,17 @@ pub(crate) async fn run(
             return Run::Finished(joined(outcome, call));
         }
     };
-    if let Some(task) = lock(&inner.tasks.running).get_mut(&record.id) {
+    if let Some(task) = lock(&tasks.running).get_mut(&record.id) {
         task.abort = Some(handle.abort_handle());
     }
     let created = CreateTaskResult::new(task_of(&record));
-    let inner = inner.clone();
+    let tasks = tasks.clone();
     let call = call.clone();
     let elicitor = setup.elicitor.clone();
     tokio::spawn(async move {
         let outcome = joined(handle.await, &call);
-        let state = match crate::elicit::finish_request(&inner, || None, &elicitor) {
-            Some(Err(error)) => TaskState::Failed(serde_json::to_value(&error).unwrap_or_default()),
-            _ => match inner.view() {
-                Ok(view) => {
-                    let result = crate::server::outcome_result(&inner, view.export(true), outcome);
-                    TaskState::Completed(serde_json::to_value(&result).unwrap_or_default())
-                }
-                Err(_) => TaskState::Failed(
-                    serde_json::to_value(McpError::internal_error(
-                        "The application's tools could not be listed.",
-                        None,
-                    ))
-                    .unwrap_or_default(),
-                ),
-            },
-        };
-        inner.tasks.finish(&record.id, state).await;
+        let state = complete(outcome, &elicitor);
+        tasks.finish(&record.id, state).await;
     });
     Run::Task(created.into())
 }

@@ -19,7 +19,7 @@ use crate::policy::{
 };
 use crate::reservation::{Claim, GeneratedId, Reservation};
 use crate::runtime::{BoundHandler, Inner, capability_entry};
-use crate::support::{BoxFuture, cancellable, contain, contain_async};
+use crate::support::{BoxFuture, cancellable, clip, contain, contain_async};
 
 // Public only for rcip's sibling crates, through `__private::shared`; each constant is its text.
 #[allow(missing_docs)]
@@ -217,32 +217,6 @@ pub(crate) struct Pending {
 pub(crate) enum Start {
     Done(Result<Ready, RcipError>),
     Pending(Pending),
-}
-
-/// A caller's id as rcip echoes it: unchanged up to `limit` bytes; longer, cut at a character
-/// boundary and marked with `…`, still at most `limit` bytes. The mark is not in the
-/// identifier grammar, so a clipped capability id never names a real capability.
-pub(crate) fn clip(id: String, limit: usize) -> String {
-    if id.len() <= limit {
-        id
-    } else {
-        clip_str(&id, limit)
-    }
-}
-
-/// `text` as [`clip`] cuts it, copying only the part kept (a name can be megabytes long).
-pub(crate) fn clip_str(text: &str, limit: usize) -> String {
-    if text.len() <= limit {
-        return text.to_owned();
-    }
-    let mut end = limit - '…'.len_utf8();
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let mut clipped = String::with_capacity(limit);
-    clipped.push_str(&text[..end]);
-    clipped.push('…');
-    clipped
 }
 
 pub(crate) fn is_cancelled(token: Option<&CancellationToken>) -> bool {

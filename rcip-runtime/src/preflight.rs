@@ -18,9 +18,10 @@ use rcip_core::{
 
 use crate::client::PreflightBatch;
 use crate::input::Detached;
-use crate::invoke::{Ask, ReadinessInput, Ready, SeenContext, Start, clip, messages as m};
+use crate::invoke::{Ask, ReadinessInput, Ready, SeenContext, Start, messages as m};
 use crate::policy::{PolicyDecision, PolicyPhase};
 use crate::runtime::Inner;
+use crate::support::clip;
 
 /// The protocol's bounds on a preflight batch (1 to 16 proposals).
 pub(crate) fn check_batch_size(proposals: usize) -> Result<(), crate::Error> {

@@ -299,6 +299,32 @@ fn push_base36(out: &mut String, mut n: u64) {
     out.extend(digits[start..].iter().map(|&digit| char::from(digit)));
 }
 
+/// A caller's id as rcip echoes it: unchanged up to `limit` bytes; longer, cut at a character
+/// boundary and marked with `…`, still at most `limit` bytes. The mark is not in the
+/// identifier grammar, so a clipped capability id never names a real capability.
+pub(crate) fn clip(id: String, limit: usize) -> String {
+    if id.len() <= limit {
+        id
+    } else {
+        clip_str(&id, limit)
+    }
+}
+
+/// `text` as [`clip`] cuts it, copying only the part kept (a name can be megabytes long).
+pub(crate) fn clip_str(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut end = limit - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut clipped = String::with_capacity(limit);
+    clipped.push_str(&text[..end]);
+    clipped.push('…');
+    clipped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

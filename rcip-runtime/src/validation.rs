@@ -235,7 +235,7 @@ fn partial_report_issue() -> ValidationIssue {
 
 /// `text` cut to [`MAX_ISSUE_TEXT_BYTES`] (see there).
 fn clip_text(text: &str) -> String {
-    crate::invoke::clip_str(text, MAX_ISSUE_TEXT_BYTES)
+    crate::support::clip_str(text, MAX_ISSUE_TEXT_BYTES)
 }
 
 /// Converts one validator error into the issues Ajv (the reference's validator) would

@@ -104,12 +104,15 @@ impl IntoResponse for ApiError {
         {
             headers.insert(header::WWW_AUTHENTICATE, value);
         }
-        response
-            .extensions_mut()
-            .insert(crate::observe::RefusalCode(self.code));
+        response.extensions_mut().insert(RefusalCode(self.code));
         response
     }
 }
+
+/// The stable code of an error body, left in the answer's extensions by
+/// [`ApiError`]'s response for the metrics layer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RefusalCode(pub(crate) &'static str);
 
 /// `value` as a JSON response that no cache keeps (answers depend on who asks).
 pub(crate) fn json_response(status: StatusCode, value: &Value) -> Response {

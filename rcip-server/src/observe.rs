@@ -17,11 +17,7 @@ use axum::response::Response;
 use tracing::Span;
 
 use crate::authenticate::Door;
-
-/// The stable code of an error body, left in the answer's extensions by
-/// [`ApiError`](crate::ApiError)'s response for the metrics layer.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RefusalCode(pub(crate) &'static str);
+use crate::error::RefusalCode;
 
 /// The limit a refusal's code stands for, if it is a limit's.
 fn limit_of(code: &str) -> Option<&'static str> {
