@@ -100,3 +100,35 @@ fn bad(what: &str, text: &str) -> StoreError {
         text.chars().take(64).collect::<String>()
     ))
 }
+
+/// The two tables that remember idempotency keys, each read by one statement per backend.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum KeyTable {
+    /// The records' `idempotency`.
+    Records,
+    /// The directory's `directory_idempotency`.
+    Directory,
+}
+
+impl KeyTable {
+    /// The statement reading a key's fingerprint and result: `$1` (SQLite: `?1`) the
+    /// workspace, `$2` (`?2`) the key.
+    pub(crate) const fn select(self, postgres: bool) -> &'static str {
+        match (self, postgres) {
+            (Self::Records, false) => {
+                "SELECT fingerprint, result FROM idempotency WHERE workspace_id = ?1 AND key = ?2"
+            }
+            (Self::Records, true) => {
+                "SELECT fingerprint, result FROM idempotency WHERE workspace_id = $1 AND key = $2"
+            }
+            (Self::Directory, false) => {
+                "SELECT fingerprint, result FROM directory_idempotency \
+                 WHERE workspace_id = ?1 AND key = ?2"
+            }
+            (Self::Directory, true) => {
+                "SELECT fingerprint, result FROM directory_idempotency \
+                 WHERE workspace_id = $1 AND key = $2"
+            }
+        }
+    }
+}

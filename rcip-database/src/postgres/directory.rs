@@ -13,7 +13,8 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
-use super::{PostgresStore, int, pg, read_idempotency_in};
+use super::{PostgresStore, int, pg, remembered};
+use crate::rows::KeyTable;
 use crate::rows::{
     access_str, check_activation, check_removal, check_replace, parse_access, parse_kind,
     parse_package, parse_role, parse_scopes, parse_visibility, scopes_text, visibility_str,
@@ -170,7 +171,9 @@ impl PostgresStore {
         key: &str,
     ) -> Result<Option<IdempotencyEntry>, StoreError> {
         let client = self.client().await?;
-        read_idempotency_in(&**client, "directory_idempotency", workspace_id, key).await
+        remembered(&client, KeyTable::Directory, workspace_id, key)
+            .await
+            .map_err(pg)
     }
 
     async fn drafts(
@@ -251,13 +254,14 @@ async fn remember(
         return Ok(None);
     }
     // The insert waited for the transaction holding the key; this new statement sees its row.
-    let stored = read_idempotency_in(
-        &**transaction,
-        "directory_idempotency",
+    let stored = remembered(
+        transaction,
+        KeyTable::Directory,
         &entry.workspace_id,
         &entry.key,
     )
-    .await?
+    .await
+    .map_err(pg)?
     .ok_or_else(|| StoreError("postgres: an idempotency key taken and gone".into()))?;
     if stored.fingerprint == entry.fingerprint {
         Ok(Some(stored))

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{GenericClient, NoTls, Row};
+use tokio_postgres::{NoTls, Row};
 use uuid::Uuid;
 
 mod batch;
@@ -22,6 +22,7 @@ pub(crate) mod tokens;
 use pipeline::{Checkout, Reply, Step, in_order};
 
 use crate::pause::{CommitPause, PausePoint, PauseSlot};
+use crate::rows::KeyTable;
 use crate::traced::traced;
 use rcip_records::{
     Actor, ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, Record, RecordStore,
@@ -368,7 +369,9 @@ impl PostgresStore {
         key: &str,
     ) -> Result<Option<IdempotencyEntry>, StoreError> {
         let client = self.client().await?;
-        remembered(&client, workspace_id, key).await.map_err(pg)
+        remembered(&client, KeyTable::Records, workspace_id, key)
+            .await
+            .map_err(pg)
     }
 
     /// The secret called `name` (32 random bytes), created by the first instance that asks
@@ -449,7 +452,7 @@ async fn commit_one(
                 Some(&SqlState::UNIQUE_VIOLATION)
                     if constraint(&error) == Some("idempotency_pkey") =>
                 {
-                    match remembered(&*client, &entry.workspace_id, &entry.key)
+                    match remembered(&*client, KeyTable::Records, &entry.workspace_id, &entry.key)
                         .await
                         .map_err(pg)?
                     {
@@ -530,7 +533,9 @@ impl PostgresStore {
         let locked = client
             .prepare_cached("SELECT revision FROM records WHERE id = $1 FOR UPDATE")
             .await?;
-        let read_key = client.prepare_cached(REMEMBERED).await?;
+        let read_key = client
+            .prepare_cached(KeyTable::Records.select(true))
+            .await?;
         // The key is read after the lock: when the commit that held it used the same key (the
         // same call, retried through another instance), this reads its entry and the call is
         // answered as a replay rather than as stale. (A key taken by a commit of another
@@ -980,24 +985,21 @@ async fn apply_migrations(transaction: &Transaction<'_>) -> Result<Vec<i32>, Sto
     Ok(done)
 }
 
-/// The records' entry for `key`, by a prepared statement (a commit reads it, and the engine
-/// before every mutation).
-/// The entry of a key of the records' idempotency table: `$1` workspace, `$2` key.
-const REMEMBERED: &str =
-    "SELECT fingerprint, result FROM idempotency WHERE workspace_id = $1 AND key = $2";
-
-async fn remembered(
+/// The entry remembered for `key` in `table`, by a prepared statement (a commit reads the
+/// records' before every mutation, the directory's inside its own transactions).
+pub(crate) async fn remembered(
     client: &impl deadpool_postgres::GenericClient,
+    table: KeyTable,
     workspace_id: &str,
     key: &str,
 ) -> Result<Option<IdempotencyEntry>, tokio_postgres::Error> {
-    let statement = client.prepare_cached(REMEMBERED).await?;
+    let statement = client.prepare_cached(table.select(true)).await?;
     let row = client.query_opt(&statement, &[&workspace_id, &key]).await?;
     row.map(|row| remembered_row(workspace_id, key, &row))
         .transpose()
 }
 
-/// A row of [`REMEMBERED`] as the entry of `key`.
+/// A row of a [`KeyTable`]'s statement as the entry of `key`.
 fn remembered_row(
     workspace_id: &str,
     key: &str,
@@ -1009,33 +1011,6 @@ fn remembered_row(
         fingerprint: row.try_get(0)?,
         result: row.try_get(1)?,
     })
-}
-
-/// The entry for `key` in `table` (the records' `idempotency` or `directory_idempotency`).
-async fn read_idempotency_in(
-    client: &impl GenericClient,
-    table: &'static str,
-    workspace_id: &str,
-    key: &str,
-) -> Result<Option<IdempotencyEntry>, StoreError> {
-    let row = client
-        .query_opt(
-            &format!(
-                "SELECT fingerprint, result FROM {table} WHERE workspace_id = $1 AND key = $2"
-            ),
-            &[&workspace_id, &key],
-        )
-        .await
-        .map_err(pg)?;
-    row.map(|row| {
-        Ok(IdempotencyEntry {
-            workspace_id: workspace_id.to_owned(),
-            key: key.to_owned(),
-            fingerprint: row.try_get(0).map_err(pg)?,
-            result: row.try_get(1).map_err(pg)?,
-        })
-    })
-    .transpose()
 }
 
 fn pg(error: tokio_postgres::Error) -> StoreError {

@@ -10,7 +10,8 @@ use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use uuid::Uuid;
 
-use super::{SqliteStore, int, secret, sql};
+use super::{SqliteStore, int, read_idempotency, secret, sql};
+use crate::rows::KeyTable;
 use crate::rows::{
     access_str, check_activation, check_removal, check_replace, parse_access, parse_kind,
     parse_package, parse_role, parse_scopes, parse_visibility, scopes_text, visibility_str,
@@ -114,7 +115,12 @@ fn apply(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql)?;
     if let Some(entry) = &idempotency
-        && let Some(stored) = read_entry(&transaction, &entry.workspace_id, &entry.key)?
+        && let Some(stored) = read_idempotency(
+            &transaction,
+            KeyTable::Directory,
+            &entry.workspace_id,
+            &entry.key,
+        )?
     {
         return if stored.fingerprint == entry.fingerprint {
             Ok(Applied::Replayed(stored))
@@ -415,29 +421,6 @@ fn put_member(
         .map_err(sql)
 }
 
-fn read_entry(
-    connection: &Connection,
-    workspace_id: &str,
-    key: &str,
-) -> Result<Option<IdempotencyEntry>, StoreError> {
-    connection
-        .query_row(
-            "SELECT fingerprint, result FROM directory_idempotency \
-             WHERE workspace_id = ?1 AND key = ?2",
-            [workspace_id, key],
-            |row| {
-                Ok(IdempotencyEntry {
-                    workspace_id: workspace_id.to_owned(),
-                    key: key.to_owned(),
-                    fingerprint: row.get(0)?,
-                    result: row.get(1)?,
-                })
-            },
-        )
-        .optional()
-        .map_err(sql)
-}
-
 fn unsigned(row: &Row<'_>, index: usize) -> Result<u64, StoreError> {
     let value: i64 = row.get(index).map_err(sql)?;
     u64::try_from(value).map_err(|_| StoreError(format!("sqlite: a stored {value} below 0")))
@@ -595,7 +578,7 @@ impl DirectoryStore for SqliteStore {
     ) -> DirectoryFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
         let (workspace_id, key) = (workspace_id.to_owned(), key.to_owned());
         self.run("directory.idempotency", move |connection| {
-            read_entry(connection, &workspace_id, &key)
+            read_idempotency(connection, KeyTable::Directory, &workspace_id, &key)
         })
     }
 

@@ -18,6 +18,7 @@ mod directory;
 pub(crate) mod tokens;
 
 use crate::pause::{CommitPause, PauseSlot};
+use crate::rows::KeyTable;
 use crate::traced::traced;
 use rcip_records::{
     Actor, ChangeEvent, Commit, CommitError, EventKind, IdempotencyEntry, Record, RecordStore,
@@ -433,16 +434,15 @@ fn event_row(row: &Row<'_>) -> rusqlite::Result<Result<ChangeEvent, StoreError>>
     })())
 }
 
-/// The entry remembered for `key` (inside a commit's transaction, or on its own).
-fn read_idempotency(
+/// The entry remembered for `key` in `table` (inside a commit's transaction, or on its own).
+pub(crate) fn read_idempotency(
     connection: &Connection,
+    table: KeyTable,
     workspace_id: &str,
     key: &str,
 ) -> Result<Option<IdempotencyEntry>, StoreError> {
     connection
-        .prepare_cached(
-            "SELECT fingerprint, result FROM idempotency WHERE workspace_id = ?1 AND key = ?2",
-        )
+        .prepare_cached(table.select(false))
         .map_err(sql)?
         .query_row(params![workspace_id, key], |row| {
             Ok(IdempotencyEntry {
@@ -538,7 +538,7 @@ impl RecordStore for SqliteStore {
     ) -> StoreFuture<'a, Result<Option<IdempotencyEntry>, StoreError>> {
         let (workspace_id, key) = (workspace_id.to_owned(), key.to_owned());
         self.run("idempotency.read", move |connection| {
-            read_idempotency(connection, &workspace_id, &key)
+            read_idempotency(connection, KeyTable::Records, &workspace_id, &key)
         })
     }
 
@@ -649,7 +649,12 @@ fn events(
 /// Everything a commit writes, checks first, in the caller's transaction (or savepoint).
 fn write(transaction: &Connection, commit: &Commit) -> Result<Vec<u64>, CommitError> {
     let entry = &commit.idempotency;
-    let existing = read_idempotency(transaction, &entry.workspace_id, &entry.key)?;
+    let existing = read_idempotency(
+        transaction,
+        KeyTable::Records,
+        &entry.workspace_id,
+        &entry.key,
+    )?;
     let record = &commit.record;
     let id = record.id.to_string();
     let current: Option<i64> = transaction
