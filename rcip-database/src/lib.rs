@@ -47,7 +47,7 @@ pub use tokio_postgres;
 use std::sync::Arc;
 
 #[cfg(feature = "sqlite")]
-use rcip_platform::tokens::{TokenStore, TokenStoreError};
+use rcip_platform::tokens::{StoreError, TokenStore};
 
 /// Opens the token store of the service's database: `postgres://...` (or `postgresql://`)
 /// for PostgreSQL (feature `postgres`), otherwise SQLite: `sqlite:PATH`, `sqlite://PATH` or a
@@ -57,7 +57,7 @@ use rcip_platform::tokens::{TokenStore, TokenStoreError};
 ///
 /// The database cannot be opened, or a PostgreSQL URL without the `postgres` feature.
 #[cfg(feature = "sqlite")]
-pub async fn open_tokens(database_url: &str) -> Result<Arc<dyn TokenStore>, TokenStoreError> {
+pub async fn open_tokens(database_url: &str) -> Result<Arc<dyn TokenStore>, StoreError> {
     if database_url.starts_with("postgres://") || database_url.starts_with("postgresql://") {
         #[cfg(feature = "postgres")]
         {
@@ -65,7 +65,7 @@ pub async fn open_tokens(database_url: &str) -> Result<Arc<dyn TokenStore>, Toke
         }
         #[cfg(not(feature = "postgres"))]
         {
-            return Err(TokenStoreError(
+            return Err(StoreError(
                 "this build has no PostgreSQL support (feature `postgres`)".into(),
             ));
         }
@@ -77,7 +77,7 @@ pub async fn open_tokens(database_url: &str) -> Result<Arc<dyn TokenStore>, Toke
     let path = path.to_owned();
     let store = tokio::task::spawn_blocking(move || SqliteTokenStore::open(path))
         .await
-        .map_err(|e| TokenStoreError(format!("open: {e}")))??;
+        .map_err(|e| StoreError(format!("open: {e}")))??;
     Ok(Arc::new(store))
 }
 

@@ -707,7 +707,7 @@ async fn sessions_are_shared_by_instances_and_end_at_sign_out() {
 struct DownStore;
 
 fn down<'a, T: Send + 'a>() -> tokens::TokenFuture<'a, T> {
-    Box::pin(std::future::ready(Err(tokens::TokenStoreError(
+    Box::pin(std::future::ready(Err(tokens::StoreError(
         "database went away: secret detail".into(),
     ))))
 }

@@ -4,6 +4,55 @@
 //! it documents what the depth limits are about) and run here, on a small stack.
 #![deny(missing_docs)]
 
+/// A SQLite file path of its own under the system's temporary directory, removed with its
+/// journal files (`-wal`, `-shm`) when dropped, so also when the test panics.
+///
+/// ```
+/// let db = rcip_test_support::TempDb::new();
+/// std::fs::write(&db.path, b"x").unwrap();
+/// let path = db.path.clone();
+/// drop(db);
+/// assert!(!path.exists());
+/// ```
+#[derive(Debug)]
+pub struct TempDb {
+    /// The file's path (nothing is there until a test makes it).
+    pub path: std::path::PathBuf,
+}
+
+impl TempDb {
+    /// A path no other `TempDb` of any process has at the same time: the process id, a
+    /// counter and the clock's nanoseconds.
+    #[must_use]
+    pub fn new() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let count = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!("rcip-test-{}-{count}-{nanos}.db", std::process::id());
+        Self {
+            path: std::env::temp_dir().join(name),
+        }
+    }
+}
+
+impl Default for TempDb {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = self.path.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// The stack the deep-value tests run on: 2 MiB, a tokio worker thread's, where a value
 /// walked by recursion would overflow long before 100,000 levels.
 pub const SMALL_STACK: usize = 2 << 20;

@@ -8,8 +8,7 @@ use deadpool_postgres::{Object, Pool};
 use super::PostgresStore;
 
 use rcip_platform::tokens::{
-    SecretHash, Session, TokenFuture, TokenInfo, TokenStore, TokenStoreError, parse_scopes,
-    scopes_text,
+    SecretHash, Session, StoreError, TokenFuture, TokenInfo, TokenStore, parse_scopes, scopes_text,
 };
 
 /// The pool's size when a token store is opened alone: credential lookups are one short
@@ -33,8 +32,8 @@ impl fmt::Debug for PostgresTokenStore {
     }
 }
 
-fn pg(error: tokio_postgres::Error) -> TokenStoreError {
-    TokenStoreError(format!("postgres: {error}"))
+fn pg(error: tokio_postgres::Error) -> StoreError {
+    StoreError(format!("postgres: {error}"))
 }
 
 impl PostgresTokenStore {
@@ -44,10 +43,10 @@ impl PostgresTokenStore {
     /// # Errors
     ///
     /// As [`PostgresStore::open`].
-    pub async fn open(url: &str) -> Result<Self, TokenStoreError> {
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
         let config = url
             .parse::<tokio_postgres::Config>()
-            .map_err(|e| TokenStoreError(format!("postgres: bad connection string: {e}")))?;
+            .map_err(|e| StoreError(format!("postgres: bad connection string: {e}")))?;
         Self::open_with(config, DEFAULT_POOL_SIZE).await
     }
 
@@ -61,10 +60,10 @@ impl PostgresTokenStore {
     pub async fn open_with(
         config: tokio_postgres::Config,
         pool_size: usize,
-    ) -> Result<Self, TokenStoreError> {
+    ) -> Result<Self, StoreError> {
         let store = PostgresStore::open_with(config, pool_size)
             .await
-            .map_err(|e| TokenStoreError(e.0))?;
+            .map_err(|e| StoreError(e.0))?;
         Ok(store.tokens())
     }
 
@@ -73,15 +72,15 @@ impl PostgresTokenStore {
         Self { pool }
     }
 
-    async fn client(&self) -> Result<Object, TokenStoreError> {
+    async fn client(&self) -> Result<Object, StoreError> {
         self.pool
             .get()
             .await
-            .map_err(|e| TokenStoreError(format!("postgres: {e}")))
+            .map_err(|e| StoreError(format!("postgres: {e}")))
     }
 }
 
-fn token_row(row: &tokio_postgres::Row) -> Result<TokenInfo, TokenStoreError> {
+fn token_row(row: &tokio_postgres::Row) -> Result<TokenInfo, StoreError> {
     let scopes: String = row.try_get(3).map_err(pg)?;
     Ok(TokenInfo {
         id: row.try_get(0).map_err(pg)?,

@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use rcip_platform::tokens::{
-    SecretHash, Session, TokenFuture, TokenInfo, TokenStore, TokenStoreError, parse_scopes,
-    scopes_text,
+    SecretHash, Session, StoreError, TokenFuture, TokenInfo, TokenStore, parse_scopes, scopes_text,
 };
 
 /// The tables (made at open when missing). Hashes are BLOBs of 32 bytes; times are seconds
@@ -53,7 +52,7 @@ impl SqliteTokenStore {
     /// # Errors
     ///
     /// The file cannot be opened or written.
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, TokenStoreError> {
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         Self::from_connection(Connection::open(path).map_err(sql)?)
     }
 
@@ -62,11 +61,11 @@ impl SqliteTokenStore {
     /// # Errors
     ///
     /// SQLite could not start.
-    pub fn in_memory() -> Result<Self, TokenStoreError> {
+    pub fn in_memory() -> Result<Self, StoreError> {
         Self::from_connection(Connection::open_in_memory().map_err(sql)?)
     }
 
-    fn from_connection(connection: Connection) -> Result<Self, TokenStoreError> {
+    fn from_connection(connection: Connection) -> Result<Self, StoreError> {
         // WAL as the record store sets it; the busy timeout because this connection and the
         // record store's (and other instances') write the same file: a writer waits for the
         // lock instead of failing at once.
@@ -83,7 +82,7 @@ impl SqliteTokenStore {
     fn run<'a, T, F>(&self, work: F) -> TokenFuture<'a, T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> rusqlite::Result<Result<T, TokenStoreError>> + Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<Result<T, StoreError>> + Send + 'static,
     {
         let connection = Arc::clone(&self.connection);
         Box::pin(async move {
@@ -94,16 +93,16 @@ impl SqliteTokenStore {
                 work(&connection).map_err(sql)?
             })
             .await
-            .map_err(|e| TokenStoreError(format!("sqlite task: {e}")))?
+            .map_err(|e| StoreError(format!("sqlite task: {e}")))?
         })
     }
 }
 
-fn sql(error: rusqlite::Error) -> TokenStoreError {
-    TokenStoreError(format!("sqlite: {error}"))
+fn sql(error: rusqlite::Error) -> StoreError {
+    StoreError(format!("sqlite: {error}"))
 }
 
-fn token_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<TokenInfo, TokenStoreError>> {
+fn token_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<TokenInfo, StoreError>> {
     let scopes: String = row.get(3)?;
     let info = TokenInfo {
         id: row.get(0)?,

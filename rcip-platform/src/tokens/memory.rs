@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use super::{SecretHash, Session, TokenFuture, TokenInfo, TokenStore, TokenStoreError};
+use super::{SecretHash, Session, StoreError, TokenFuture, TokenInfo, TokenStore};
 
 /// Tokens, tickets and sessions in this process only. Several instances cannot share it:
 /// the service uses the SQLite or PostgreSQL store.
@@ -35,7 +35,7 @@ impl MemoryTokenStore {
     }
 }
 
-fn ready<'a, T: Send + 'a>(value: Result<T, TokenStoreError>) -> TokenFuture<'a, T> {
+fn ready<'a, T: Send + 'a>(value: Result<T, StoreError>) -> TokenFuture<'a, T> {
     Box::pin(std::future::ready(value))
 }
 
@@ -45,7 +45,7 @@ impl TokenStore for MemoryTokenStore {
         let taken = state.tokens.contains_key(&hash)
             || state.tokens.values().any(|other| other.id == token.id);
         if taken {
-            return ready(Err(TokenStoreError("token id or secret taken".into())));
+            return ready(Err(StoreError("token id or secret taken".into())));
         }
         state.tokens.insert(hash, token.clone());
         ready(Ok(()))

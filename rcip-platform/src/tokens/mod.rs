@@ -40,12 +40,11 @@ const SECRET_BYTES: usize = 32;
 const SECRET_TEXT_LEN: usize = 43;
 
 /// The future every [`TokenStore`] method returns.
-pub type TokenFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, TokenStoreError>> + Send + 'a>>;
+pub type TokenFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
-/// A store failure (the database's own text: for logs, not for callers).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("token store: {0}")]
-pub struct TokenStoreError(pub String);
+/// A token store's failure is a record store's: the database's own text, for logs, not
+/// for callers.
+pub use rcip_records::StoreError;
 
 /// The SHA-256 of a secret's text: the only form a secret is stored in.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -205,7 +204,7 @@ pub enum TokenError {
     InvalidName(&'static str),
     /// The store failed.
     #[error(transparent)]
-    Store(#[from] TokenStoreError),
+    Store(#[from] StoreError),
 }
 
 /// Makes an opaque API token for `new` and stores its hash.
@@ -241,7 +240,7 @@ pub async fn create_token(
 /// # Errors
 ///
 /// A store failure.
-pub async fn revoke_token(store: &dyn TokenStore, id: &str) -> Result<bool, TokenStoreError> {
+pub async fn revoke_token(store: &dyn TokenStore, id: &str) -> Result<bool, StoreError> {
     store.revoke_token(id, now()).await
 }
 
@@ -250,7 +249,7 @@ pub async fn revoke_token(store: &dyn TokenStore, id: &str) -> Result<bool, Toke
 /// # Errors
 ///
 /// A store failure.
-pub async fn list_tokens(store: &dyn TokenStore) -> Result<Vec<TokenInfo>, TokenStoreError> {
+pub async fn list_tokens(store: &dyn TokenStore) -> Result<Vec<TokenInfo>, StoreError> {
     store.list_tokens().await
 }
 
@@ -263,7 +262,7 @@ pub async fn list_tokens(store: &dyn TokenStore) -> Result<Vec<TokenInfo>, Token
 pub async fn active_token(
     store: &dyn TokenStore,
     secret: &str,
-) -> Result<Option<TokenInfo>, TokenStoreError> {
+) -> Result<Option<TokenInfo>, StoreError> {
     // Text that cannot be a token costs no database round trip.
     let Some(body) = secret.strip_prefix(TOKEN_PREFIX) else {
         return Ok(None);
@@ -314,13 +313,13 @@ pub fn is_secret_text(text: &str) -> bool {
 }
 
 /// A new secret: 32 random bytes, unpadded base64url.
-pub fn random_text() -> Result<String, TokenStoreError> {
+pub fn random_text() -> Result<String, StoreError> {
     Ok(URL_SAFE_NO_PAD.encode(random_bytes::<SECRET_BYTES>()?))
 }
 
-fn random_bytes<const N: usize>() -> Result<[u8; N], TokenStoreError> {
+fn random_bytes<const N: usize>() -> Result<[u8; N], StoreError> {
     let mut bytes = [0u8; N];
-    getrandom::fill(&mut bytes).map_err(|e| TokenStoreError(format!("random: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(|e| StoreError(format!("random: {e}")))?;
     Ok(bytes)
 }
 
@@ -354,11 +353,11 @@ pub fn scopes_text(scopes: &[DelegatedScope]) -> String {
 
 /// The stored form back; a scope this build does not know is a store failure (the row was
 /// written by something else).
-pub fn parse_scopes(text: &str) -> Result<Vec<DelegatedScope>, TokenStoreError> {
+pub fn parse_scopes(text: &str) -> Result<Vec<DelegatedScope>, StoreError> {
     text.split_whitespace()
         .map(|s| {
             s.parse()
-                .map_err(|_| TokenStoreError(format!("stored token has unknown scope {s:?}")))
+                .map_err(|_| StoreError(format!("stored token has unknown scope {s:?}")))
         })
         .collect()
 }

@@ -357,7 +357,7 @@ fn csrf_matches(secret: &str, presented: &[u8]) -> bool {
 }
 
 /// A store failure: logged with its text, answered without it.
-fn unavailable(error: tokens::TokenStoreError) -> Refusal {
+fn unavailable(error: tokens::StoreError) -> Refusal {
     tracing::error!(%error, "credential check failed");
     refusal::CREDENTIALS_UNAVAILABLE
 }

@@ -3,15 +3,24 @@
 //! only a database can show: several instances consuming one sign-in ticket.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+mod postgres_support;
+mod store_support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rcip_database::SqliteTokenStore;
+use postgres_support::TestSchema;
+use rcip_database::{PostgresTokenStore, SqliteTokenStore};
+use rcip_platform::tokens::{self, MemoryTokenStore, NewToken, SecretHash, Session, TokenStore};
 use rcip_records::DelegatedScope;
-use rcip_server::tokens::{self, MemoryTokenStore, NewToken, SecretHash, Session, TokenStore};
-use support::{TempDb, TestSchema};
+use rcip_test_support::TempDb;
+
+/// A token store on `schema` (two connections: the races open four at once).
+async fn tokens_on(schema: &TestSchema) -> PostgresTokenStore {
+    PostgresTokenStore::open_with(schema.config(), 2)
+        .await
+        .unwrap()
+}
 
 fn new_token(principal: &str, scopes: Vec<DelegatedScope>) -> NewToken {
     NewToken {
@@ -256,11 +265,11 @@ async fn postgres_store_conforms() {
     let Some(schema) = TestSchema::create().await else {
         return;
     };
-    suite(&schema.open().await).await;
+    suite(&tokens_on(&schema).await).await;
     let Some(other) = TestSchema::create().await else {
         return;
     };
-    token_listing(&other.open().await).await;
+    token_listing(&tokens_on(&other).await).await;
 }
 
 #[tokio::test]
@@ -346,7 +355,12 @@ async fn postgres_instances_race_on_one_ticket() {
         return;
     };
     // The instances open together: the tables are made once, under the advisory lock.
-    let (a, b, c, d) = tokio::join!(schema.open(), schema.open(), schema.open(), schema.open());
+    let (a, b, c, d) = tokio::join!(
+        tokens_on(&schema),
+        tokens_on(&schema),
+        tokens_on(&schema),
+        tokens_on(&schema)
+    );
     let stores: Vec<Arc<dyn TokenStore>> = vec![Arc::new(a), Arc::new(b), Arc::new(c), Arc::new(d)];
     race_on_tickets(&stores).await;
 }
