@@ -81,7 +81,7 @@ pub use programs::{
 };
 pub use registry::{
     Agents, OperationSpec, PlatformCall, capability_definitions, operation, operations, parse_call,
-    platform_definition, rcip_scope_id, tool_name,
+    platform_definition, rcip_scope_id, read_checked_call, tool_name,
 };
 
 pub use rcip_records;

@@ -27,7 +27,7 @@ use super::directory_programs::DirectoryPrograms;
 use super::error::PlatformError;
 use super::programs::{check_package, example_packages};
 use super::registry::{
-    OperationSpec, PlatformCall, capability_definitions, operations, parse_call,
+    OperationSpec, PlatformCall, capability_definitions, operations, parse_call, read_checked_call,
 };
 use rcip_records::__private::{CursorKey, CursorScope};
 use rcip_records::DEFAULT_LIMIT;
@@ -181,6 +181,33 @@ impl<S: RecordStore> Platform<S> {
         arguments: Value,
     ) -> Result<Value, PlatformError> {
         let (spec, call) = parse_call(operation, &arguments)?;
+        self.run(caller, spec, call).await
+    }
+
+    /// [`call`](Self::call) for arguments a door already checked against the operation's
+    /// input schema (see [`read_checked_call`]): the MCP door, whose runtime validated them
+    /// against [`capability_definitions`](crate::capability_definitions).
+    ///
+    /// # Errors
+    ///
+    /// As [`call`](Self::call).
+    pub async fn call_checked(
+        &self,
+        caller: &Caller,
+        operation: &str,
+        arguments: Value,
+    ) -> Result<Value, PlatformError> {
+        let (spec, call) = read_checked_call(operation, &arguments)?;
+        self.run(caller, spec, call).await
+    }
+
+    /// A parsed call, authorized then dispatched.
+    async fn run(
+        &self,
+        caller: &Caller,
+        spec: &'static OperationSpec,
+        call: PlatformCall,
+    ) -> Result<Value, PlatformError> {
         // A workspace the credential does not reach reads as one without the caller: the
         // refusals that come first (arguments, console-only) still come first, then 404.
         let access = match call.workspace_id() {

@@ -236,6 +236,36 @@ pub fn parse_call(
     Ok((spec, call))
 }
 
+/// [`parse_call`] for arguments a door already checked against the operation's input schema
+/// (the MCP door's runtime validates every call against [`capability_definitions`], which
+/// carry the same schemas): the typed read and the rules across arguments, without a second
+/// pass of the schema over the same value.
+///
+/// ```
+/// use rcip_platform::{PlatformCall, read_checked_call};
+/// use serde_json::json;
+///
+/// let (_, call) = read_checked_call("record.get", &json!({
+///     "workspace_id": "acme", "record_id": "0190b8c0-0000-7000-8000-000000000001"
+/// })).unwrap();
+/// assert!(matches!(call, PlatformCall::RecordGet(_)));
+/// ```
+///
+/// # Errors
+///
+/// As [`parse_call`] for an unknown operation and for the rules across arguments; a value
+/// that no schema check passed may still be refused by its type (400 `INVALID_ARGUMENTS`).
+pub fn read_checked_call(
+    operation_name: &str,
+    arguments: &Value,
+) -> Result<(&'static OperationSpec, PlatformCall), PlatformError> {
+    let spec = operation(operation_name)
+        .ok_or_else(|| PlatformError::unknown_operation(operation_name))?;
+    let call = typed(spec.name, arguments)?;
+    refine(&call)?;
+    Ok((spec, call))
+}
+
 fn typed(name: &str, arguments: &Value) -> Result<PlatformCall, PlatformError> {
     use PlatformCall as C;
     fn read<T: DeserializeOwned>(arguments: &Value) -> Result<T, PlatformError> {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use rcip_platform::{
     Agents, MAX_ECHOED_NAME, PlatformCall, capability_definitions, operation, operations,
-    parse_call, platform_definition, tool_name,
+    parse_call, platform_definition, read_checked_call, tool_name,
 };
 use rcip_records::{
     ArchiveRecord, ChangesFeed, CreateRecord, DelegatedScope as S, ExecuteCommand, GetRecord,
@@ -553,4 +553,41 @@ fn capabilities_and_tools_are_generated_from_the_table() {
     }
     assert!(tools.contains("record_get") && tools.contains("changes_feed"));
     assert_eq!(tool_name("program.activate"), "program_activate");
+}
+
+/// The MCP door reads calls its runtime already checked: sound only while every capability
+/// carries exactly its operation's input schema. The checked read still applies the rules
+/// across arguments and the types, and skips only the schema pass.
+#[test]
+fn a_checked_call_skips_only_the_schema_pass_the_runtime_made() {
+    for (spec, capability) in operations().iter().zip(capability_definitions()) {
+        assert_eq!(capability.id, spec.name);
+        assert_eq!(capability.input_schema, spec.input, "{}", spec.name);
+    }
+    let get = json!({"workspace_id": "acme", "record_id": RECORD});
+    let (spec, checked) = read_checked_call("record.get", &get).unwrap();
+    assert_eq!(spec.name, "record.get");
+    let (_, parsed) = parse_call("record.get", &get).unwrap();
+    assert_eq!(format!("{checked:?}"), format!("{parsed:?}"));
+    // A workspace id the schema's pattern refuses (a NUL): refused by the full parse, read by
+    // the checked one (its caller checked the schema).
+    let unchecked = json!({"workspace_id": "ac\u{0}me", "record_id": RECORD});
+    assert_eq!(
+        invalid("record.get", unchecked.clone())[0].0,
+        "/workspace_id"
+    );
+    assert!(read_checked_call("record.get", &unchecked).is_ok());
+    // The rules across arguments and the types still hold.
+    let neither = json!({"workspace_id": "acme", "idempotency_key": "k"});
+    let refused = read_checked_call("program.activate", &neither).unwrap_err();
+    assert_eq!(refused.code, "INVALID_ARGUMENTS");
+    let untyped = json!({"workspace_id": "acme", "record_id": 7});
+    assert_eq!(
+        read_checked_call("record.get", &untyped).unwrap_err().code,
+        "INVALID_ARGUMENTS"
+    );
+    assert_eq!(
+        read_checked_call("record.gone", &get).unwrap_err().code,
+        "UNKNOWN_OPERATION"
+    );
 }

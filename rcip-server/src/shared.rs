@@ -32,6 +32,15 @@ pub(crate) trait Operations: Send + Sync + 'static {
         operation: &'a str,
         arguments: Value,
     ) -> CallFuture<'a>;
+
+    /// [`Platform::call_checked`]: arguments the door's runtime already checked against the
+    /// operation's input schema.
+    fn call_checked<'a>(
+        &'a self,
+        caller: &'a Caller,
+        operation: &'a str,
+        arguments: Value,
+    ) -> CallFuture<'a>;
 }
 
 impl<S: RecordStore> Operations for Platform<S> {
@@ -42,6 +51,15 @@ impl<S: RecordStore> Operations for Platform<S> {
         arguments: Value,
     ) -> CallFuture<'a> {
         Box::pin(Platform::call(self, caller, operation, arguments))
+    }
+
+    fn call_checked<'a>(
+        &'a self,
+        caller: &'a Caller,
+        operation: &'a str,
+        arguments: Value,
+    ) -> CallFuture<'a> {
+        Box::pin(Platform::call_checked(self, caller, operation, arguments))
     }
 }
 
@@ -94,12 +112,19 @@ impl Shared {
         }
         let started = self.metrics.then(Instant::now);
         let answer = async {
-            match who.workspace.as_deref() {
-                None => self.platform.call(&who.caller, name, arguments).await,
-                Some(bound) => {
-                    let caller = who.caller.clone().within(bound);
-                    self.platform.call(&caller, name, arguments).await
+            let bound;
+            let caller = match who.workspace.as_deref() {
+                None => &who.caller,
+                Some(workspace) => {
+                    bound = who.caller.clone().within(workspace);
+                    &bound
                 }
+            };
+            match door {
+                Door::Rest => self.platform.call(caller, name, arguments).await,
+                // The MCP door's runtime validated the arguments against the same schemas
+                // (the platform's capability definitions): not a second pass.
+                Door::Mcp => self.platform.call_checked(caller, name, arguments).await,
             }
         }
         .instrument(span.clone())
