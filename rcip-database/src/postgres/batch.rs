@@ -30,17 +30,23 @@ const MAX_BATCH: usize = 64;
 const LOCK_MANY: &str =
     "SELECT id, revision FROM records WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE";
 
-/// The entries already stored under the batch's keys.
-const KEYS_MANY: &str = "SELECT i.workspace_id, i.key, i.fingerprint, i.result \
-     FROM idempotency i JOIN UNNEST($1::text[], $2::text[]) AS k(workspace_id, key) \
-     ON i.workspace_id = k.workspace_id AND i.key = k.key";
+/// The entries already stored under the batch's keys: one primary-key lookup per key. A
+/// join lets the planner hash the whole table, and a prepared statement's generic plan keeps
+/// that choice while the table grows (measured under load: a sequential scan of every stored
+/// key in each batch). The `LIMIT` keeps the planner from pulling the lookup up into a join.
+const KEYS_MANY: &str = "SELECT k.workspace_id, k.key, i.fingerprint, i.result \
+     FROM UNNEST($1::text[], $2::text[]) AS k(workspace_id, key) \
+     CROSS JOIN LATERAL (SELECT fingerprint, result FROM idempotency \
+     WHERE workspace_id = k.workspace_id AND key = k.key LIMIT 1) AS i";
 
+/// The batch's records, rewritten; `r.id = ANY($1)` lets the planner reach them through the
+/// primary key whatever it guesses of the unnested rows.
 const UPDATE_MANY: &str = "UPDATE records AS r SET revision = u.revision, data = u.data, \
      participants = u.participants, state = u.state, archived = u.archived, \
      updated_at = u.updated_at \
      FROM UNNEST($1::uuid[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::bool[], \
      $7::int8[]) AS u(id, revision, data, participants, state, archived, updated_at) \
-     WHERE r.id = u.id";
+     WHERE r.id = ANY($1::uuid[]) AND r.id = u.id";
 
 /// The keys, inserted in key order (for the same reason as the locks).
 const INSERT_KEYS: &str = "INSERT INTO idempotency (workspace_id, key, fingerprint, result) \
@@ -365,5 +371,52 @@ impl KeyColumns {
         self.key.push(entry.key.clone());
         self.fingerprint.push(entry.fingerprint.clone());
         self.result.push(entry.result.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KEYS_MANY;
+
+    /// The plan a prepared statement keeps (generic, made while the table is empty, as when
+    /// a deployment starts) still finds each key through the primary key: the table grows
+    /// with every commit, and a scan of it per batch was most of PostgreSQL's work under load.
+    #[tokio::test]
+    async fn the_batch_key_lookup_never_scans_the_table() {
+        const URL_VAR: &str = "RCIP_TEST_POSTGRES_URL";
+        let Some(url) = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty()) else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{URL_VAR} is not set and CI is: CI must run the PostgreSQL tests"
+            );
+            eprintln!("skipped: PostgreSQL tests ({URL_VAR} not set)");
+            return;
+        };
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .expect("the test server");
+        tokio::spawn(connection);
+        // A temporary table shadows any `idempotency` for this session only.
+        client
+            .batch_execute(&format!(
+                "CREATE TEMP TABLE idempotency (workspace_id TEXT NOT NULL, key TEXT NOT NULL, \
+                 fingerprint TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (workspace_id, key)); \
+                 SET plan_cache_mode = force_generic_plan; PREPARE keys AS {KEYS_MANY}"
+            ))
+            .await
+            .expect("the statement prepares");
+        let plan: Vec<String> = client
+            .simple_query("EXPLAIN EXECUTE keys('{acme}', '{k1}')")
+            .await
+            .expect("a plan")
+            .into_iter()
+            .filter_map(|message| match message {
+                tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_owned),
+                _ => None,
+            })
+            .collect();
+        let plan = plan.join("\n");
+        assert!(plan.contains("Index Scan using idempotency_pkey"), "{plan}");
+        assert!(!plan.contains("Seq Scan"), "{plan}");
     }
 }
