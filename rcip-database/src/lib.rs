@@ -32,6 +32,8 @@ mod traced;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 #[doc(hidden)]
 pub use pause::CommitPause;
+#[cfg(all(feature = "postgres", feature = "mcp"))]
+pub use postgres::mcp::PostgresTaskStore;
 #[cfg(feature = "postgres")]
 pub use postgres::tokens::{DEFAULT_POOL_SIZE as TOKENS_POOL_SIZE, PostgresTokenStore};
 #[cfg(feature = "postgres")]

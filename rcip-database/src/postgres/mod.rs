@@ -16,6 +16,8 @@ use uuid::Uuid;
 
 mod batch;
 mod directory;
+#[cfg(feature = "mcp")]
+pub(crate) mod mcp;
 mod pipeline;
 pub(crate) mod tokens;
 
@@ -41,6 +43,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("migrations/0002_directory.sql"),
     ),
     (3, "tokens", include_str!("migrations/0003_tokens.sql")),
+    (
+        4,
+        "mcp tasks",
+        include_str!("migrations/0004_mcp_tasks.sql"),
+    ),
 ];
 
 /// The advisory lock class of migrations (the second key is the schema's hash), so two
@@ -202,6 +209,14 @@ impl PostgresStore {
     #[must_use]
     pub fn tokens(&self) -> tokens::PostgresTokenStore {
         tokens::PostgresTokenStore::on(self.pool.clone())
+    }
+
+    /// MCP tasks on this store's pool (feature `mcp`), shared by every instance on this
+    /// database schema.
+    #[cfg(feature = "mcp")]
+    #[must_use]
+    pub fn mcp_tasks(&self) -> mcp::PostgresTaskStore {
+        mcp::PostgresTaskStore::on(self.pool.clone())
     }
 
     /// The pool's use now (for a metrics gauge; no connection is touched).

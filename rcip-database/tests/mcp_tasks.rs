@@ -1,0 +1,238 @@
+//! One conformance suite for rcip-mcp's task stores: the memory store and PostgreSQL (a
+//! schema per test; skipped with one line without `RCIP_TEST_POSTGRES_URL`). Then what only
+//! a shared store shows: a task made through one instance is seen and finished through
+//! another, and two instances finishing one task at once change it exactly once.
+#![allow(clippy::unwrap_used)]
+
+mod postgres_support;
+mod store_support;
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use postgres_support::TestSchema;
+use rcip_mcp::{MemoryTaskStore, TaskRecord, TaskState, TaskStore};
+use serde_json::json;
+
+fn now_ms() -> u64 {
+    u64::try_from(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+}
+
+fn task(id: &str, owner: Option<&str>, ttl_ms: u64) -> TaskRecord {
+    let now = now_ms();
+    TaskRecord {
+        id: id.to_owned(),
+        owner: owner.map(str::to_owned),
+        capability_id: "reports.build".to_owned(),
+        state: TaskState::Working,
+        created_at: now,
+        updated_at: now,
+        ttl_ms,
+    }
+}
+
+async fn conforms(store: &dyn TaskStore) {
+    let now = now_ms();
+    // Created and read back as given, the owner included.
+    let created = task("t1", Some("ada"), 60_000);
+    store.create(created.clone()).await.unwrap();
+    assert_eq!(store.get("t1").await.unwrap(), Some(created.clone()));
+    assert_eq!(store.get("t-unknown").await.unwrap(), None);
+    let anonymous = task("t2", None, 60_000);
+    store.create(anonymous.clone()).await.unwrap();
+    assert_eq!(store.get("t2").await.unwrap().unwrap().owner, None);
+
+    // Every state survives the round trip, with its detail.
+    let asked = json!({"name": {"method": "elicitation/create", "params": {"message": "Name?"}}});
+    assert!(
+        store
+            .set_state("t1", TaskState::InputRequired(asked.clone()), now + 1)
+            .await
+            .unwrap()
+    );
+    let read = store.get("t1").await.unwrap().unwrap();
+    assert_eq!(read.state, TaskState::InputRequired(asked));
+    assert_eq!(read.updated_at, now + 1);
+    assert!(
+        store
+            .set_state("t1", TaskState::Working, now + 2)
+            .await
+            .unwrap()
+    );
+    let result = json!({"content": [{"type": "text", "text": "done"}], "isError": false});
+    assert!(
+        store
+            .set_state("t1", TaskState::Completed(result.clone()), now + 3)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get("t1").await.unwrap().unwrap().state,
+        TaskState::Completed(result.clone())
+    );
+
+    // A finished task never changes: a late result cannot undo a cancellation.
+    for later in [
+        TaskState::Working,
+        TaskState::Cancelled,
+        TaskState::Failed(json!({"code": -32603, "message": "late"})),
+    ] {
+        assert!(!store.set_state("t1", later, now + 4).await.unwrap());
+    }
+    assert_eq!(
+        store.get("t1").await.unwrap().unwrap().state,
+        TaskState::Completed(result)
+    );
+    assert!(
+        store
+            .set_state("t2", TaskState::Cancelled, now + 5)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_state("t2", TaskState::Completed(json!({})), now + 6)
+            .await
+            .unwrap()
+    );
+    let error = json!({"code": -32021, "message": "missing capability"});
+    store.create(task("t3", None, 60_000)).await.unwrap();
+    assert!(
+        store
+            .set_state("t3", TaskState::Failed(error.clone()), now + 7)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get("t3").await.unwrap().unwrap().state,
+        TaskState::Failed(error)
+    );
+    assert!(
+        !store
+            .set_state("t-unknown", TaskState::Cancelled, now)
+            .await
+            .unwrap()
+    );
+
+    // A task finished longer than its ttl ago reads as absent; a running one never expires.
+    let mut old = task("t4", None, 10);
+    old.created_at = now - 1_000;
+    old.updated_at = now - 1_000;
+    store.create(old.clone()).await.unwrap();
+    assert!(store.get("t4").await.unwrap().is_some(), "running: kept");
+    assert!(
+        store
+            .set_state("t4", TaskState::Cancelled, now - 500)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.get("t4").await.unwrap(), None, "finished and expired");
+}
+
+#[tokio::test]
+async fn the_memory_store_conforms() {
+    conforms(&MemoryTaskStore::new()).await;
+}
+
+#[tokio::test]
+async fn the_postgres_store_conforms() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    conforms(&schema.open().await.mcp_tasks()).await;
+}
+
+/// What a second instance sees: the task one instance made, its changes, and the sweep of
+/// expired tasks by whichever instance creates the next one.
+#[tokio::test]
+async fn instances_share_their_tasks() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = tokio::join!(schema.open(), schema.open());
+    let (a, b) = (a.mcp_tasks(), b.mcp_tasks());
+    let now = now_ms();
+    a.create(task("shared", Some("ada"), 60_000)).await.unwrap();
+    assert_eq!(
+        b.get("shared").await.unwrap().unwrap().owner.as_deref(),
+        Some("ada")
+    );
+    assert!(
+        b.set_state("shared", TaskState::Cancelled, now + 1)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        a.get("shared").await.unwrap().unwrap().state,
+        TaskState::Cancelled
+    );
+    assert!(
+        !a.set_state("shared", TaskState::Completed(json!({})), now + 2)
+            .await
+            .unwrap()
+    );
+
+    // An expired task's row goes when any instance creates a task.
+    let mut old = task("old", None, 1);
+    old.created_at = now - 10_000;
+    old.updated_at = now - 10_000;
+    a.create(old).await.unwrap();
+    assert!(
+        a.set_state("old", TaskState::Cancelled, now - 5_000)
+            .await
+            .unwrap()
+    );
+    b.create(task("next", None, 60_000)).await.unwrap();
+    let rows = schema
+        .client()
+        .await
+        .query("SELECT id FROM rcip_mcp_tasks ORDER BY id", &[])
+        .await
+        .unwrap();
+    let ids: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+    assert_eq!(ids, ["next", "shared"]);
+}
+
+/// Two instances finish one running task at the same moment (one cancels, one completes),
+/// many times over: exactly one change wins each time, and the task shows the winner's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_finish_wins_across_instances() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = tokio::join!(schema.open(), schema.open());
+    let (a, b): (Arc<dyn TaskStore>, Arc<dyn TaskStore>) =
+        (Arc::new(a.mcp_tasks()), Arc::new(b.mcp_tasks()));
+    for round in 0..50 {
+        let id = format!("race-{round}");
+        a.create(task(&id, None, 60_000)).await.unwrap();
+        let barrier = Arc::new(tokio::sync::Barrier::new(2));
+        let finish = |store: Arc<dyn TaskStore>, state: TaskState| {
+            let (barrier, id) = (Arc::clone(&barrier), id.clone());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                store.set_state(&id, state, now_ms()).await.unwrap()
+            })
+        };
+        let completed = TaskState::Completed(json!({"round": round}));
+        let cancel = finish(Arc::clone(&a), TaskState::Cancelled);
+        let complete = finish(Arc::clone(&b), completed.clone());
+        let (cancelled, done) = (cancel.await.unwrap(), complete.await.unwrap());
+        assert!(cancelled != done, "round {round}: exactly one finish wins");
+        let state = b.get(&id).await.unwrap().unwrap().state;
+        assert_eq!(
+            state,
+            if cancelled {
+                TaskState::Cancelled
+            } else {
+                completed
+            }
+        );
+    }
+}
