@@ -189,6 +189,7 @@ async fn run(args: ServeArgs) -> Result<(), Failure> {
         tokens,
         token_store,
         Arc::new(|| {}),
+        |server| server,
     )
     .await
 }
@@ -203,6 +204,8 @@ async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure>
             .map_err(|e| failure(format!("the PostgreSQL database: {e}")))?,
     );
     let token_store = Arc::new(store.tokens());
+    // Every instance on the database serves the MCP sessions any of them opened.
+    let sessions = Arc::new(store.mcp_sessions());
     let platform = Arc::new(
         Platform::open(Engine::new(Arc::clone(&store)), store.clone())
             .await
@@ -222,7 +225,15 @@ async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure>
                 .set(count as f64);
         }
     });
-    serve_platform(args, platform, tokens, token_store, refresh).await
+    serve_platform(
+        args,
+        platform,
+        tokens,
+        token_store,
+        refresh,
+        move |server| server.mcp_sessions(sessions),
+    )
+    .await
 }
 
 #[cfg(not(feature = "postgres"))]
@@ -238,6 +249,8 @@ async fn serve_platform<S: RecordStore>(
     tokens: StaticTokens,
     token_store: Arc<dyn TokenStore>,
     refresh: Arc<dyn Fn() + Send + Sync>,
+    // What the database adds to the server (PostgreSQL: the shared MCP sessions).
+    shared: impl FnOnce(Server) -> Server,
 ) -> Result<(), Failure> {
     if let Some(folder) = &args.programs {
         install(&platform, folder).await?;
@@ -291,7 +304,8 @@ async fn serve_platform<S: RecordStore>(
     } else {
         None
     };
-    let mut app = Server::new(Arc::clone(&platform), Arc::new(authenticate), base_url)
+    let server = Server::new(Arc::clone(&platform), Arc::new(authenticate), base_url);
+    let mut app = shared(server)
         .limits(limits)
         .authorization_servers(issuers)
         .shutdown(streams.clone())

@@ -52,7 +52,10 @@ impl Schema {
             );
             return None;
         };
-        let name = format!("rcip_serve_{}_{}", std::process::id(), line!());
+        // One per test of this process: the tests run at once.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let next = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("rcip_serve_{}_{next}", std::process::id());
         execute(&url, &format!("CREATE SCHEMA {name}"));
         Some(Self { url, name })
     }
@@ -172,6 +175,80 @@ fn two_instances_on_one_database_serve_one_platform() {
     let max = rcip_database::DEFAULT_POOL_SIZE as f64;
     assert_eq!(series("max"), max);
     assert!(series("open") >= 1.0 && series("idle") <= series("open"));
+    drop((one, two));
+    drop(schema);
+}
+
+/// A `POST /mcp` on a connection of its own, as ada (`ada-token`, the dev token `serve`
+/// sets) or `bearer`: the status, the head and the body (read to the close).
+fn post_mcp(
+    address: &str,
+    bearer: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> (u16, String, String) {
+    let body = body.to_string();
+    let mut stream = serving::connect(address);
+    let session = session.map_or_else(String::new, |id| {
+        format!("mcp-session-id: {id}\r\nmcp-protocol-version: 2025-11-25\r\n")
+    });
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\
+         authorization: Bearer {bearer}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\n{session}content-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (
+        head[9..12].parse().unwrap(),
+        head.to_owned(),
+        body.to_owned(),
+    )
+}
+
+/// A 2025-11-25 MCP session opened through one instance is served by the other (the
+/// owner and the `initialize` are in the database), for its owner only.
+#[test]
+fn an_mcp_session_is_served_by_either_instance() {
+    let Some(schema) = Schema::create() else {
+        return;
+    };
+    let database = schema.database();
+    let other: [&std::ffi::OsStr; 2] = [
+        "--insecure-dev-token".as_ref(),
+        "bob-token=human:bob".as_ref(),
+    ];
+    let (one, two) = (serve(&database, &other), serve(&database, &other));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let (status, head, _) = post_mcp(&one.address, "ada-token", None, &initialize);
+    assert_eq!(status, 200, "{head}");
+    let session = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {head}"));
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, _, _) = post_mcp(&one.address, "ada-token", Some(&session), &initialized);
+    assert_eq!(status, 202);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (status, head, body) = post_mcp(&two.address, "ada-token", Some(&session), &list);
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert!(body.contains("record_get"), "{body}");
+    // Bob on either instance, with ada's session id: an unknown session.
+    for address in [&one.address, &two.address] {
+        let (status, _, body) = post_mcp(address, "bob-token", Some(&session), &list);
+        assert_eq!(status, 404, "{body}");
+        assert!(body.contains("Session not found"), "{body}");
+    }
     drop((one, two));
     drop(schema);
 }

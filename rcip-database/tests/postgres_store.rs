@@ -422,7 +422,7 @@ async fn migrations_are_recorded_and_a_newer_schema_is_refused() {
             (1, "initial".to_owned()),
             (2, "directory".to_owned()),
             (3, "tokens".to_owned()),
-            (4, "mcp tasks".to_owned())
+            (4, "mcp".to_owned())
         ]
     );
 

@@ -82,8 +82,13 @@
 //! once; the next call is a new one. Anonymous callers (no authentication hook) are one
 //! principal.
 //!
-//! **Deployments with several instances.** The runtime keeps pending confirmations in
-//! memory, in the process that created them. A 2026-07-28 retry must therefore reach the
+//! **Deployments with several instances.** A [`SessionStore`] in
+//! [`HttpOptions::session_store`] shares 2025-11-25 sessions: a request naming a session
+//! another instance opened is served here, for the principal that opened it only; a
+//! [`TaskStore`] shared through [`McpBridgeBuilder::task_store`] lets any instance answer
+//! `tasks/get`, `tasks/result` and `tasks/cancel` (the cancellation reaches the handler only
+//! where it runs). The runtime keeps pending confirmations in memory, in the process that
+//! created them. A 2026-07-28 retry must therefore reach the
 //! instance that returned the `input_required` result: a valid `requestState` is only
 //! accepted there (its key is per process by default; with a shared
 //! [`request_state_key`](McpBridgeBuilder::request_state_key) another instance verifies it
@@ -197,6 +202,7 @@ mod resources;
 mod results;
 mod server;
 mod session_owner;
+mod sessions;
 mod tasks;
 mod transport;
 
@@ -213,6 +219,7 @@ pub use logging::{McpLog, McpLogLevel};
 pub use progress::McpProgress;
 pub use providers::{PromptProvider, ProviderContext, ResourceProvider};
 pub use rmcp;
+pub use sessions::{SessionOwner, SessionStore, SessionStoreError};
 pub use tasks::{MemoryTaskStore, TaskRecord, TaskState, TaskStore, TaskStoreError};
 /// The token [`HttpOptions::shutdown`] takes (tokio-util's).
 pub use tokio_util::sync::CancellationToken;

@@ -7,6 +7,10 @@
 //! request that carries an `Mcp-Session-Id` (any method, either revision) exactly as rmcp
 //! answers an unknown session, `404` with the body `Not Found: Session not found`, unless
 //! the id names a session recorded for the same whole principal (id, name and scopes).
+//!
+//! With a shared [`SessionStore`], the owner is also written there before `initialize`'s
+//! answer leaves, and a session this instance does not know is looked up there: another
+//! instance of the deployment opened it, and rmcp restores it here.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,6 +25,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 
 use crate::context::lock;
+use crate::sessions::{SessionOwner, SessionStore};
 
 /// The header naming a 2025-11-25 session, on requests and on `initialize`'s answer.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -35,6 +40,8 @@ const PRUNE_FLOOR: usize = 64;
 pub(crate) struct SessionOwners {
     manager: Arc<LocalSessionManager>,
     table: Mutex<Table>,
+    /// The deployment's sessions, when its instances share them.
+    shared: Option<Arc<dyn SessionStore>>,
 }
 
 struct Table {
@@ -46,22 +53,44 @@ struct Table {
 }
 
 impl SessionOwners {
-    /// The owners of the sessions `manager` holds.
-    pub(crate) fn new(manager: Arc<LocalSessionManager>) -> Self {
+    /// The owners of the sessions `manager` holds, and of those `shared` holds.
+    pub(crate) fn new(
+        manager: Arc<LocalSessionManager>,
+        shared: Option<Arc<dyn SessionStore>>,
+    ) -> Self {
         Self {
             manager,
             table: Mutex::new(Table {
                 owners: HashMap::new(),
                 prune_at: PRUNE_FLOOR,
             }),
+            shared,
         }
     }
 
-    fn owned_by(&self, id: &str, principal: Option<&Principal>) -> bool {
-        lock(&self.table)
-            .owners
-            .get(id)
-            .is_some_and(|owner| owner.as_ref() == principal)
+    /// Whether session `id` belongs to `principal`: recorded here, or else in the shared
+    /// store (then recorded here too, so its next requests do not ask the store again). A
+    /// store that fails answers no.
+    async fn owned_by(&self, id: &str, principal: Option<&Principal>) -> bool {
+        if let Some(owner) = lock(&self.table).owners.get(id) {
+            return owner.as_ref() == principal;
+        }
+        let Some(shared) = &self.shared else {
+            return false;
+        };
+        match shared.owner(id).await {
+            Ok(Some(owner)) if owner.is(principal) => {
+                lock(&self.table)
+                    .owners
+                    .insert(id.into(), principal.cloned());
+                true
+            }
+            Ok(_) => false,
+            Err(error) => {
+                tracing::error!(target: "rcip::mcp", %error, "a session's owner could not be read");
+                false
+            }
+        }
     }
 
     fn forget(&self, id: &str) {
@@ -78,6 +107,13 @@ impl SessionOwners {
     }
 
     async fn record(&self, id: SessionId, principal: Option<Principal>) {
+        if let Some(shared) = &self.shared {
+            // Before the answer leaves: the client's next request may reach another instance.
+            let owner = SessionOwner::of(principal.as_ref());
+            if let Err(error) = shared.set_owner(&id, owner).await {
+                tracing::error!(target: "rcip::mcp", %error, "a session's owner could not be shared");
+            }
+        }
         let recorded: Vec<SessionId> = {
             let mut table = lock(&self.table);
             table.owners.insert(id, principal);
@@ -134,7 +170,7 @@ pub(crate) async fn guard(owners: Arc<SessionOwners>, request: Request, next: Ne
             // An id this endpoint never recorded is refused too: no principal opened it,
             // and a 2026-07-28 request (which rmcp serves without looking at the id) must
             // not tell a foreign session from an unknown one.
-            if !owners.owned_by(&id, principal.as_ref()) {
+            if !owners.owned_by(&id, principal.as_ref()).await {
                 return unknown_session();
             }
             let delete = request.method() == Method::DELETE;
@@ -167,7 +203,7 @@ mod tests {
     #[tokio::test]
     async fn entries_of_sessions_rmcp_dropped_are_pruned() {
         let manager = Arc::new(LocalSessionManager::default());
-        let owners = SessionOwners::new(Arc::clone(&manager));
+        let owners = SessionOwners::new(Arc::clone(&manager), None);
         let ada = Some(Principal::new("ada"));
         // One live session, then many that rmcp ends (as its idle timeout would).
         let (live, _live_transport) = manager.create_session().await.unwrap();
@@ -178,8 +214,8 @@ mod tests {
             manager.close_session(&id).await.unwrap();
             assert!(owners.len() <= PRUNE_FLOOR, "{}", owners.len());
         }
-        assert!(owners.owned_by(&live, ada.as_ref()));
-        assert!(!owners.owned_by(&live, Some(&Principal::new("bob"))));
-        assert!(!owners.owned_by(&live, None));
+        assert!(owners.owned_by(&live, ada.as_ref()).await);
+        assert!(!owners.owned_by(&live, Some(&Principal::new("bob"))).await);
+        assert!(!owners.owned_by(&live, None).await);
     }
 }

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::bridge::{BridgeError, McpBridge};
 use crate::events::MemoryEventStore;
 use crate::session_owner::{self, SessionOwners};
+use crate::sessions::{Restorer, SessionStore};
 
 /// Serves the bridge on this process's stdin and stdout until the client closes them.
 /// Both revisions: a 2025-11-25 client starts with `initialize`, a 2026-07-28 one with
@@ -87,6 +88,7 @@ pub struct HttpOptions {
     auth: Option<Arc<AuthHook>>,
     shutdown: CancellationToken,
     events: Option<Arc<dyn EventStore>>,
+    sessions: Option<Arc<dyn SessionStore>>,
 }
 
 impl fmt::Debug for HttpOptions {
@@ -97,6 +99,7 @@ impl fmt::Debug for HttpOptions {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("auth", &self.auth.is_some())
             .field("events", &self.events.is_some())
+            .field("sessions", &self.sessions.is_some())
             .finish()
     }
 }
@@ -113,6 +116,7 @@ impl Default for HttpOptions {
             auth: None,
             shutdown: CancellationToken::new(),
             events: Some(Arc::new(MemoryEventStore::new())),
+            sessions: None,
         }
     }
 }
@@ -187,6 +191,18 @@ impl HttpOptions {
         self
     }
 
+    /// Shares the endpoint's 2025-11-25 sessions with the deployment's other instances
+    /// through `store`: a request naming a session another instance opened is served here
+    /// (rmcp restores it from its stored `initialize`), still only for the principal that
+    /// opened it. Without one (the default), a session lives in the instance that opened it.
+    /// Share the events too ([`event_store`](Self::event_store)), so a client reconnecting
+    /// to another instance gets what it missed.
+    #[must_use]
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.sessions = Some(store);
+        self
+    }
+
     /// Keeps no events beyond what rmcp's session holds: a stream can then be resumed only
     /// while its call has not answered.
     #[must_use]
@@ -236,12 +252,15 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     if let Some(hosts) = options.allowed_hosts {
         config = config.with_allowed_hosts(hosts);
     }
+    if let Some(store) = &options.sessions {
+        config.session_store = Some(Arc::new(Restorer(Arc::clone(store))));
+    }
     let mut manager = LocalSessionManager::default();
     if let Some(store) = options.events {
         manager = manager.with_event_store(store);
     }
     let manager = Arc::new(manager);
-    let owners = Arc::new(SessionOwners::new(Arc::clone(&manager)));
+    let owners = Arc::new(SessionOwners::new(Arc::clone(&manager), options.sessions));
     let service = StreamableHttpService::new(move || Ok(bridge.clone()), manager, config);
     // Inside the authentication layer: the guard reads the principal the hook settled.
     let router = Router::new()

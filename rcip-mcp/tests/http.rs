@@ -5,6 +5,7 @@
 mod common;
 mod duplex;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,13 +16,14 @@ use rcip_mcp::rmcp::model::{ProtocolVersion, SubscriptionFilter};
 use rcip_mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rcip_mcp::rmcp::transport::StreamableHttpClientTransport;
 use rcip_mcp::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rcip_mcp::{AuthRejection, HttpOptions};
-use rcip_runtime::Principal;
+use rcip_mcp::{AuthRejection, HttpOptions, SessionOwner, SessionStore, SessionStoreError};
+use rcip_runtime::{BoxFuture, Principal};
 use rcip_test_support::RawAnswer;
 use serde_json::{Value, json};
 
-async fn serve(app: &Arc<App>) -> SocketAddr {
-    let options = HttpOptions::new().bearer_auth(|parts| {
+/// The test's bearer tokens: ada, bob, ada with another scope (another principal).
+fn with_tokens(options: HttpOptions) -> HttpOptions {
+    options.bearer_auth(|parts| {
         match parts
             .headers
             .get("authorization")
@@ -34,7 +36,14 @@ async fn serve(app: &Arc<App>) -> SocketAddr {
             Some("Bearer token-ada-admin") => Ok(Some(Principal::new("ada").with_scope("admin"))),
             Some(_) => Err(AuthRejection::new().with_challenge("Bearer realm=\"notes\"")),
         }
-    });
+    })
+}
+
+async fn serve(app: &Arc<App>) -> SocketAddr {
+    serve_with(app, with_tokens(HttpOptions::new())).await
+}
+
+async fn serve_with(app: &Arc<App>, options: HttpOptions) -> SocketAddr {
     let router = rcip_mcp::http_router(app.bridge.clone(), options);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -650,4 +659,108 @@ async fn an_awaited_outcome_goes_only_to_the_principal_that_called() {
         ada.cancel().await.unwrap();
         bob.cancel().await.unwrap();
     }
+}
+
+/// One stored session: its owner and its `initialize`, each once recorded.
+type Stored = (Option<SessionOwner>, Option<Value>);
+
+/// A deployment's shared sessions, in this test's memory, by id.
+#[derive(Default)]
+struct SharedSessions(std::sync::Mutex<HashMap<String, Stored>>);
+
+impl SharedSessions {
+    fn with<T>(&self, f: impl FnOnce(&mut HashMap<String, Stored>) -> T) -> T {
+        f(&mut self.0.lock().unwrap())
+    }
+}
+
+impl SessionStore for SharedSessions {
+    fn set_owner(&self, id: &str, owner: SessionOwner) -> BoxFuture<Result<(), SessionStoreError>> {
+        self.with(|sessions| sessions.entry(id.to_owned()).or_default().0 = Some(owner));
+        Box::pin(async { Ok(()) })
+    }
+
+    fn owner(&self, id: &str) -> BoxFuture<Result<Option<SessionOwner>, SessionStoreError>> {
+        let owner = self.with(|sessions| sessions.get(id).and_then(|s| s.0.clone()));
+        Box::pin(async move { Ok(owner) })
+    }
+
+    fn set_initialize(&self, id: &str, params: Value) -> BoxFuture<Result<(), SessionStoreError>> {
+        self.with(|sessions| sessions.entry(id.to_owned()).or_default().1 = Some(params));
+        Box::pin(async { Ok(()) })
+    }
+
+    fn initialize(&self, id: &str) -> BoxFuture<Result<Option<Value>, SessionStoreError>> {
+        let params = self.with(|sessions| sessions.get(id).and_then(|s| s.1.clone()));
+        Box::pin(async move { Ok(params) })
+    }
+
+    fn forget(&self, id: &str) -> BoxFuture<Result<(), SessionStoreError>> {
+        self.with(|sessions| sessions.remove(id));
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// Two instances of one application sharing a session store: a session ada opened on one is
+/// served by the other (rmcp restores it from the stored `initialize`), for ada only; ended
+/// through the second, it is gone from the store. An instance without the store does not
+/// know it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_opened_on_one_instance_is_served_by_another() {
+    let shared = Arc::new(SharedSessions::default());
+    let sharing = || with_tokens(HttpOptions::new().session_store(shared.clone()));
+    let apps = [App::new(), App::new(), App::new(), App::new()];
+    let a = serve_with(&apps[0], sharing()).await;
+    let b = serve_with(&apps[1], sharing()).await;
+    let alone = serve(&apps[2]).await;
+    let session = open_session(a, Some("token-ada")).await;
+    let stored = shared
+        .with(|sessions| sessions.get(&session).cloned())
+        .unwrap();
+    assert_eq!(
+        stored.0,
+        Some(SessionOwner::of(Some(&Principal::new("ada"))))
+    );
+    assert!(stored.1.is_some(), "the initialize is stored for a restore");
+
+    let unknown = RawAnswer::of(session_request(b, SessionRequest::Post, "no-such", None)).await;
+    assert_eq!(unknown.status, 404);
+    // Another principal on the other instance: exactly an unknown session's answer.
+    for token in [Some("token-bob"), Some("token-ada-admin"), None] {
+        let foreign =
+            RawAnswer::of(session_request(b, SessionRequest::Post, &session, token)).await;
+        assert_eq!(foreign, unknown, "{token:?}");
+    }
+    let listed = session_request(b, SessionRequest::Post, &session, Some("token-ada"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), reqwest::StatusCode::OK);
+    let body = listed.text().await.unwrap();
+    assert!(body.contains("notes.list"), "{body}");
+    // An instance that does not share sessions does not know it.
+    let elsewhere = RawAnswer::of(session_request(
+        alone,
+        SessionRequest::Post,
+        &session,
+        Some("token-ada"),
+    ))
+    .await;
+    assert_eq!(elsewhere.status, 404);
+
+    let ended = session_request(b, SessionRequest::Delete, &session, Some("token-ada"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), reqwest::StatusCode::NO_CONTENT);
+    assert!(shared.with(|sessions| !sessions.contains_key(&session)));
+    let third = serve_with(&apps[3], sharing()).await;
+    let after = RawAnswer::of(session_request(
+        third,
+        SessionRequest::Post,
+        &session,
+        Some("token-ada"),
+    ))
+    .await;
+    assert_eq!(after, unknown);
 }

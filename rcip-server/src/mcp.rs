@@ -154,6 +154,9 @@ fn build(shared: &Arc<Shared>) -> Result<Router, String> {
     if let Some(hosts) = public_hosts(&shared.base_url) {
         options = options.allowed_hosts(hosts);
     }
+    if let Some(store) = &shared.mcp_sessions {
+        options = options.session_store(Arc::clone(store));
+    }
     Ok(http_router(bridge, options))
 }
 

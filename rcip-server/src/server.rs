@@ -87,8 +87,19 @@ impl Server {
                 authorization_servers: Vec::new(),
                 shutdown: CancellationToken::new(),
                 metrics: true,
+                mcp_sessions: None,
             },
         }
+    }
+
+    /// Shares `/mcp`'s 2025-11-25 sessions with the deployment's other instances through
+    /// `store` (`rcip-database`'s `PostgresStore::mcp_sessions` on the shared database): a
+    /// session opened through one instance is served by any, for its owner only. Without it,
+    /// a session lives in the instance that opened it.
+    #[must_use]
+    pub fn mcp_sessions(mut self, store: Arc<dyn rcip_mcp::SessionStore>) -> Self {
+        self.shared.mcp_sessions = Some(store);
+        self
     }
 
     /// Replaces the limits.

@@ -80,6 +80,9 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
     /// Whether requests and operations are recorded as metrics.
     pub(crate) metrics: bool,
+    /// Where `/mcp` keeps its 2025-11-25 sessions when the deployment's instances share
+    /// them (`None`: in this process).
+    pub(crate) mcp_sessions: Option<Arc<dyn rcip_mcp::SessionStore>>,
 }
 
 impl Shared {

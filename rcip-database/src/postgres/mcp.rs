@@ -1,10 +1,14 @@
-//! rcip-mcp's [`TaskStore`] in PostgreSQL: a task started through one instance is polled,
-//! fetched and cancelled through any instance on the same database schema.
+//! rcip-mcp's state in PostgreSQL, shared by the instances on one database schema: tasks
+//! ([`TaskStore`]: a task started through one instance is polled, fetched and cancelled
+//! through any) and 2025-11-25 sessions ([`SessionStore`]: a session opened through one
+//! instance is served by any, for its owner only).
 
 use std::fmt;
 
 use deadpool_postgres::{Object, Pool};
-use rcip_mcp::{TaskRecord, TaskState, TaskStore, TaskStoreError};
+use rcip_mcp::{
+    SessionOwner, SessionStore, SessionStoreError, TaskRecord, TaskState, TaskStore, TaskStoreError,
+};
 use rcip_runtime::BoxFuture;
 use serde_json::Value;
 use tokio_postgres::Row;
@@ -229,5 +233,181 @@ impl TaskStore for PostgresTaskStore {
     ) -> BoxFuture<Result<bool, TaskStoreError>> {
         let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
         Box::pin(async move { store.set_task_state(&id, state, now).await })
+    }
+}
+
+/// How long a session stays in the shared store after it was opened: a session its client
+/// abandoned (never ended with `DELETE`) goes then.
+const SESSION_LIFETIME_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// 2025-11-25 sessions in the `rcip_mcp_sessions` table, on a
+/// [`PostgresStore`](crate::PostgresStore)'s pool
+/// ([`PostgresStore::mcp_sessions`](crate::PostgresStore::mcp_sessions)): who opened each
+/// and its `initialize`, for `HttpOptions::session_store`. A session is kept until its owner
+/// ends it, and at most a day after it was opened; each new session forgets up to 100 older
+/// ones.
+pub struct PostgresSessionStore {
+    pool: Pool,
+}
+
+impl fmt::Debug for PostgresSessionStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresSessionStore")
+            .finish_non_exhaustive()
+    }
+}
+
+fn session_failed(error: impl fmt::Display) -> SessionStoreError {
+    SessionStoreError(format!("postgres: {error}"))
+}
+
+impl PostgresSessionStore {
+    pub(crate) fn on(pool: Pool) -> Self {
+        Self { pool }
+    }
+
+    async fn client(&self) -> Result<Object, SessionStoreError> {
+        self.pool.get().await.map_err(session_failed)
+    }
+
+    /// The oldest opening time a live session has now.
+    fn oldest() -> Result<i64, SessionStoreError> {
+        i64::try_from(now_ms().saturating_sub(SESSION_LIFETIME_MS)).map_err(session_failed)
+    }
+
+    /// Sets one JSON column of session `id`, making its row if it has none yet.
+    async fn set(&self, id: &str, column: Column, value: String) -> Result<(), SessionStoreError> {
+        let client = self.client().await?;
+        let now = i64::try_from(now_ms()).map_err(session_failed)?;
+        if column == Column::Owner {
+            let sweep = client
+                .prepare_cached(
+                    "DELETE FROM rcip_mcp_sessions WHERE id IN (SELECT id FROM \
+                     rcip_mcp_sessions WHERE created_at < $1 LIMIT $2)",
+                )
+                .await
+                .map_err(session_failed)?;
+            client
+                .execute(&sweep, &[&Self::oldest()?, &SWEEP])
+                .await
+                .map_err(session_failed)?;
+        }
+        let upsert = client
+            .prepare_cached(column.upsert())
+            .await
+            .map_err(session_failed)?;
+        client
+            .execute(&upsert, &[&id, &value, &now])
+            .await
+            .map_err(session_failed)?;
+        Ok(())
+    }
+
+    /// One JSON column of session `id`, if the session is live and the column was set.
+    async fn get(&self, id: &str, column: Column) -> Result<Option<Value>, SessionStoreError> {
+        let client = self.client().await?;
+        let select = client
+            .prepare_cached(column.select())
+            .await
+            .map_err(session_failed)?;
+        let row = client
+            .query_opt(&select, &[&id, &Self::oldest()?])
+            .await
+            .map_err(session_failed)?;
+        let Some(text) = row
+            .map(|row| row.try_get::<_, Option<String>>(0))
+            .transpose()
+            .map_err(session_failed)?
+            .flatten()
+        else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(session_failed)
+    }
+
+    async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
+        let client = self.client().await?;
+        let delete = client
+            .prepare_cached("DELETE FROM rcip_mcp_sessions WHERE id = $1")
+            .await
+            .map_err(session_failed)?;
+        client
+            .execute(&delete, &[&id])
+            .await
+            .map_err(session_failed)?;
+        Ok(())
+    }
+}
+
+/// The session columns set apart: the owner (by the session guard) and the `initialize`
+/// (by rmcp after the handshake), in whichever order they come.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Owner,
+    Initialize,
+}
+
+impl Column {
+    const fn upsert(self) -> &'static str {
+        match self {
+            Self::Owner => {
+                "INSERT INTO rcip_mcp_sessions (id, owner, created_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner"
+            }
+            Self::Initialize => {
+                "INSERT INTO rcip_mcp_sessions (id, initialize, created_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (id) DO UPDATE SET initialize = EXCLUDED.initialize"
+            }
+        }
+    }
+
+    const fn select(self) -> &'static str {
+        match self {
+            Self::Owner => "SELECT owner FROM rcip_mcp_sessions WHERE id = $1 AND created_at >= $2",
+            Self::Initialize => {
+                "SELECT initialize FROM rcip_mcp_sessions WHERE id = $1 AND created_at >= $2"
+            }
+        }
+    }
+}
+
+impl SessionStore for PostgresSessionStore {
+    fn set_owner(&self, id: &str, owner: SessionOwner) -> BoxFuture<Result<(), SessionStoreError>> {
+        let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
+        Box::pin(async move {
+            let owner = serde_json::to_string(&owner).map_err(session_failed)?;
+            store.set(&id, Column::Owner, owner).await
+        })
+    }
+
+    fn owner(&self, id: &str) -> BoxFuture<Result<Option<SessionOwner>, SessionStoreError>> {
+        let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
+        Box::pin(async move {
+            store
+                .get(&id, Column::Owner)
+                .await?
+                .map(|owner| serde_json::from_value(owner).map_err(session_failed))
+                .transpose()
+        })
+    }
+
+    fn set_initialize(&self, id: &str, params: Value) -> BoxFuture<Result<(), SessionStoreError>> {
+        let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
+        Box::pin(async move {
+            let params = serde_json::to_string(&params).map_err(session_failed)?;
+            store.set(&id, Column::Initialize, params).await
+        })
+    }
+
+    fn initialize(&self, id: &str) -> BoxFuture<Result<Option<Value>, SessionStoreError>> {
+        let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
+        Box::pin(async move { store.get(&id, Column::Initialize).await })
+    }
+
+    fn forget(&self, id: &str) -> BoxFuture<Result<(), SessionStoreError>> {
+        let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
+        Box::pin(async move { store.delete(&id).await })
     }
 }

@@ -43,11 +43,7 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("migrations/0002_directory.sql"),
     ),
     (3, "tokens", include_str!("migrations/0003_tokens.sql")),
-    (
-        4,
-        "mcp tasks",
-        include_str!("migrations/0004_mcp_tasks.sql"),
-    ),
+    (4, "mcp", include_str!("migrations/0004_mcp.sql")),
 ];
 
 /// The advisory lock class of migrations (the second key is the schema's hash), so two
@@ -217,6 +213,14 @@ impl PostgresStore {
     #[must_use]
     pub fn mcp_tasks(&self) -> mcp::PostgresTaskStore {
         mcp::PostgresTaskStore::on(self.pool.clone())
+    }
+
+    /// MCP 2025-11-25 sessions on this store's pool (feature `mcp`), shared by every
+    /// instance on this database schema.
+    #[cfg(feature = "mcp")]
+    #[must_use]
+    pub fn mcp_sessions(&self) -> mcp::PostgresSessionStore {
+        mcp::PostgresSessionStore::on(self.pool.clone())
     }
 
     /// The pool's use now (for a metrics gauge; no connection is touched).

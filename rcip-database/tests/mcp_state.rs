@@ -1,7 +1,9 @@
-//! One conformance suite for rcip-mcp's task stores: the memory store and PostgreSQL (a
-//! schema per test; skipped with one line without `RCIP_TEST_POSTGRES_URL`). Then what only
-//! a shared store shows: a task made through one instance is seen and finished through
-//! another, and two instances finishing one task at once change it exactly once.
+//! rcip-mcp's state in PostgreSQL (a schema per test; skipped with one line without
+//! `RCIP_TEST_POSTGRES_URL`). Tasks: one conformance suite for the memory store and
+//! PostgreSQL, then what only a shared store shows: a task made through one instance is seen
+//! and finished through another, and two instances finishing one task at once change it
+//! exactly once. Sessions: owners and `initialize` parameters, read by another instance,
+//! forgotten, and gone a day after they were opened.
 #![allow(clippy::unwrap_used)]
 
 mod postgres_support;
@@ -11,7 +13,8 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use postgres_support::TestSchema;
-use rcip_mcp::{MemoryTaskStore, TaskRecord, TaskState, TaskStore};
+use rcip_mcp::{MemoryTaskStore, SessionOwner, SessionStore, TaskRecord, TaskState, TaskStore};
+use rcip_runtime::Principal;
 use serde_json::json;
 
 fn now_ms() -> u64 {
@@ -235,4 +238,54 @@ async fn one_finish_wins_across_instances() {
             }
         );
     }
+}
+
+#[tokio::test]
+async fn sessions_are_shared_by_instances() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = tokio::join!(schema.open(), schema.open());
+    let (a, b) = (a.mcp_sessions(), b.mcp_sessions());
+    let ada = SessionOwner::of(Some(&Principal::new("ada").with_scope("records:read")));
+    let initialize = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                            "clientInfo": {"name": "raw", "version": "1"}});
+    assert_eq!(b.owner("s1").await.unwrap(), None);
+    assert_eq!(b.initialize("s1").await.unwrap(), None);
+    // rmcp stores the initialize, the guard the owner: either may come first.
+    a.set_initialize("s1", initialize.clone()).await.unwrap();
+    assert_eq!(b.owner("s1").await.unwrap(), None, "no owner recorded yet");
+    a.set_owner("s1", ada.clone()).await.unwrap();
+    assert_eq!(b.owner("s1").await.unwrap(), Some(ada.clone()));
+    assert_eq!(b.initialize("s1").await.unwrap(), Some(initialize.clone()));
+    b.set_owner("s2", SessionOwner::Anonymous).await.unwrap();
+    assert_eq!(a.owner("s2").await.unwrap(), Some(SessionOwner::Anonymous));
+    assert_eq!(a.initialize("s2").await.unwrap(), None);
+    b.set_initialize("s2", initialize.clone()).await.unwrap();
+    assert_eq!(a.initialize("s2").await.unwrap(), Some(initialize));
+
+    // Ended through either instance: gone for both.
+    b.forget("s1").await.unwrap();
+    assert_eq!(a.owner("s1").await.unwrap(), None);
+    assert_eq!(a.initialize("s1").await.unwrap(), None);
+    assert_eq!(a.owner("s2").await.unwrap(), Some(SessionOwner::Anonymous));
+
+    // A session opened more than a day ago reads as unknown, and the next one opened
+    // sweeps it away.
+    let client = schema.client().await;
+    client
+        .execute(
+            "UPDATE rcip_mcp_sessions SET created_at = 0 WHERE id = 's2'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(a.owner("s2").await.unwrap(), None);
+    a.set_owner("s3", ada).await.unwrap();
+    let rows = client
+        .query("SELECT id FROM rcip_mcp_sessions ORDER BY id", &[])
+        .await
+        .unwrap();
+    let ids: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+    assert_eq!(ids, ["s3"]);
 }
