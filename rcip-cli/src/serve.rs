@@ -204,8 +204,10 @@ async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure>
             .map_err(|e| failure(format!("the PostgreSQL database: {e}")))?,
     );
     let token_store = Arc::new(store.tokens());
-    // Every instance on the database serves the MCP sessions any of them opened.
+    // Every instance on the database serves the MCP sessions any of them opened, and
+    // replays the events any of them sent.
     let sessions = Arc::new(store.mcp_sessions());
+    let events = Arc::new(store.mcp_events());
     let platform = Arc::new(
         Platform::open(Engine::new(Arc::clone(&store)), store.clone())
             .await
@@ -231,7 +233,7 @@ async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure>
         tokens,
         token_store,
         refresh,
-        move |server| server.mcp_sessions(sessions),
+        move |server| server.mcp_sessions(sessions).mcp_events(events),
     )
     .await
 }

@@ -3,7 +3,8 @@
 //! PostgreSQL, then what only a shared store shows: a task made through one instance is seen
 //! and finished through another, and two instances finishing one task at once change it
 //! exactly once. Sessions: owners and `initialize` parameters, read by another instance,
-//! forgotten, and gone a day after they were opened.
+//! forgotten, and gone a day after they were opened. Stream events: replayed by another
+//! instance exactly as sent, following an open stream to its answer, by unguessable ids.
 #![allow(clippy::unwrap_used)]
 
 mod postgres_support;
@@ -12,10 +13,17 @@ mod store_support;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use futures_util::StreamExt;
 use postgres_support::TestSchema;
+use rcip_mcp::rmcp::model::{
+    CallToolResult, ContentBlock, ErrorData, NumberOrString, ServerJsonRpcMessage,
+    ServerNotification, ServerResult, ToolListChangedNotification,
+};
+use rcip_mcp::rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use rcip_mcp::rmcp::transport::streamable_http_server::session::store::EventStore;
 use rcip_mcp::{MemoryTaskStore, SessionOwner, SessionStore, TaskRecord, TaskState, TaskStore};
 use rcip_runtime::Principal;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn now_ms() -> u64 {
     u64::try_from(
@@ -288,4 +296,151 @@ async fn sessions_are_shared_by_instances() {
         .unwrap();
     let ids: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
     assert_eq!(ids, ["s3"]);
+}
+
+fn priming() -> ServerSseMessage {
+    ServerSseMessage::retry(std::time::Duration::from_millis(3000))
+}
+
+fn notice() -> ServerSseMessage {
+    ServerSseMessage::from_message(ServerJsonRpcMessage::notification(
+        ServerNotification::ToolListChangedNotification(ToolListChangedNotification::default()),
+    ))
+}
+
+fn answer(id: i64) -> ServerSseMessage {
+    let mut result = CallToolResult::success(vec![ContentBlock::text("done")]);
+    result.structured_content = Some(json!({"votes": 3, "open": true}));
+    ServerSseMessage::from_message(ServerJsonRpcMessage::response(
+        ServerResult::CallToolResult(result),
+        NumberOrString::Number(id),
+    ))
+}
+
+fn refusal() -> ServerSseMessage {
+    ServerSseMessage::from_message(ServerJsonRpcMessage::error(
+        ErrorData::invalid_params("no such tool", Some(json!({"name": "x"}))),
+        Some(NumberOrString::Number(9)),
+    ))
+}
+
+/// What a client receives of an event: its id, its message as JSON, its retry hint.
+fn wire(event: &ServerSseMessage) -> (Option<String>, Value, Option<std::time::Duration>) {
+    let message = serde_json::to_value(&event.message).unwrap();
+    (event.event_id.clone(), message, event.retry)
+}
+
+#[tokio::test]
+async fn stream_events_are_replayed_by_any_instance_exactly_as_sent() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = tokio::join!(schema.open(), schema.open());
+    let (a, b) = (a.mcp_events(), b.mcp_events());
+    let sent = [priming(), notice(), answer(7)];
+    let mut ids = Vec::new();
+    for event in &sent {
+        ids.push(a.store_event("request-1", event).await.unwrap());
+    }
+    // Another stream's events interleave, and an error answer closes its own stream.
+    let other = a.store_event("request-2", &refusal()).await.unwrap();
+    let replayed: Vec<ServerSseMessage> = b
+        .replay_events_after(&ids[0])
+        .await
+        .unwrap()
+        .collect()
+        .await;
+    let expected: Vec<_> = sent[1..]
+        .iter()
+        .zip(&ids[1..])
+        .map(|(event, id)| {
+            let mut event = event.clone();
+            event.event_id = Some(id.clone());
+            wire(&event)
+        })
+        .collect();
+    assert_eq!(replayed.iter().map(wire).collect::<Vec<_>>(), expected);
+    // The priming event's retry hint survives too.
+    let from_start: Vec<ServerSseMessage> =
+        b.replay_events_after(&other).await.unwrap().collect().await;
+    assert!(from_start.is_empty(), "nothing after a stream's answer");
+
+    // Ids name their stream only with its secret.
+    let (secret, seq) = ids[0].rsplit_once('-').unwrap();
+    for guessed in [
+        format!("{}-{seq}", "0".repeat(secret.len())),
+        seq.to_owned(),
+        format!("{secret}-999999999"),
+        "not-an-id".to_owned(),
+    ] {
+        assert!(b.replay_events_after(&guessed).await.is_err(), "{guessed}");
+    }
+    let (other_secret, _) = other.rsplit_once('-').unwrap();
+    assert_ne!(other_secret, secret, "a secret per stream");
+}
+
+/// A client reconnects to another instance while its call still runs: the replay follows
+/// the stream as the first instance writes it, and ends with the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_follows_an_open_stream_written_by_another_instance() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = tokio::join!(schema.open(), schema.open());
+    let (a, b) = (Arc::new(a.mcp_events()), b.mcp_events());
+    let first = a.store_event("running", &priming()).await.unwrap();
+    let mut replay = b.replay_events_after(&first).await.unwrap();
+    let writer = Arc::clone(&a);
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+        writer.store_event("running", &notice()).await.unwrap();
+        writer.store_event("running", &answer(1)).await.unwrap();
+    });
+    let next = tokio::time::timeout(std::time::Duration::from_secs(10), replay.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(wire(&next).1, wire(&notice()).1);
+    let last = replay.next().await.unwrap();
+    assert_eq!(wire(&last).1, wire(&answer(1)).1);
+    assert!(replay.next().await.is_none(), "the answer ends the replay");
+}
+
+/// A stream idle beyond the limit goes, with its events, when an instance next sweeps.
+#[tokio::test]
+async fn idle_streams_are_forgotten_with_their_events() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let store = schema.open().await;
+    let events = store.mcp_events();
+    // The store's first event sweeps: store one, age it, and let a new store's first sweep.
+    let old = events.store_event("old", &notice()).await.unwrap();
+    schema
+        .client()
+        .await
+        .execute("UPDATE rcip_mcp_streams SET touched_at = 0", &[])
+        .await
+        .unwrap();
+    let fresh = store.mcp_events();
+    fresh.store_event("new", &priming()).await.unwrap();
+    assert!(fresh.replay_events_after(&old).await.is_err());
+    let client = schema.client().await;
+    let count = |table: &'static str| {
+        let client = &client;
+        async move {
+            client
+                .query_one(&format!("SELECT count(*) FROM {table}"), &[])
+                .await
+                .unwrap()
+                .get::<_, i64>(0)
+        }
+    };
+    assert_eq!(
+        (
+            count("rcip_mcp_streams").await,
+            count("rcip_mcp_events").await
+        ),
+        (1, 1)
+    );
 }

@@ -153,8 +153,17 @@ fn forget(logs: &mut Logs, stream: &str) {
     }
 }
 
-/// Whether an event ends its stream: a request's stream ends with its answer.
-fn ends_stream(event: &ServerSseMessage) -> bool {
+/// Whether an event ends its stream: a request's stream ends with its answer (a response or
+/// an error). An [`EventStore`] replaying a stream follows it until such an event.
+///
+/// ```
+/// use rcip_mcp::ends_stream;
+/// use rcip_mcp::rmcp::transport::streamable_http_server::session::ServerSseMessage;
+/// let priming = ServerSseMessage::retry(std::time::Duration::from_secs(3));
+/// assert!(!ends_stream(&priming));
+/// ```
+#[must_use]
+pub fn ends_stream(event: &ServerSseMessage) -> bool {
     event.message.as_deref().is_some_and(|message| {
         matches!(
             message,

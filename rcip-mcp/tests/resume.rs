@@ -10,6 +10,7 @@ use std::time::Duration;
 use rcip_mcp::{HttpOptions, McpBridge, MemoryEventStore};
 use rcip_runtime::testing::Gate;
 use rcip_runtime::*;
+use rcip_test_support::{first_event_id, mcp_post};
 use serde_json::json;
 
 /// `jobs.wait` waits at `gate`, then answers `{"done": true}`.
@@ -52,45 +53,17 @@ async fn serve(runtime: &Runtime, options: HttpOptions) -> SocketAddr {
     addr
 }
 
-fn post(
-    addr: SocketAddr,
-    session: Option<&str>,
-    body: serde_json::Value,
-) -> reqwest::RequestBuilder {
-    let request = reqwest::Client::new()
-        .post(format!("http://{addr}/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&body);
-    match session {
-        Some(session) => request.header("mcp-session-id", session),
-        None => request,
-    }
-}
-
-/// The `id:` of the first event in `text`, once a whole event arrived.
-fn first_event_id(text: &str) -> Option<String> {
-    let event = text
-        .split("\n\n")
-        .next()
-        .filter(|_| text.contains("\n\n"))?;
-    event
-        .lines()
-        .find_map(|line| line.strip_prefix("id:"))
-        .map(|id| id.trim().to_owned())
-}
-
 async fn resumes(options: HttpOptions) {
     let gate = Gate::closed();
     let runtime = runtime(gate.clone());
     let addr = serve(&runtime, options).await;
-    let initialized = post(
+    let initialized = mcp_post(
         addr,
         None,
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"}}}),
+            "clientInfo": {"name": "raw", "version": "1"}}})
+        .to_string(),
     )
     .send()
     .await
@@ -100,20 +73,21 @@ async fn resumes(options: HttpOptions) {
         .unwrap()
         .to_owned();
     let _ = initialized.bytes().await.unwrap();
-    post(
+    mcp_post(
         addr,
         Some(&session),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
     )
     .send()
     .await
     .unwrap();
     // The call's stream: read its first event (the priming event, with an id), then lose it.
-    let mut stream = post(
+    let mut stream = mcp_post(
         addr,
         Some(&session),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "jobs.wait", "arguments": {}}}),
+               "params": {"name": "jobs.wait", "arguments": {}}})
+        .to_string(),
     )
     .send()
     .await

@@ -157,6 +157,9 @@ fn build(shared: &Arc<Shared>) -> Result<Router, String> {
     if let Some(store) = &shared.mcp_sessions {
         options = options.session_store(Arc::clone(store));
     }
+    if let Some(store) = &shared.mcp_events {
+        options = options.event_store(Arc::clone(store));
+    }
     Ok(http_router(bridge, options))
 }
 

@@ -88,6 +88,7 @@ impl Server {
                 shutdown: CancellationToken::new(),
                 metrics: true,
                 mcp_sessions: None,
+                mcp_events: None,
             },
         }
     }
@@ -99,6 +100,21 @@ impl Server {
     #[must_use]
     pub fn mcp_sessions(mut self, store: Arc<dyn rcip_mcp::SessionStore>) -> Self {
         self.shared.mcp_sessions = Some(store);
+        self
+    }
+
+    /// Keeps the events of `/mcp`'s 2025-11-25 event streams in `store`, shared with the
+    /// deployment's other instances (`rcip-database`'s `PostgresStore::mcp_events`): a client
+    /// reconnecting with `Last-Event-ID` to any instance gets what it missed. Without it, the
+    /// events are kept in this process's memory.
+    #[must_use]
+    pub fn mcp_events(
+        mut self,
+        store: Arc<
+            dyn rcip_mcp::rmcp::transport::streamable_http_server::session::store::EventStore,
+        >,
+    ) -> Self {
+        self.shared.mcp_events = Some(store);
         self
     }
 

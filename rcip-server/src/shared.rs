@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rcip_mcp::CancellationToken;
+use rcip_mcp::rmcp::transport::streamable_http_server::session::store::EventStore as McpEventStore;
 use rcip_platform::{DirectoryStore, Platform, PlatformError, operation};
 use rcip_records::{Caller, RecordStore};
 use serde_json::Value;
@@ -83,6 +84,9 @@ pub(crate) struct Shared {
     /// Where `/mcp` keeps its 2025-11-25 sessions when the deployment's instances share
     /// them (`None`: in this process).
     pub(crate) mcp_sessions: Option<Arc<dyn rcip_mcp::SessionStore>>,
+    /// Where `/mcp` keeps its event streams' events when the instances share them
+    /// (`None`: in this process's memory).
+    pub(crate) mcp_events: Option<Arc<dyn McpEventStore>>,
 }
 
 impl Shared {

@@ -227,3 +227,42 @@ impl tracing::Subscriber for LogCapture {
     fn enter(&self, _: &tracing::span::Id) {}
     fn exit(&self, _: &tracing::span::Id) {}
 }
+
+/// A 2025-11-25 MCP `POST` to `http://{addr}/mcp` with the JSON text `body`, accepting JSON
+/// and event streams, in session `session` when given.
+#[cfg(feature = "http")]
+pub fn mcp_post(
+    addr: std::net::SocketAddr,
+    session: Option<&str>,
+    body: String,
+) -> reqwest::RequestBuilder {
+    let request = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body);
+    match session {
+        Some(session) => request.header("mcp-session-id", session),
+        None => request,
+    }
+}
+
+/// The `id:` of the first event of an event stream's text, once that whole event arrived.
+///
+/// ```
+/// use rcip_test_support::first_event_id;
+/// assert_eq!(first_event_id("id: s-1\ndata: {}\n\n"), Some("s-1".to_owned()));
+/// assert_eq!(first_event_id("id: s-1\ndata: {}\n"), None, "not whole yet");
+/// ```
+#[must_use]
+pub fn first_event_id(text: &str) -> Option<String> {
+    let event = text
+        .split("\n\n")
+        .next()
+        .filter(|_| text.contains("\n\n"))?;
+    event
+        .lines()
+        .find_map(|line| line.strip_prefix("id:"))
+        .map(|id| id.trim().to_owned())
+}

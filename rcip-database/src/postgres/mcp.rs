@@ -1,13 +1,24 @@
 //! rcip-mcp's state in PostgreSQL, shared by the instances on one database schema: tasks
 //! ([`TaskStore`]: a task started through one instance is polled, fetched and cancelled
-//! through any) and 2025-11-25 sessions ([`SessionStore`]: a session opened through one
-//! instance is served by any, for its owner only).
+//! through any), 2025-11-25 sessions ([`SessionStore`]: a session opened through one
+//! instance is served by any, for its owner only) and their stream events (rmcp's
+//! [`EventStore`]: a client reconnecting with `Last-Event-ID` to any instance gets what it
+//! missed).
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use deadpool_postgres::{Object, Pool};
+use rcip_mcp::rmcp::model::ServerJsonRpcMessage;
+use rcip_mcp::rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use rcip_mcp::rmcp::transport::streamable_http_server::session::store::{
+    EventId, EventStore, EventStoreError, EventStream,
+};
 use rcip_mcp::{
-    SessionOwner, SessionStore, SessionStoreError, TaskRecord, TaskState, TaskStore, TaskStoreError,
+    SessionOwner, SessionStore, SessionStoreError, TaskRecord, TaskState, TaskStore,
+    TaskStoreError, ends_stream,
 };
 use rcip_runtime::BoxFuture;
 use serde_json::Value;
@@ -409,5 +420,286 @@ impl SessionStore for PostgresSessionStore {
     fn forget(&self, id: &str) -> BoxFuture<Result<(), SessionStoreError>> {
         let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
         Box::pin(async move { store.delete(&id).await })
+    }
+}
+
+/// How long a stream is kept after its last event (a client reconnects within seconds).
+const STREAM_IDLE_MS: u64 = 5 * 60 * 1000;
+
+/// How often a replay of an open stream looks for the events another instance wrote.
+const FOLLOW_EVERY: Duration = Duration::from_millis(50);
+
+/// One in how many stored events also sweeps idle streams (a bounded piece each time).
+const SWEEP_EVERY: u64 = 64;
+
+/// The events of 2025-11-25 event streams in the `rcip_mcp_streams` and `rcip_mcp_events`
+/// tables, on a [`PostgresStore`](crate::PostgresStore)'s pool
+/// ([`PostgresStore::mcp_events`](crate::PostgresStore::mcp_events)), for
+/// `HttpOptions::event_store`: a client reconnecting with `Last-Event-ID` to any instance of
+/// the deployment gets the events it missed, the call's answer included.
+///
+/// An event's id is its stream's secret (128 random bits) and its number: rmcp replays by
+/// id alone, whoever asks, so only a client that was sent an id can name its stream. A
+/// replay of a stream whose answer has not come yet follows it, looking every 50 ms for
+/// what the instance running the call writes, until the answer or until the stream has been
+/// idle for 5 minutes; a stream idle that long is forgotten with its events.
+pub struct PostgresEventStore {
+    pool: Pool,
+    stored: AtomicU64,
+}
+
+impl fmt::Debug for PostgresEventStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresEventStore").finish_non_exhaustive()
+    }
+}
+
+fn event_failed(error: impl fmt::Display) -> EventStoreError {
+    EventStoreError::from(format!("postgres: {error}"))
+}
+
+/// An event as stored: its JSON-RPC message (none for a priming event) and its retry hint.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stored {
+    message: Option<Arc<ServerJsonRpcMessage>>,
+    retry_ms: Option<u64>,
+}
+
+fn event_text(event: &ServerSseMessage) -> Result<String, EventStoreError> {
+    let stored = Stored {
+        message: event.message.clone(),
+        retry_ms: event
+            .retry
+            .map(|retry| u64::try_from(retry.as_millis()).unwrap_or(u64::MAX)),
+    };
+    serde_json::to_string(&stored).map_err(event_failed)
+}
+
+fn event_of(id: String, text: &str) -> Result<ServerSseMessage, EventStoreError> {
+    let stored: Stored = serde_json::from_str(text).map_err(event_failed)?;
+    // rmcp's type is non-exhaustive: built from a constructor, then given every field.
+    let mut event = ServerSseMessage::retry(Duration::ZERO);
+    event.event_id = Some(id);
+    event.message = stored.message;
+    event.retry = stored.retry_ms.map(Duration::from_millis);
+    Ok(event)
+}
+
+impl PostgresEventStore {
+    pub(crate) fn on(pool: Pool) -> Self {
+        Self {
+            pool,
+            stored: AtomicU64::new(0),
+        }
+    }
+
+    async fn client(pool: &Pool) -> Result<Object, EventStoreError> {
+        pool.get().await.map_err(event_failed)
+    }
+
+    fn now() -> Result<i64, EventStoreError> {
+        i64::try_from(now_ms()).map_err(event_failed)
+    }
+
+    /// Forgets up to 100 streams idle beyond the limit, with their events.
+    async fn sweep(client: &Object) -> Result<(), EventStoreError> {
+        let oldest = Self::now()?.saturating_sub(i64::try_from(STREAM_IDLE_MS).unwrap_or(0));
+        let sweep = client
+            .prepare_cached(
+                "DELETE FROM rcip_mcp_streams WHERE stream_id IN (SELECT stream_id FROM \
+                 rcip_mcp_streams WHERE touched_at < $1 LIMIT $2)",
+            )
+            .await
+            .map_err(event_failed)?;
+        client
+            .execute(&sweep, &[&oldest, &SWEEP])
+            .await
+            .map_err(event_failed)?;
+        Ok(())
+    }
+
+    /// The events of `stream` after `after`, in order, at most 100, with their ids.
+    async fn events_after(
+        pool: &Pool,
+        stream: &str,
+        secret: &str,
+        after: i64,
+    ) -> Result<Vec<(i64, ServerSseMessage)>, EventStoreError> {
+        let client = Self::client(pool).await?;
+        let select = client
+            .prepare_cached(
+                "SELECT seq, event FROM rcip_mcp_events WHERE stream_id = $1 AND seq > $2 \
+                 ORDER BY seq LIMIT 100",
+            )
+            .await
+            .map_err(event_failed)?;
+        let rows = client
+            .query(&select, &[&stream, &after])
+            .await
+            .map_err(event_failed)?;
+        rows.iter()
+            .map(|row| {
+                let seq: i64 = row.try_get(0).map_err(event_failed)?;
+                let text: String = row.try_get(1).map_err(event_failed)?;
+                Ok((seq, event_of(format!("{secret}-{seq}"), &text)?))
+            })
+            .collect()
+    }
+
+    /// Whether `stream` has its answer, and the last time it changed; `None` when it is
+    /// gone.
+    async fn state(pool: &Pool, stream: &str) -> Result<Option<(bool, i64)>, EventStoreError> {
+        let client = Self::client(pool).await?;
+        let select = client
+            .prepare_cached("SELECT closed, touched_at FROM rcip_mcp_streams WHERE stream_id = $1")
+            .await
+            .map_err(event_failed)?;
+        let row = client
+            .query_opt(&select, &[&stream])
+            .await
+            .map_err(event_failed)?;
+        row.map(|row| {
+            Ok((
+                row.try_get(0).map_err(event_failed)?,
+                row.try_get(1).map_err(event_failed)?,
+            ))
+        })
+        .transpose()
+    }
+
+    /// Sends `stream`'s events after `after` into `to` until its answer, until it has been
+    /// idle beyond the limit, or until nobody reads them any more.
+    async fn follow(
+        pool: Pool,
+        stream: String,
+        secret: String,
+        mut after: i64,
+        to: tokio::sync::mpsc::Sender<ServerSseMessage>,
+    ) {
+        // Set once the stream was seen answered: one more read takes an answer stored
+        // between the last read and that look, then the replay ends.
+        let mut last_look = false;
+        loop {
+            let events = match Self::events_after(&pool, &stream, &secret, after).await {
+                Ok(events) => events,
+                Err(error) => {
+                    tracing::error!(%error, "a stream's events could not be read");
+                    return;
+                }
+            };
+            let read = events.len();
+            for (seq, event) in events {
+                after = seq;
+                let ends = ends_stream(&event);
+                if to.send(event).await.is_err() || ends {
+                    return;
+                }
+            }
+            if read > 0 {
+                continue;
+            }
+            if last_look {
+                return;
+            }
+            let idle_since = match Self::state(&pool, &stream).await {
+                Ok(Some((false, touched))) => touched,
+                Ok(Some((true, _))) => {
+                    last_look = true;
+                    continue;
+                }
+                _ => return,
+            };
+            let idle_for = Self::now().map_or(i64::MAX, |now| now.saturating_sub(idle_since));
+            if idle_for > i64::try_from(STREAM_IDLE_MS).unwrap_or(i64::MAX) || to.is_closed() {
+                return;
+            }
+            tokio::time::sleep(FOLLOW_EVERY).await;
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl EventStore for PostgresEventStore {
+    async fn store_event(
+        &self,
+        stream_id: &str,
+        event: &ServerSseMessage,
+    ) -> Result<EventId, EventStoreError> {
+        let client = Self::client(&self.pool).await?;
+        if self
+            .stored
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(SWEEP_EVERY)
+        {
+            Self::sweep(&client).await?;
+        }
+        let secret = rcip_runtime::__private::shared::random_id("");
+        let closes = ends_stream(event);
+        let text = event_text(event)?;
+        // The stream's row (its secret made by the first event), then the event: one
+        // statement, so the event's number and its stream's secret come back together.
+        let store = client
+            .prepare_cached(
+                "WITH stream AS (\
+                 INSERT INTO rcip_mcp_streams AS s (stream_id, secret, closed, touched_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (stream_id) DO UPDATE \
+                 SET closed = s.closed OR EXCLUDED.closed, touched_at = EXCLUDED.touched_at \
+                 RETURNING secret), \
+                 event AS (INSERT INTO rcip_mcp_events (stream_id, event) \
+                 SELECT $1, $5 FROM stream RETURNING seq) \
+                 SELECT stream.secret, event.seq FROM stream, event",
+            )
+            .await
+            .map_err(event_failed)?;
+        let row = client
+            .query_one(
+                &store,
+                &[&stream_id, &secret, &closes, &Self::now()?, &text],
+            )
+            .await
+            .map_err(event_failed)?;
+        let secret: String = row.try_get(0).map_err(event_failed)?;
+        let seq: i64 = row.try_get(1).map_err(event_failed)?;
+        Ok(format!("{secret}-{seq}"))
+    }
+
+    async fn replay_events_after(
+        &self,
+        last_event_id: &str,
+    ) -> Result<EventStream, EventStoreError> {
+        let unknown =
+            || EventStoreError::from("no such event (expired, never sent, or not this stream's)");
+        let (secret, after) = last_event_id.rsplit_once('-').ok_or_else(unknown)?;
+        let after: i64 = after.parse().map_err(|_| unknown())?;
+        let client = Self::client(&self.pool).await?;
+        let find = client
+            .prepare_cached(
+                "SELECT e.stream_id FROM rcip_mcp_events e JOIN rcip_mcp_streams s \
+                 USING (stream_id) WHERE e.seq = $1 AND s.secret = $2",
+            )
+            .await
+            .map_err(event_failed)?;
+        let stream: String = client
+            .query_opt(&find, &[&after, &secret])
+            .await
+            .map_err(event_failed)?
+            .ok_or_else(unknown)?
+            .try_get(0)
+            .map_err(event_failed)?;
+        drop(client);
+        // A task reads, the stream hands over: rmcp's stream must be `Sync`, a database
+        // read in flight is not.
+        let (to, from) = tokio::sync::mpsc::channel(16);
+        tokio::spawn(Self::follow(
+            self.pool.clone(),
+            stream,
+            secret.to_owned(),
+            after,
+            to,
+        ));
+        Ok(Box::pin(futures_util::stream::unfold(
+            from,
+            |mut from| async move { from.recv().await.map(|event| (event, from)) },
+        )))
     }
 }

@@ -223,6 +223,14 @@ impl PostgresStore {
         mcp::PostgresSessionStore::on(self.pool.clone())
     }
 
+    /// The events of MCP 2025-11-25 event streams on this store's pool (feature `mcp`),
+    /// replayed by any instance on this database schema.
+    #[cfg(feature = "mcp")]
+    #[must_use]
+    pub fn mcp_events(&self) -> mcp::PostgresEventStore {
+        mcp::PostgresEventStore::on(self.pool.clone())
+    }
+
     /// The pool's use now (for a metrics gauge; no connection is touched).
     #[must_use]
     pub fn pool_use(&self) -> PoolUse {

@@ -28,3 +28,21 @@ CREATE TABLE rcip_mcp_sessions (
     created_at BIGINT NOT NULL
 );
 CREATE INDEX rcip_mcp_sessions_created ON rcip_mcp_sessions (created_at);
+
+-- The events of 2025-11-25 event streams (rmcp's EventStore), so a client reconnecting with
+-- `Last-Event-ID` to any instance gets what it missed. An event's id is its stream's secret
+-- and its `seq`; a stream is `closed` once its answer was stored, and goes (with its
+-- events) when it has been idle for `touched_at`'s limit.
+CREATE TABLE rcip_mcp_streams (
+    stream_id TEXT PRIMARY KEY,
+    secret TEXT NOT NULL,
+    closed BOOLEAN NOT NULL,
+    touched_at BIGINT NOT NULL
+);
+CREATE INDEX rcip_mcp_streams_touched ON rcip_mcp_streams (touched_at);
+CREATE TABLE rcip_mcp_events (
+    seq BIGSERIAL PRIMARY KEY,
+    stream_id TEXT NOT NULL REFERENCES rcip_mcp_streams ON DELETE CASCADE,
+    event TEXT NOT NULL
+);
+CREATE INDEX rcip_mcp_events_stream ON rcip_mcp_events (stream_id, seq);
