@@ -62,6 +62,10 @@ pub enum BridgeError {
     /// The `requestState` key is shorter than 32 bytes.
     #[error("the requestState key must be at least 32 bytes long, got {0}")]
     KeyTooShort(usize),
+    /// The `requestState` keyring is refused: empty, a key id repeated or not 1 to 255
+    /// bytes, the active id not in it, or a key shorter than 32 bytes.
+    #[error("the requestState keyring is refused: {0}")]
+    Keyring(String),
     /// Binding or serving a socket failed.
     #[error("transport: {0}")]
     Io(#[from] std::io::Error),
@@ -167,7 +171,7 @@ pub struct McpBridgeBuilder {
     server_name: Option<String>,
     server_version: Option<String>,
     listing: Listing,
-    key: Option<Vec<u8>>,
+    key: Option<StateKeys>,
     content: Option<Arc<ContentMapper>>,
     tool_names: HashMap<String, String>,
     task_store: Option<Arc<dyn TaskStore>>,
@@ -303,11 +307,45 @@ impl McpBridgeBuilder {
     /// The HMAC key that seals 2026-07-28 `requestState` values, at least 32 bytes of
     /// high-entropy secret. Default: a random key per process, so a state sealed by one
     /// process is refused by every other. Deployments with several instances behind one
-    /// endpoint set one shared key on all of them (and still need the retry to reach the
-    /// instance holding the pending confirmation: see the crate docs).
+    /// endpoint set one shared key on all of them: configured, or kept in their database
+    /// (`rcip-database`'s `PostgresStore::secret("mcp-request-state")` makes it once for
+    /// every instance); [`request_state_keys`](Self::request_state_keys) rotates it. The
+    /// retry of a pending confirmation must still reach the instance holding it (see the
+    /// crate docs).
     #[must_use]
     pub fn request_state_key(mut self, key: Vec<u8>) -> Self {
-        self.key = Some(key);
+        self.key = Some(StateKeys::Single(key));
+        self
+    }
+
+    /// Seals `requestState` values with the key `active` of `keys` and opens those sealed
+    /// with any of them, so the key rotates without refusing the retries in flight: give
+    /// every instance the new key beside the old one, then make it active everywhere, then
+    /// drop the old one once the states it sealed have expired (10 minutes for an answer,
+    /// a confirmation's own expiry). Replaces [`request_state_key`](Self::request_state_key).
+    ///
+    /// ```
+    /// # use rcip_runtime::*;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let runtime = Runtime::new(ApplicationDefinition::new("app", "App", "An app."), RuntimeOptions::default())?;
+    /// let bridge = rcip_mcp::McpBridge::builder(runtime.client())
+    ///     .request_state_keys("2026-12", [
+    ///         ("2026-11", b"the key of november, 32 bytes...".to_vec()),
+    ///         ("2026-12", b"the key of december, 32 bytes...".to_vec()),
+    ///     ])
+    ///     .build()?;
+    /// # let _ = bridge; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn request_state_keys<K: Into<String>>(
+        mut self,
+        active: impl Into<String>,
+        keys: impl IntoIterator<Item = (K, Vec<u8>)>,
+    ) -> Self {
+        self.key = Some(StateKeys::Ring {
+            active: active.into(),
+            keys: keys.into_iter().map(|(id, key)| (id.into(), key)).collect(),
+        });
         self
     }
 
@@ -345,15 +383,17 @@ impl McpBridgeBuilder {
     /// # Errors
     ///
     /// [`BridgeError::Export`] when the catalog cannot be exported for both MCP revisions
-    /// (a tool-name collision names both capability ids), [`BridgeError::KeyTooShort`].
+    /// (a tool-name collision names both capability ids), [`BridgeError::KeyTooShort`],
+    /// [`BridgeError::Keyring`].
     pub fn build(self) -> Result<McpBridge, BridgeError> {
-        let key = match self.key {
-            Some(key) => key,
-            None => random_key(),
+        let codec = match self.key.unwrap_or_else(|| StateKeys::Single(random_key())) {
+            StateKeys::Single(key) => {
+                let length = key.len();
+                RequestStateCodec::try_new(key).map_err(|_| BridgeError::KeyTooShort(length))?
+            }
+            StateKeys::Ring { active, keys } => RequestStateCodec::new_with_keyring(active, keys)
+                .map_err(|e| BridgeError::Keyring(e.to_string()))?,
         };
-        let length = key.len();
-        let codec =
-            RequestStateCodec::try_new(key).map_err(|_| BridgeError::KeyTooShort(length))?;
         let snapshot = self.client.get_snapshot();
         // Every capability of the catalog at once: a subset (whatever the filter keeps
         // later) can then never collide either.
@@ -434,6 +474,17 @@ fn random_key() -> Vec<u8> {
     key.extend_from_slice(&rcip_runtime::__private::shared::random_128());
     key.extend_from_slice(&rcip_runtime::__private::shared::random_128());
     key
+}
+
+/// The keys that seal and open `requestState` values.
+enum StateKeys {
+    /// One key.
+    Single(Vec<u8>),
+    /// A keyring: sealing with `active`, opening with any.
+    Ring {
+        active: String,
+        keys: Vec<(String, Vec<u8>)>,
+    },
 }
 
 /// What every clone of a bridge shares.

@@ -157,3 +157,70 @@ async fn a_shared_key_lets_another_bridge_of_the_same_runtime_finish() {
     assert_eq!(done.structured_content, Some(json!({"added": "shared"})));
     assert_eq!(app.notes(), ["first", "shared"]);
 }
+
+/// A keyring rotates the `requestState` key without refusing retries in flight: a state
+/// sealed with the old key opens on an instance that seals with the new one and still has
+/// the old, and is refused by one that dropped it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keyring_opens_states_sealed_with_an_older_key() {
+    const OLD: &[u8; 32] = b"the old key, thirty-two bytes...";
+    const NEW: &[u8; 32] = b"the new key, thirty-two bytes...";
+    let app = App::with(Duration::from_secs(60), true, |b| {
+        b.request_state_keys("old", [("old", OLD.to_vec())])
+    });
+    let with_ring = |active: &str, keys: Vec<(&str, Vec<u8>)>| {
+        McpBridge::builder(app.runtime.client())
+            .confirmations(Arc::new(HostBroker::new(app.runtime.host())))
+            .request_state_keys(active, keys)
+            .build()
+            .unwrap()
+    };
+    let rotated = with_ring("new", vec![("old", OLD.to_vec()), ("new", NEW.to_vec())]);
+    let dropped_old = with_ring("new", vec![("new", NEW.to_vec())]);
+    let first = connect(&app, Human::new(Answer::Approve), Era::Modern).await;
+    let params = call("notes.add", json!({"text": "rotated"}));
+    let CallToolResponse::InputRequired(round) =
+        first.call_tool_once(params.clone()).await.unwrap()
+    else {
+        panic!("no input_required")
+    };
+    let mut responses = std::collections::BTreeMap::new();
+    responses.insert(
+        "confirm".to_owned(),
+        json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    let retry = params
+        .with_request_state(round.request_state.unwrap())
+        .with_input_responses(responses);
+    let client = connect_bridge(&dropped_old, Human::new(Answer::Approve), Era::Modern).await;
+    match client.call_tool_once(retry.clone()).await {
+        Err(ServiceError::McpError(e)) => assert_eq!(e.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("a keyring without the old key opened its state: {other:?}"),
+    }
+    let client = connect_bridge(&rotated, Human::new(Answer::Approve), Era::Modern).await;
+    let CallToolResponse::Complete(done) = client.call_tool_once(retry).await.unwrap() else {
+        panic!("not complete")
+    };
+    assert_eq!(done.structured_content, Some(json!({"added": "rotated"})));
+}
+
+#[test]
+fn a_bad_keyring_is_refused() {
+    let runtime = Runtime::new(definition(), RuntimeOptions::default()).unwrap();
+    let key = vec![7; 32];
+    for (active, keys) in [
+        ("missing", vec![("k1", key.clone())]),
+        ("k1", vec![("k1", vec![7; 31])]),
+        ("k1", vec![("k1", key.clone()), ("k1", key.clone())]),
+        ("", vec![("", key.clone())]),
+    ] {
+        let error = McpBridge::builder(runtime.client())
+            .request_state_keys(active, keys.clone())
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(error, BridgeError::Keyring(_)),
+            "{active} {keys:?}: {error}"
+        );
+    }
+}
