@@ -33,7 +33,7 @@ mod traced;
 #[doc(hidden)]
 pub use pause::CommitPause;
 #[cfg(all(feature = "postgres", feature = "mcp"))]
-pub use postgres::mcp::{PostgresEventStore, PostgresSessionStore, PostgresTaskStore};
+pub use postgres::mcp::{PostgresEventStore, PostgresSessionStore, PostgresTaskStore, TASK_LEASE};
 #[cfg(feature = "postgres")]
 pub use postgres::tokens::{DEFAULT_POOL_SIZE as TOKENS_POOL_SIZE, PostgresTokenStore};
 #[cfg(feature = "postgres")]

@@ -444,3 +444,95 @@ async fn idle_streams_are_forgotten_with_their_events() {
         (1, 1)
     );
 }
+
+/// An instance that stops renewing its task's lease (killed) leaves the task failed for
+/// every other instance once the lease ran out; one that runs renews it for as long as the
+/// task runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_instance_stopped_fails_after_its_lease() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b, c) = tokio::join!(schema.open(), schema.open(), schema.open());
+    let lease = std::time::Duration::from_millis(150);
+    let alive = a.mcp_tasks().with_lease(lease);
+    let doomed = c.mcp_tasks().with_lease(lease);
+    let reader = b.mcp_tasks();
+    alive.create(task("kept", None, 60_000)).await.unwrap();
+    doomed.create(task("orphan", None, 60_000)).await.unwrap();
+    drop(doomed);
+    drop(c);
+    tokio::time::sleep(lease * 3).await;
+    assert_eq!(
+        reader.get("kept").await.unwrap().unwrap().state,
+        TaskState::Working
+    );
+    let failed = reader.get("orphan").await.unwrap().unwrap();
+    let TaskState::Failed(error) = failed.state else {
+        panic!("{failed:?}")
+    };
+    assert_eq!(error["code"], -32603);
+    assert!(
+        error["message"].as_str().unwrap().contains("stopped"),
+        "{error}"
+    );
+    // Failed for good: nobody's late result changes it.
+    assert!(
+        !reader
+            .set_state("orphan", TaskState::Completed(json!({})), now_ms())
+            .await
+            .unwrap()
+    );
+    assert!(matches!(
+        reader.get("orphan").await.unwrap().unwrap().state,
+        TaskState::Failed(_)
+    ));
+}
+
+/// A `tasks/cancel` that reached another instance reaches the one running the task: its
+/// store tells the bridge's watcher, which stops the handler; the instance's own endings
+/// are not told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancellation_through_another_instance_is_told_where_the_task_runs() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = tokio::join!(schema.open(), schema.open());
+    let running_here = a
+        .mcp_tasks()
+        .with_lease(std::time::Duration::from_millis(90));
+    let told = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&told);
+    running_here.watch(Arc::new(move |id: &str| {
+        sink.lock().unwrap().push(id.to_owned())
+    }));
+    running_here
+        .create(task("cancelled-elsewhere", None, 60_000))
+        .await
+        .unwrap();
+    running_here
+        .create(task("finished-here", None, 60_000))
+        .await
+        .unwrap();
+    assert!(
+        running_here
+            .set_state("finished-here", TaskState::Completed(json!({})), now_ms())
+            .await
+            .unwrap()
+    );
+    let elsewhere = b.mcp_tasks();
+    assert!(
+        elsewhere
+            .set_state("cancelled-elsewhere", TaskState::Cancelled, now_ms())
+            .await
+            .unwrap()
+    );
+    for _ in 0..100 {
+        if !told.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(*told.lock().unwrap(), ["cancelled-elsewhere"]);
+}

@@ -421,6 +421,13 @@ impl McpBridgeBuilder {
             .client
             .subscribe_boxed(Box::new(move || listener.notify_one()));
         let (tools_version, _) = watch::channel(0u64);
+        let tasks = Arc::new(crate::tasks::Tasks::new(
+            self.task_store
+                .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+            self.task_ttl,
+            self.task_limit,
+        ));
+        tasks.watch();
         let inner = Inner {
             client: self.client,
             broker: self.broker,
@@ -429,12 +436,7 @@ impl McpBridgeBuilder {
             instructions,
             listing: self.listing,
             tool_names: self.tool_names,
-            tasks: Arc::new(crate::tasks::Tasks::new(
-                self.task_store
-                    .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
-                self.task_ttl,
-                self.task_limit,
-            )),
+            tasks,
             content: self.content,
             codec,
             view: Mutex::new(None),

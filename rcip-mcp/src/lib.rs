@@ -86,8 +86,9 @@
 //! [`HttpOptions::session_store`] shares 2025-11-25 sessions: a request naming a session
 //! another instance opened is served here, for the principal that opened it only; a
 //! [`TaskStore`] shared through [`McpBridgeBuilder::task_store`] lets any instance answer
-//! `tasks/get`, `tasks/result` and `tasks/cancel` (the cancellation reaches the handler only
-//! where it runs). The runtime keeps pending confirmations in memory, in the process that
+//! `tasks/get`, `tasks/result` and `tasks/cancel` (a store that implements
+//! [`TaskStore::watch`] tells the instance running a task of a cancellation made elsewhere,
+//! and its handler stops there). The runtime keeps pending confirmations in memory, in the process that
 //! created them. A 2026-07-28 retry must therefore reach the
 //! instance that returned the `input_required` result: a valid `requestState` is only
 //! accepted there (its key is per process by default; with a shared

@@ -126,6 +126,15 @@ pub trait TaskStore: Send + Sync {
         state: TaskState,
         now: u64,
     ) -> BoxFuture<Result<bool, TaskStoreError>>;
+
+    /// Tells `ended` the id of every task this store started (through
+    /// [`create`](Self::create)) and another instance of the deployment then finished: a
+    /// `tasks/cancel` that reached another instance, so the handler running here stops. A
+    /// store of one process has nothing to tell (the default): every cancellation happens
+    /// where the task runs.
+    fn watch(&self, ended: Arc<dyn Fn(&str) + Send + Sync>) {
+        let _ = ended;
+    }
 }
 
 /// Tasks in this process's memory, forgotten when they expire; at most 10,000, the finished
@@ -459,6 +468,13 @@ impl Tasks {
             .set_state(id, TaskState::Cancelled, now_ms())
             .await
             .map_err(|e| store_failed(&e))?;
+        self.stop(id);
+        Ok(())
+    }
+
+    /// Stops task `id`'s handler if it runs here: its cancellation, its questions dropped,
+    /// and after a grace period the invocation ended outright.
+    fn stop(&self, id: &str) {
         if let Some(task) = lock(&self.running).get_mut(id) {
             task.cancel.cancel();
             task.questions.clear();
@@ -471,7 +487,17 @@ impl Tasks {
                 });
             }
         }
-        Ok(())
+    }
+
+    /// Has the store tell these tasks of the ones another instance finished, so their
+    /// handlers stop here.
+    pub(crate) fn watch(self: &Arc<Self>) {
+        let tasks = Arc::downgrade(self);
+        self.store.watch(Arc::new(move |id: &str| {
+            if let Some(tasks) = tasks.upgrade() {
+                tasks.stop(id);
+            }
+        }));
     }
 
     /// Records a new task for `call` and makes `elicitor` ask through it; `None` when the

@@ -508,3 +508,124 @@ async fn a_cancelled_handler_that_ignores_it_is_aborted_and_frees_its_slot() {
     assert!(matches!(again, CallToolResponse::Task(_)), "{again:?}");
     client.cancel().await.unwrap();
 }
+
+/// Who hears of the tasks another instance finished.
+type Watcher = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// One instance's view of a task store shared by a deployment, in this test's memory: it
+/// tells its watcher of the tasks it started that another instance finished, as a database
+/// store finds them when it renews its leases.
+struct Instance {
+    shared: Arc<rcip_mcp::MemoryTaskStore>,
+    started: Mutex<Vec<String>>,
+    watcher: Mutex<Option<Watcher>>,
+    others: Mutex<Vec<Arc<Instance>>>,
+}
+
+impl Instance {
+    fn new(shared: &Arc<rcip_mcp::MemoryTaskStore>) -> Arc<Self> {
+        Arc::new(Self {
+            shared: Arc::clone(shared),
+            started: Mutex::default(),
+            watcher: Mutex::default(),
+            others: Mutex::default(),
+        })
+    }
+
+    fn ended_elsewhere(&self, id: &str) {
+        if self
+            .started
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|started| started == id)
+        {
+            let watcher = self.watcher.lock().unwrap().clone();
+            if let Some(watcher) = watcher {
+                watcher(id);
+            }
+        }
+    }
+}
+
+impl rcip_mcp::TaskStore for Instance {
+    fn create(
+        &self,
+        record: rcip_mcp::TaskRecord,
+    ) -> BoxFuture<Result<(), rcip_mcp::TaskStoreError>> {
+        self.started.lock().unwrap().push(record.id.clone());
+        self.shared.create(record)
+    }
+
+    fn get(
+        &self,
+        id: &str,
+    ) -> BoxFuture<Result<Option<rcip_mcp::TaskRecord>, rcip_mcp::TaskStoreError>> {
+        self.shared.get(id)
+    }
+
+    fn set_state(
+        &self,
+        id: &str,
+        state: rcip_mcp::TaskState,
+        now: u64,
+    ) -> BoxFuture<Result<bool, rcip_mcp::TaskStoreError>> {
+        let finished = state.is_terminal();
+        let changed = self.shared.set_state(id, state, now);
+        let others: Vec<Arc<Instance>> = self.others.lock().unwrap().clone();
+        let id = id.to_owned();
+        Box::pin(async move {
+            let changed = changed.await?;
+            if changed && finished {
+                for other in others {
+                    other.ended_elsewhere(&id);
+                }
+            }
+            Ok(changed)
+        })
+    }
+
+    fn watch(&self, ended: Arc<dyn Fn(&str) + Send + Sync>) {
+        *self.watcher.lock().unwrap() = Some(ended);
+    }
+}
+
+/// A task started through one instance and cancelled through another: the cancellation
+/// reaches the handler where it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_cancelled_through_another_instance_stops_where_it_runs() {
+    let app = app();
+    let shared = Arc::new(rcip_mcp::MemoryTaskStore::new());
+    let (one, two) = (Instance::new(&shared), Instance::new(&shared));
+    one.others.lock().unwrap().push(Arc::clone(&two));
+    two.others.lock().unwrap().push(Arc::clone(&one));
+    let bridge_on = |instance: &Arc<Instance>| {
+        McpBridge::builder(app.runtime.client())
+            .task_store(Arc::clone(instance) as Arc<dyn rcip_mcp::TaskStore>)
+            .build()
+            .unwrap()
+    };
+    let (first, second) = (bridge_on(&one), bridge_on(&two));
+    let starts = connect(&first, Agent::new(true), true).await;
+    let cancels = connect(&second, Agent::new(true), true).await;
+    let id = task_id(
+        starts
+            .call_tool_once(call("reports.slow", json!({})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(status(&cancels, &id).await.0, TaskStatus::Working);
+    cancels
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    until(|| app.cancelled.load(Ordering::SeqCst) == 1).await;
+    assert_eq!(
+        app.cancelled.load(Ordering::SeqCst),
+        1,
+        "the handler saw it"
+    );
+    assert_eq!(status(&starts, &id).await.0, TaskStatus::Cancelled);
+    starts.cancel().await.unwrap();
+    cancels.cancel().await.unwrap();
+}

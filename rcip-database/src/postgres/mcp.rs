@@ -5,9 +5,10 @@
 //! [`EventStore`]: a client reconnecting with `Last-Event-ID` to any instance gets what it
 //! missed).
 
+use std::collections::HashSet;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use deadpool_postgres::{Object, Pool};
@@ -29,7 +30,7 @@ use tokio_postgres::Row;
 const SWEEP: i64 = 100;
 
 const TASK_COLUMNS: &str =
-    "id, owner, capability_id, state, detail, created_at, updated_at, ttl_ms";
+    "id, owner, capability_id, state, detail, created_at, updated_at, ttl_ms, lease_until";
 
 /// The state names a finished task has, as `state` stores them.
 const FINISHED: [&str; 3] = ["completed", "failed", "cancelled"];
@@ -38,6 +39,12 @@ const FINISHED: [&str; 3] = ["completed", "failed", "cancelled"];
 /// ([`PostgresStore::mcp_tasks`](crate::PostgresStore::mcp_tasks)). Every statement is
 /// prepared once per connection. A finished task never changes again, whichever instance
 /// tries (one conditional `UPDATE` decides), and is forgotten `ttl_ms` after it finished.
+///
+/// The instance running a task holds a lease on it ([`TASK_LEASE`], renewed every third of
+/// it): a task whose lease ran out, its instance killed or cut off, is failed for every
+/// instance that reads it, never left working for ever nor run again. The renewal also
+/// finds the tasks another instance cancelled, and tells the bridge (`TaskStore::watch`),
+/// so their handlers stop here.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -52,14 +59,48 @@ const FINISHED: [&str; 3] = ["completed", "failed", "cancelled"];
 ///     Ok(bridge)
 /// }
 /// ```
+#[derive(Clone)]
 pub struct PostgresTaskStore {
     pool: Pool,
+    lease: Duration,
+    here: Arc<Here>,
 }
+
+/// The tasks this store started and has not seen finish, and who hears of the ones another
+/// instance finished.
+#[derive(Default)]
+struct Here {
+    running: Mutex<HashSet<String>>,
+    ended: Mutex<Option<Ended>>,
+    renewing: OnceLock<()>,
+}
+
+type Ended = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl fmt::Debug for PostgresTaskStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PostgresTaskStore").finish_non_exhaustive()
+        f.debug_struct("PostgresTaskStore")
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
     }
+}
+
+/// How long a running task's lease lasts by default.
+pub const TASK_LEASE: Duration = Duration::from_secs(30);
+
+/// The error a task whose lease ran out ends with: its instance stopped (crashed, killed,
+/// cut off from the database) before it finished.
+fn instance_gone() -> Value {
+    serde_json::json!({
+        "code": -32603,
+        "message": "The instance running the task stopped before it finished."
+    })
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Milliseconds since the Unix epoch (the unit of every task time).
@@ -125,11 +166,38 @@ fn record_of(row: &Row) -> Result<TaskRecord, TaskStoreError> {
 
 impl PostgresTaskStore {
     pub(crate) fn on(pool: Pool) -> Self {
-        Self { pool }
+        Self {
+            pool,
+            lease: TASK_LEASE,
+            here: Arc::default(),
+        }
+    }
+
+    /// Another lease for the tasks this store runs (default [`TASK_LEASE`]; at least 30
+    /// ms). The store renews it every third of its length while a task runs; a task whose
+    /// lease ran out (its instance stopped) is read as failed, by any instance, from then on.
+    #[must_use]
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(30));
+        self
+    }
+
+    fn lease_ms(&self) -> u64 {
+        u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX)
     }
 
     async fn client(&self) -> Result<Object, TaskStoreError> {
         self.pool.get().await.map_err(failed)
+    }
+
+    /// Starts renewing the leases of the tasks running here, once: a task of its own,
+    /// which ends with the store.
+    fn renew_leases(&self) {
+        if self.here.renewing.set(()).is_err() {
+            return;
+        }
+        let (pool, lease, here) = (self.pool.clone(), self.lease, Arc::downgrade(&self.here));
+        tokio::spawn(renew(pool, lease, here));
     }
 
     async fn create_task(&self, record: TaskRecord) -> Result<(), TaskStoreError> {
@@ -141,6 +209,7 @@ impl PostgresTaskStore {
             .then(|| int(record.updated_at.saturating_add(record.ttl_ms)))
             .transpose()?;
         let now = int(now_ms())?;
+        let lease_until = int(now_ms().saturating_add(self.lease_ms()))?;
         let sweep = client
             .prepare_cached(
                 "DELETE FROM rcip_mcp_tasks WHERE id IN (SELECT id FROM rcip_mcp_tasks \
@@ -155,7 +224,7 @@ impl PostgresTaskStore {
         let insert = client
             .prepare_cached(&format!(
                 "INSERT INTO rcip_mcp_tasks ({TASK_COLUMNS}, finished_until) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
             ))
             .await
             .map_err(failed)?;
@@ -171,11 +240,16 @@ impl PostgresTaskStore {
                     &int(record.created_at)?,
                     &int(record.updated_at)?,
                     &int(record.ttl_ms)?,
+                    &lease_until,
                     &finished_until,
                 ],
             )
             .await
             .map_err(failed)?;
+        if !record.state.is_terminal() {
+            lock(&self.here.running).insert(record.id);
+            self.renew_leases();
+        }
         Ok(())
     }
 
@@ -187,12 +261,21 @@ impl PostgresTaskStore {
             ))
             .await
             .map_err(failed)?;
-        let row = client.query_opt(&select, &[&id]).await.map_err(failed)?;
+        let Some(row) = client.query_opt(&select, &[&id]).await.map_err(failed)? else {
+            return Ok(None);
+        };
         let now = now_ms();
-        Ok(row
-            .map(|row| record_of(&row))
-            .transpose()?
-            .filter(|record| !record.expired(now)))
+        let record = record_of(&row)?;
+        let lease_until = unsigned(&row, 8)?;
+        if record.state.is_terminal() || lease_until >= now {
+            return Ok(Some(record).filter(|record| !record.expired(now)));
+        }
+        // Its instance stopped renewing the lease: the task failed. Written once (whoever
+        // reads first), unless its instance finished it meanwhile; then read again.
+        drop(client);
+        self.set_task_state(id, TaskState::Failed(instance_gone()), now)
+            .await?;
+        Box::pin(self.get_task(id)).await
     }
 
     async fn set_task_state(
@@ -221,18 +304,21 @@ impl PostgresTaskStore {
             )
             .await
             .map_err(failed)?;
+        if finished {
+            lock(&self.here.running).remove(id);
+        }
         Ok(changed == 1)
     }
 }
 
 impl TaskStore for PostgresTaskStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
-        let store = Self::on(self.pool.clone());
+        let store = self.clone();
         Box::pin(async move { store.create_task(record).await })
     }
 
     fn get(&self, id: &str) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
-        let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
+        let (store, id) = (self.clone(), id.to_owned());
         Box::pin(async move { store.get_task(&id).await })
     }
 
@@ -242,8 +328,71 @@ impl TaskStore for PostgresTaskStore {
         state: TaskState,
         now: u64,
     ) -> BoxFuture<Result<bool, TaskStoreError>> {
-        let (store, id) = (Self::on(self.pool.clone()), id.to_owned());
+        let (store, id) = (self.clone(), id.to_owned());
         Box::pin(async move { store.set_task_state(&id, state, now).await })
+    }
+
+    fn watch(&self, ended: Arc<dyn Fn(&str) + Send + Sync>) {
+        *lock(&self.here.ended) = Some(ended);
+    }
+}
+
+/// Renews, every third of `lease`, the leases of the tasks running here; a task found
+/// finished meanwhile (another instance cancelled it) is told to the watcher, so its handler
+/// stops. Ends when the store is gone.
+async fn renew(pool: Pool, lease: Duration, here: Weak<Here>) {
+    let lease_ms = u64::try_from(lease.as_millis()).unwrap_or(u64::MAX);
+    loop {
+        tokio::time::sleep(lease / 3).await;
+        let Some(here) = here.upgrade() else {
+            return;
+        };
+        let ids: Vec<String> = lock(&here.running).iter().cloned().collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let renewed = async {
+            let client = pool.get().await.map_err(failed)?;
+            let until = int(now_ms().saturating_add(lease_ms))?;
+            let update = client
+                .prepare_cached(
+                    "UPDATE rcip_mcp_tasks SET lease_until = $2 \
+                     WHERE id = ANY($1) AND state <> ALL($3::text[]) RETURNING id",
+                )
+                .await
+                .map_err(failed)?;
+            let rows = client
+                .query(&update, &[&ids, &until, &&FINISHED[..]])
+                .await
+                .map_err(failed)?;
+            rows.iter()
+                .map(|row| row.try_get::<_, String>(0).map_err(failed))
+                .collect::<Result<HashSet<String>, TaskStoreError>>()
+        };
+        let renewed = match renewed.await {
+            Ok(renewed) => renewed,
+            Err(error) => {
+                tracing::error!(%error, "the running tasks' leases could not be renewed");
+                continue;
+            }
+        };
+        let ended: Vec<String> = {
+            let mut running = lock(&here.running);
+            let ended: Vec<String> = ids
+                .into_iter()
+                .filter(|id| !renewed.contains(id) && running.contains(id))
+                .collect();
+            for id in &ended {
+                running.remove(id);
+            }
+            ended
+        };
+        let watcher = lock(&here.ended).clone();
+        if let Some(watcher) = watcher {
+            for id in &ended {
+                watcher(id);
+            }
+        }
     }
 }
 

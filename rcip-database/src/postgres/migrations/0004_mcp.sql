@@ -3,7 +3,9 @@
 -- Tasks (rcip-mcp's TaskStore): a task started through one instance is polled, fetched
 -- and cancelled through any. `state` is the task's status, `detail` its JSON (the input
 -- requests, the result or the error); `finished_until` is when a finished task may be
--- forgotten (NULL while it runs), so expired rows are found through an index.
+-- forgotten (NULL while it runs), so expired rows are found through an index;
+-- `lease_until` is how long the instance running it vouches for it (it renews the lease
+-- while the task runs: a task whose lease ran out is failed, its instance gone).
 CREATE TABLE rcip_mcp_tasks (
     id TEXT PRIMARY KEY,
     owner TEXT,
@@ -13,7 +15,8 @@ CREATE TABLE rcip_mcp_tasks (
     created_at BIGINT NOT NULL,
     updated_at BIGINT NOT NULL,
     ttl_ms BIGINT NOT NULL,
-    finished_until BIGINT
+    finished_until BIGINT,
+    lease_until BIGINT NOT NULL
 );
 CREATE INDEX rcip_mcp_tasks_finished ON rcip_mcp_tasks (finished_until)
     WHERE finished_until IS NOT NULL;
