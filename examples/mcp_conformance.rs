@@ -6,7 +6,13 @@
 //!
 //! ```text
 //! cargo run -p rcip-examples --example mcp_conformance -- 127.0.0.1:8001
+//! cargo run -p rcip-examples --example mcp_conformance -- 127.0.0.1:8002 --database postgres://...
 //! ```
+//!
+//! With `--database`, the instances given the same PostgreSQL database share what the
+//! database holds of MCP (`rcip-database`'s feature `mcp`): 2025-11-25 sessions, their
+//! stream events, tasks, and the `requestState` key (made once, in the database). Pending
+//! confirmations still live in the instance that raised them.
 //!
 //! Beside `/mcp`, the trusted host's own approval interface, for clients that cannot show a
 //! confirmation (no elicitation): `GET /host/confirmations` lists the pending ones, `POST
@@ -18,6 +24,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::routing::{get, post};
 use rcip_examples::mcp_conformance::ConformanceFixture;
+use std::sync::Arc;
+
 use rcip_mcp::{HttpOptions, http_router};
 use rcip_runtime::Host;
 use serde_json::{Value, json};
@@ -51,19 +59,46 @@ async fn approve_all(State(host): State<Host>) -> Json<Value> {
     Json(json!({ "approved": approved }))
 }
 
+/// `ADDR [--database URL]`, with their defaults.
+fn arguments() -> Result<(SocketAddr, Option<String>), Box<dyn std::error::Error>> {
+    let mut addr = None;
+    let mut database = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--database" => {
+                database = Some(args.next().ok_or("--database needs a URL")?);
+            }
+            other if addr.is_none() => addr = Some(other.parse()?),
+            other => return Err(format!("unexpected argument {other:?}").into()),
+        }
+    }
+    let addr = addr.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8001)));
+    Ok((addr, database))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let addr: SocketAddr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:8001".to_owned())
-        .parse()?;
+    let (addr, database) = arguments()?;
     let fixture = ConformanceFixture::new()?;
-    let bridge = fixture.bridge()?;
+    let mut builder = fixture.bridge_builder();
+    let mut options = HttpOptions::new();
+    if let Some(url) = &database {
+        let store = rcip_database::PostgresStore::open(url).await?;
+        let key = store.secret("mcp-request-state").await?;
+        builder = builder
+            .task_store(Arc::new(store.mcp_tasks()))
+            .request_state_key(key.to_vec());
+        options = options
+            .session_store(Arc::new(store.mcp_sessions()))
+            .event_store(Arc::new(store.mcp_events()));
+    }
+    let bridge = builder.build()?;
     let host_ui = axum::Router::new()
         .route("/host/confirmations", get(pending))
         .route("/host/confirmations/approve", post(approve_all))
         .with_state(fixture.host());
-    let app = http_router(bridge, HttpOptions::new()).merge(host_ui);
+    let app = http_router(bridge, options).merge(host_ui);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);

@@ -842,6 +842,13 @@ impl ConformanceFixture {
     /// What [`McpBridgeBuilder::build`](rcip_mcp::McpBridgeBuilder::build) returns (never
     /// with this catalog).
     pub fn bridge(&self) -> Result<McpBridge, BridgeError> {
+        self.bridge_builder().build()
+    }
+
+    /// The builder [`bridge`](Self::bridge) builds, for a host that adds to it (a shared
+    /// task store and `requestState` key when several instances serve the fixture).
+    #[must_use]
+    pub fn bridge_builder(&self) -> rcip_mcp::McpBridgeBuilder {
         use crate::mcp_conformance_resources::{ConformancePrompts, ConformanceResources};
         use crate::mcp_conformance_schemas::{JSON_SCHEMA_CAPABILITY, JSON_SCHEMA_TOOL};
         McpBridge::builder(self.client())
@@ -856,7 +863,6 @@ impl ConformanceFixture {
             .resources(Arc::new(ConformanceResources))
             .prompts(Arc::new(ConformancePrompts))
             .tool_name(JSON_SCHEMA_CAPABILITY, JSON_SCHEMA_TOOL)
-            .build()
     }
 }
 
