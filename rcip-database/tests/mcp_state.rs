@@ -536,3 +536,32 @@ async fn a_cancellation_through_another_instance_is_told_where_the_task_runs() {
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     assert_eq!(*told.lock().unwrap(), ["cancelled-elsewhere"]);
 }
+
+/// A task whose instance died and that nobody read since goes once its lease and its ttl
+/// have passed, swept by whichever instance creates the next task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_orphaned_task_nobody_reads_is_swept() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = tokio::join!(schema.open(), schema.open());
+    let doomed = a
+        .mcp_tasks()
+        .with_lease(std::time::Duration::from_millis(60));
+    doomed.create(task("orphan", None, 10)).await.unwrap();
+    drop(doomed);
+    drop(a);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    b.mcp_tasks()
+        .create(task("next", None, 60_000))
+        .await
+        .unwrap();
+    let rows = schema
+        .client()
+        .await
+        .query("SELECT id FROM rcip_mcp_tasks ORDER BY id", &[])
+        .await
+        .unwrap();
+    let ids: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+    assert_eq!(ids, ["next"]);
+}

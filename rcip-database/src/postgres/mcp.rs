@@ -212,8 +212,10 @@ impl PostgresTaskStore {
         let lease_until = int(now_ms().saturating_add(self.lease_ms()))?;
         let sweep = client
             .prepare_cached(
-                "DELETE FROM rcip_mcp_tasks WHERE id IN (SELECT id FROM rcip_mcp_tasks \
-                 WHERE finished_until < $1 LIMIT $2)",
+                "DELETE FROM rcip_mcp_tasks WHERE id IN (\
+                 (SELECT id FROM rcip_mcp_tasks WHERE finished_until < $1 LIMIT $2) UNION ALL \
+                 (SELECT id FROM rcip_mcp_tasks WHERE finished_until IS NULL \
+                 AND lease_until < $1 AND lease_until + ttl_ms < $1 LIMIT $2))",
             )
             .await
             .map_err(failed)?;
@@ -273,8 +275,17 @@ impl PostgresTaskStore {
         // Its instance stopped renewing the lease: the task failed. Written once (whoever
         // reads first), unless its instance finished it meanwhile; then read again.
         drop(client);
-        self.set_task_state(id, TaskState::Failed(instance_gone()), now)
+        // This instance's own task (its renewal came too late): its handler must stop too.
+        let here = lock(&self.here.running).contains(id);
+        let failed_now = self
+            .set_task_state(id, TaskState::Failed(instance_gone()), now)
             .await?;
+        if here && failed_now {
+            let watcher = lock(&self.here.ended).clone();
+            if let Some(watcher) = watcher {
+                watcher(id);
+            }
+        }
         Box::pin(self.get_task(id)).await
     }
 
@@ -284,8 +295,13 @@ impl PostgresTaskStore {
         state: TaskState,
         now: u64,
     ) -> Result<bool, TaskStoreError> {
-        let client = self.client().await?;
         let finished = state.is_terminal();
+        if finished {
+            // No longer renewed, whatever comes of the write: a task whose last write failed
+            // then fails for everyone when its lease runs out, rather than stay working.
+            lock(&self.here.running).remove(id);
+        }
+        let client = self.client().await?;
         let (name, detail) = columns(&state)?;
         // One statement decides: whichever instance's change comes first moves a running task
         // on; a finished one stays as it is.
@@ -304,9 +320,6 @@ impl PostgresTaskStore {
             )
             .await
             .map_err(failed)?;
-        if finished {
-            lock(&self.here.running).remove(id);
-        }
         Ok(changed == 1)
     }
 }
@@ -575,8 +588,14 @@ impl SessionStore for PostgresSessionStore {
 /// How long a stream is kept after its last event (a client reconnects within seconds).
 const STREAM_IDLE_MS: u64 = 5 * 60 * 1000;
 
-/// How often a replay of an open stream looks for the events another instance wrote.
+/// How soon a replay of an open stream looks again for the events another instance wrote:
+/// at first, and after each event.
 const FOLLOW_EVERY: Duration = Duration::from_millis(50);
+
+/// The longest a replay waits between looks: each look that finds nothing doubles the wait
+/// up to this, so replays of streams whose call never answers (its instance died) cost the
+/// shared pool a read a second each, not twenty.
+const FOLLOW_AT_MOST: Duration = Duration::from_secs(1);
 
 /// One in how many stored events also sweeps idle streams (a bounded piece each time).
 const SWEEP_EVERY: u64 = 64;
@@ -589,9 +608,10 @@ const SWEEP_EVERY: u64 = 64;
 ///
 /// An event's id is its stream's secret (128 random bits) and its number: rmcp replays by
 /// id alone, whoever asks, so only a client that was sent an id can name its stream. A
-/// replay of a stream whose answer has not come yet follows it, looking every 50 ms for
-/// what the instance running the call writes, until the answer or until the stream has been
-/// idle for 5 minutes; a stream idle that long is forgotten with its events.
+/// replay of a stream whose answer has not come yet follows it, looking for what the
+/// instance running the call writes (after 50 ms, then less often while nothing comes, at
+/// least once a second), until the answer or until the stream has been idle for 5 minutes;
+/// a stream idle that long is forgotten with its events.
 pub struct PostgresEventStore {
     pool: Pool,
     stored: AtomicU64,
@@ -728,6 +748,7 @@ impl PostgresEventStore {
         // Set once the stream was seen answered: one more read takes an answer stored
         // between the last read and that look, then the replay ends.
         let mut last_look = false;
+        let mut wait = FOLLOW_EVERY;
         loop {
             let events = match Self::events_after(&pool, &stream, &secret, after).await {
                 Ok(events) => events,
@@ -745,6 +766,7 @@ impl PostgresEventStore {
                 }
             }
             if read > 0 {
+                wait = FOLLOW_EVERY;
                 continue;
             }
             if last_look {
@@ -762,7 +784,8 @@ impl PostgresEventStore {
             if idle_for > i64::try_from(STREAM_IDLE_MS).unwrap_or(i64::MAX) || to.is_closed() {
                 return;
             }
-            tokio::time::sleep(FOLLOW_EVERY).await;
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(FOLLOW_AT_MOST);
         }
     }
 }

@@ -20,6 +20,10 @@ CREATE TABLE rcip_mcp_tasks (
 );
 CREATE INDEX rcip_mcp_tasks_finished ON rcip_mcp_tasks (finished_until)
     WHERE finished_until IS NOT NULL;
+-- Running tasks by lease: one whose lease ran out longer than its ttl ago (its instance
+-- died and nobody read it since) is forgotten too.
+CREATE INDEX rcip_mcp_tasks_lease ON rcip_mcp_tasks (lease_until)
+    WHERE finished_until IS NULL;
 
 -- 2025-11-25 sessions (rcip-mcp's SessionStore): who opened each (`owner`, JSON) and the
 -- `initialize` parameters that opened it (JSON, once the handshake finished), so any
