@@ -3,12 +3,12 @@
 //! `RCIP_TEST_POSTGRES_URL`): a 2025-11-25 session opened on one is served by the other.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use rcip_database::tokio_postgres::{self, NoTls};
+use rcip_test_support::{header, raw_mcp_post};
 
 /// `target/<profile>/examples/mcp_conformance`, next to this test's `deps/` binary.
 fn fixture_binary() -> PathBuf {
@@ -86,28 +86,8 @@ fn start(database: &str) -> Fixture {
     Fixture { child, address }
 }
 
-/// A `POST /mcp` on a connection of its own: status, head and body (read to the close).
 fn post(address: &str, session: Option<&str>, body: &str) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let session = session.map_or_else(String::new, |id| {
-        format!("mcp-session-id: {id}\r\nmcp-protocol-version: 2025-11-25\r\n")
-    });
-    write!(
-        stream,
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\
-         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
-         {session}content-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    (
-        head[9..12].parse().unwrap(),
-        head.to_owned(),
-        body.to_owned(),
-    )
+    raw_mcp_post(address, "", session, body)
 }
 
 #[test]
@@ -137,14 +117,7 @@ fn a_session_opened_on_one_fixture_is_served_by_the_other() {
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
     );
     assert_eq!(status, 200, "{head}");
-    let session = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap();
+    let session = header(&head, "mcp-session-id").unwrap().to_owned();
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     assert_eq!(post(&two.address, Some(&session), initialized).0, 202);
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;

@@ -10,7 +10,7 @@ mod serving;
 use std::io::Write;
 
 use rcip_database::tokio_postgres::{self, NoTls};
-use rcip_test_support::prometheus_sample;
+use rcip_test_support::{header, prometheus_sample, raw_mcp_post};
 use serde_json::{Value, json};
 use serving::{call_once as call, get, serve};
 
@@ -179,35 +179,15 @@ fn two_instances_on_one_database_serve_one_platform() {
     drop(schema);
 }
 
-/// A `POST /mcp` on a connection of its own, as ada (`ada-token`, the dev token `serve`
-/// sets) or `bearer`: the status, the head and the body (read to the close).
+/// A `POST /mcp` as the holder of `bearer` (`ada-token` is the dev token `serve` sets).
 fn post_mcp(
     address: &str,
     bearer: &str,
     session: Option<&str>,
     body: &Value,
 ) -> (u16, String, String) {
-    let body = body.to_string();
-    let mut stream = serving::connect(address);
-    let session = session.map_or_else(String::new, |id| {
-        format!("mcp-session-id: {id}\r\nmcp-protocol-version: 2025-11-25\r\n")
-    });
-    write!(
-        stream,
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\
-         authorization: Bearer {bearer}\r\ncontent-type: application/json\r\n\
-         accept: application/json, text/event-stream\r\n{session}content-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    std::io::Read::read_to_string(&mut stream, &mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    (
-        head[9..12].parse().unwrap(),
-        head.to_owned(),
-        body.to_owned(),
-    )
+    let headers = format!("authorization: Bearer {bearer}\r\n");
+    raw_mcp_post(address, &headers, session, &body.to_string())
 }
 
 /// A 2025-11-25 MCP session opened through one instance is served by the other (the
@@ -228,14 +208,9 @@ fn an_mcp_session_is_served_by_either_instance() {
         "clientInfo": {"name": "raw", "version": "1"}}});
     let (status, head, _) = post_mcp(&one.address, "ada-token", None, &initialize);
     assert_eq!(status, 200, "{head}");
-    let session = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session id in {head}"));
+    let session = header(&head, "mcp-session-id")
+        .unwrap_or_else(|| panic!("no session id in {head}"))
+        .to_owned();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let (status, _, _) = post_mcp(&one.address, "ada-token", Some(&session), &initialized);
     assert_eq!(status, 202);

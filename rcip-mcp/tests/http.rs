@@ -764,3 +764,55 @@ async fn a_session_opened_on_one_instance_is_served_by_another() {
     .await;
     assert_eq!(after, unknown);
 }
+
+/// A session store that fails every call (its database is down).
+struct DownSessions;
+
+impl SessionStore for DownSessions {
+    fn set_owner(&self, _: &str, _: SessionOwner) -> BoxFuture<Result<(), SessionStoreError>> {
+        Box::pin(async { Err(SessionStoreError("down".into())) })
+    }
+
+    fn owner(&self, _: &str) -> BoxFuture<Result<Option<SessionOwner>, SessionStoreError>> {
+        Box::pin(async { Err(SessionStoreError("down".into())) })
+    }
+
+    fn set_initialize(&self, _: &str, _: Value) -> BoxFuture<Result<(), SessionStoreError>> {
+        Box::pin(async { Err(SessionStoreError("down".into())) })
+    }
+
+    fn initialize(&self, _: &str) -> BoxFuture<Result<Option<Value>, SessionStoreError>> {
+        Box::pin(async { Err(SessionStoreError("down".into())) })
+    }
+
+    fn forget(&self, _: &str) -> BoxFuture<Result<(), SessionStoreError>> {
+        Box::pin(async { Err(SessionStoreError("down".into())) })
+    }
+}
+
+/// With the shared store down, an instance still serves the sessions it opened itself, and
+/// answers a session it cannot look up exactly as an unknown one: nothing is let through
+/// unchecked, nothing crashes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_session_store_refuses_what_it_cannot_check() {
+    let apps = [App::new(), App::new()];
+    let down = || with_tokens(HttpOptions::new().session_store(Arc::new(DownSessions)));
+    let a = serve_with(&apps[0], down()).await;
+    let b = serve_with(&apps[1], down()).await;
+    let session = open_session(a, Some("token-ada")).await;
+    let here = session_request(a, SessionRequest::Post, &session, Some("token-ada"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(here.status(), reqwest::StatusCode::OK);
+    let unknown = RawAnswer::of(session_request(a, SessionRequest::Post, "no-such", None)).await;
+    let elsewhere = RawAnswer::of(session_request(
+        b,
+        SessionRequest::Post,
+        &session,
+        Some("token-ada"),
+    ))
+    .await;
+    assert_eq!(elsewhere, unknown);
+    assert_eq!(elsewhere.status, 404);
+}

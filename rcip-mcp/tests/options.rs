@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::*;
 use rcip_mcp::rmcp::model::{CallToolResponse, ErrorCode};
 use rcip_mcp::rmcp::service::ServiceError;
-use rcip_mcp::{BridgeError, HostBroker, Listing, McpBridge};
+use rcip_mcp::{BridgeError, HostBroker, Listing, McpBridge, McpBridgeBuilder};
 use rcip_runtime::*;
 use serde_json::{Value, json};
 
@@ -114,24 +114,19 @@ fn a_short_request_state_key_is_refused() {
     );
 }
 
-/// A state sealed by one bridge is refused by a bridge with another key, and accepted by one
-/// with the same key over the same runtime (the pending confirmation lives in the runtime).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_shared_key_lets_another_bridge_of_the_same_runtime_finish() {
-    let app = App::with(Duration::from_secs(60), true, |b| {
-        b.request_state_key(b"a shared key of thirty-two bytes".to_vec())
-    });
-    let other_key = |key: &[u8]| {
-        McpBridge::builder(app.runtime.client())
-            .confirmations(Arc::new(HostBroker::new(app.runtime.host())))
-            .request_state_key(key.to_vec())
-            .build()
-            .unwrap()
-    };
-    let stranger = other_key(b"another key, also thirty-two b..");
-    let sibling = other_key(b"a shared key of thirty-two bytes");
-    let first = connect(&app, Human::new(Answer::Approve), Era::Modern).await;
-    let params = call("notes.add", json!({"text": "shared"}));
+/// Another bridge over `app`'s runtime, its `requestState` keys set by `keys`.
+fn sibling(app: &App, keys: impl FnOnce(McpBridgeBuilder) -> McpBridgeBuilder) -> McpBridge {
+    let builder = McpBridge::builder(app.runtime.client())
+        .confirmations(Arc::new(HostBroker::new(app.runtime.host())));
+    keys(builder).build().unwrap()
+}
+
+/// Adds a note through `app`'s bridge, which asks for a confirmation: its approved retry
+/// is refused by `refuses` (the state does not open there: `-32602`) and finishes on
+/// `finishes`.
+async fn approved_retry(app: &App, text: &str, refuses: &McpBridge, finishes: &McpBridge) {
+    let first = connect(app, Human::new(Answer::Approve), Era::Modern).await;
+    let params = call("notes.add", json!({ "text": text }));
     let CallToolResponse::InputRequired(round) =
         first.call_tool_once(params.clone()).await.unwrap()
     else {
@@ -145,16 +140,31 @@ async fn a_shared_key_lets_another_bridge_of_the_same_runtime_finish() {
     let retry = params
         .with_request_state(round.request_state.unwrap())
         .with_input_responses(responses);
-    let client = connect_bridge(&stranger, Human::new(Answer::Approve), Era::Modern).await;
+    let client = connect_bridge(refuses, Human::new(Answer::Approve), Era::Modern).await;
     match client.call_tool_once(retry.clone()).await {
         Err(ServiceError::McpError(e)) => assert_eq!(e.code, ErrorCode::INVALID_PARAMS),
-        other => panic!("another key opened the state: {other:?}"),
+        other => panic!("a bridge without the key opened the state: {other:?}"),
     }
-    let client = connect_bridge(&sibling, Human::new(Answer::Approve), Era::Modern).await;
+    let client = connect_bridge(finishes, Human::new(Answer::Approve), Era::Modern).await;
     let CallToolResponse::Complete(done) = client.call_tool_once(retry).await.unwrap() else {
         panic!("not complete")
     };
-    assert_eq!(done.structured_content, Some(json!({"added": "shared"})));
+    assert_eq!(done.structured_content, Some(json!({ "added": text })));
+}
+
+/// A state sealed by one bridge is refused by a bridge with another key, and accepted by one
+/// with the same key over the same runtime (the pending confirmation lives in the runtime).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_key_lets_another_bridge_of_the_same_runtime_finish() {
+    const SHARED: &[u8; 32] = b"a shared key of thirty-two bytes";
+    let app = App::with(Duration::from_secs(60), true, |b| {
+        b.request_state_key(SHARED.to_vec())
+    });
+    let stranger = sibling(&app, |b| {
+        b.request_state_key(b"another key, also thirty-two b..".to_vec())
+    });
+    let same_key = sibling(&app, |b| b.request_state_key(SHARED.to_vec()));
+    approved_retry(&app, "shared", &stranger, &same_key).await;
     assert_eq!(app.notes(), ["first", "shared"]);
 }
 
@@ -168,40 +178,13 @@ async fn a_keyring_opens_states_sealed_with_an_older_key() {
     let app = App::with(Duration::from_secs(60), true, |b| {
         b.request_state_keys("old", [("old", OLD.to_vec())])
     });
-    let with_ring = |active: &str, keys: Vec<(&str, Vec<u8>)>| {
-        McpBridge::builder(app.runtime.client())
-            .confirmations(Arc::new(HostBroker::new(app.runtime.host())))
-            .request_state_keys(active, keys)
-            .build()
-            .unwrap()
-    };
-    let rotated = with_ring("new", vec![("old", OLD.to_vec()), ("new", NEW.to_vec())]);
-    let dropped_old = with_ring("new", vec![("new", NEW.to_vec())]);
-    let first = connect(&app, Human::new(Answer::Approve), Era::Modern).await;
-    let params = call("notes.add", json!({"text": "rotated"}));
-    let CallToolResponse::InputRequired(round) =
-        first.call_tool_once(params.clone()).await.unwrap()
-    else {
-        panic!("no input_required")
-    };
-    let mut responses = std::collections::BTreeMap::new();
-    responses.insert(
-        "confirm".to_owned(),
-        json!({"action": "accept", "content": {"confirm": true}}),
-    );
-    let retry = params
-        .with_request_state(round.request_state.unwrap())
-        .with_input_responses(responses);
-    let client = connect_bridge(&dropped_old, Human::new(Answer::Approve), Era::Modern).await;
-    match client.call_tool_once(retry.clone()).await {
-        Err(ServiceError::McpError(e)) => assert_eq!(e.code, ErrorCode::INVALID_PARAMS),
-        other => panic!("a keyring without the old key opened its state: {other:?}"),
-    }
-    let client = connect_bridge(&rotated, Human::new(Answer::Approve), Era::Modern).await;
-    let CallToolResponse::Complete(done) = client.call_tool_once(retry).await.unwrap() else {
-        panic!("not complete")
-    };
-    assert_eq!(done.structured_content, Some(json!({"added": "rotated"})));
+    let rotated = sibling(&app, |b| {
+        b.request_state_keys("new", [("old", OLD.to_vec()), ("new", NEW.to_vec())])
+    });
+    let dropped_old = sibling(&app, |b| {
+        b.request_state_keys("new", [("new", NEW.to_vec())])
+    });
+    approved_retry(&app, "rotated", &dropped_old, &rotated).await;
 }
 
 #[test]

@@ -266,3 +266,42 @@ pub fn first_event_id(text: &str) -> Option<String> {
         .find_map(|line| line.strip_prefix("id:"))
         .map(|id| id.trim().to_owned())
 }
+
+/// A `POST /mcp` to `address` on a connection of its own (HTTP/1.1, `connection: close`),
+/// read to the close: the status, the head and the body. `headers` are further header
+/// lines, each ending in `\r\n`; a 2025-11-25 `session` adds its id and the protocol
+/// version. For processes a test starts, where no HTTP client is at hand.
+///
+/// # Panics
+///
+/// When `address` does not answer with an HTTP status line.
+#[must_use]
+pub fn raw_mcp_post(
+    address: &str,
+    headers: &str,
+    session: Option<&str>,
+    body: &str,
+) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).expect("the server answers");
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+    let session = session.map_or_else(String::new, |id| {
+        format!("mcp-session-id: {id}\r\nmcp-protocol-version: 2025-11-25\r\n")
+    });
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n{headers}\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         {session}content-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("the request is sent");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .get(9..12)
+        .and_then(|code| code.parse().ok())
+        .expect("an HTTP status line");
+    (status, head.to_owned(), body.to_owned())
+}

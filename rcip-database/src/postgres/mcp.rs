@@ -21,7 +21,8 @@ use rcip_mcp::{
     SessionOwner, SessionStore, SessionStoreError, TaskRecord, TaskState, TaskStore,
     TaskStoreError, ends_stream,
 };
-use rcip_runtime::BoxFuture;
+use rcip_runtime::__private::shared::lock;
+use rcip_runtime::{BoxFuture, Clock, SystemClock};
 use serde_json::Value;
 use tokio_postgres::Row;
 
@@ -97,17 +98,9 @@ fn instance_gone() -> Value {
     })
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Milliseconds since the Unix epoch (the unit of every task time).
+/// Milliseconds since the Unix epoch (the unit of every task time), by the runtime's clock.
 fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    SystemClock.now_ms()
 }
 
 fn failed(error: impl fmt::Display) -> TaskStoreError {
