@@ -42,8 +42,11 @@ with open(f"{crate}/src/main.rs", "w") as f:
     f.write(code)
 PY
 cp "$root/Cargo.lock" "$crate/Cargo.lock"
-# The workspace's target: the dependencies it already built are reused.
-(cd "$crate" && CARGO_TARGET_DIR="$target_dir/interop/quickstart/target" cargo build -q)
+# A target of its own (the crate is outside the workspace, so nothing is shared), built without
+# debug info as the workspace's own profile does: with cargo's default (full debug info) this
+# one build took gigabytes and once filled a CI machine's disk.
+(cd "$crate" && CARGO_PROFILE_DEV_DEBUG=false \
+    CARGO_TARGET_DIR="$target_dir/interop/quickstart/target" cargo build -q)
 cargo build -q -p rcip-examples --example polls
 todo="$target_dir/interop/quickstart/target/debug/todo"
 
