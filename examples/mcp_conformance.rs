@@ -9,10 +9,11 @@
 //! cargo run -p rcip-examples --example mcp_conformance -- 127.0.0.1:8002 --database postgres://...
 //! ```
 //!
-//! With `--database`, the instances given the same PostgreSQL database share what the
-//! database holds of MCP (`rcip-database`'s feature `mcp`): 2025-11-25 sessions, their
-//! stream events, tasks, and the `requestState` key (made once, in the database). Pending
-//! confirmations still live in the instance that raised them.
+//! With `--database`, the instances given the same PostgreSQL database share through it
+//! pending confirmations (raised on one, listed and approved on any), 2025-11-25 sessions,
+//! their stream events, the answers to the requests an instance sends the client (relayed to
+//! it from whichever instance the answer reached), tasks, and the `requestState` key (made
+//! once, in the database).
 //!
 //! Beside `/mcp`, the trusted host's own approval interface, for clients that cannot show a
 //! confirmation (no elicitation): `GET /host/confirmations` lists the pending ones, `POST
@@ -27,13 +28,15 @@ use rcip_examples::mcp_conformance::ConformanceFixture;
 use std::sync::Arc;
 
 use rcip_mcp::{HttpOptions, http_router};
-use rcip_runtime::Host;
+use rcip_runtime::{Host, RuntimeOptions};
 use serde_json::{Value, json};
 
 /// The pending confirmations, as the host's interface shows them.
 async fn pending(State(host): State<Host>) -> Json<Value> {
     let pending: Vec<Value> = host
-        .pending_confirmations()
+        .shared_pending_confirmations()
+        .await
+        .unwrap_or_default()
         .into_iter()
         .map(|ticket| {
             json!({
@@ -51,7 +54,11 @@ async fn pending(State(host): State<Host>) -> Json<Value> {
 /// it calls again.
 async fn approve_all(State(host): State<Host>) -> Json<Value> {
     let mut approved = 0;
-    for ticket in host.pending_confirmations() {
+    for ticket in host
+        .shared_pending_confirmations()
+        .await
+        .unwrap_or_default()
+    {
         host.resolve_confirmation(&ticket.confirmation.id, true)
             .await;
         approved += 1;
@@ -80,18 +87,26 @@ fn arguments() -> Result<(SocketAddr, Option<String>), Box<dyn std::error::Error
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (addr, database) = arguments()?;
-    let fixture = ConformanceFixture::new()?;
+    let store = match &database {
+        Some(url) => Some(rcip_database::PostgresStore::open(url).await?),
+        None => None,
+    };
+    let mut runtime_options = RuntimeOptions::default();
+    if let Some(store) = &store {
+        runtime_options = runtime_options.confirmation_store(Arc::new(store.confirmations()));
+    }
+    let fixture = ConformanceFixture::with_options(runtime_options)?;
     let mut builder = fixture.bridge_builder();
     let mut options = HttpOptions::new();
-    if let Some(url) = &database {
-        let store = rcip_database::PostgresStore::open(url).await?;
+    if let Some(store) = &store {
         let key = store.secret("mcp-request-state").await?;
         builder = builder
             .task_store(Arc::new(store.mcp_tasks()))
             .request_state_key(key.to_vec());
         options = options
             .session_store(Arc::new(store.mcp_sessions()))
-            .event_store(Arc::new(store.mcp_events()));
+            .event_store(Arc::new(store.mcp_events()))
+            .relay(Arc::new(store.mcp_relay()));
     }
     let bridge = builder.build()?;
     let host_ui = axum::Router::new()

@@ -780,6 +780,16 @@ impl ConformanceFixture {
     ///
     /// What [`Runtime::new`] and binding return (neither happens with this catalog).
     pub fn new() -> Result<Self, Error> {
+        Self::with_options(RuntimeOptions::default())
+    }
+
+    /// Builds the runtime on `options` (a [`ConfirmationStore`](rcip_runtime::ConfirmationStore)
+    /// shared by several instances, say) with the fixture's policy, and binds everything.
+    ///
+    /// # Errors
+    ///
+    /// What [`Runtime::new`] and binding return (neither happens with this catalog).
+    pub fn with_options(options: RuntimeOptions) -> Result<Self, Error> {
         let mut definition = ConformanceApp::definition()?;
         let tasks = crate::mcp_conformance_tasks::ConformanceTasks::definition()?;
         for capability in tasks
@@ -791,7 +801,7 @@ impl ConformanceFixture {
         }
         let runtime = Runtime::new(
             definition,
-            RuntimeOptions::default().policy(policy_fn(|context| {
+            options.policy(policy_fn(|context| {
                 if CONFIRMED.contains(&context.capability().id.as_str()) && !context.confirmed() {
                     PolicyDecision::Confirm { reason: None }
                 } else {

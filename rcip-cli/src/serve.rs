@@ -204,10 +204,11 @@ async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure>
             .map_err(|e| failure(format!("the PostgreSQL database: {e}")))?,
     );
     let token_store = Arc::new(store.tokens());
-    // Every instance on the database serves the MCP sessions any of them opened, and
-    // replays the events any of them sent.
+    // Every instance on the database serves the MCP sessions any of them opened, replays
+    // the events any of them sent, and hears of the sessions any of them ended.
     let sessions = Arc::new(store.mcp_sessions());
     let events = Arc::new(store.mcp_events());
+    let relay = Arc::new(store.mcp_relay());
     let platform = Arc::new(
         Platform::open(Engine::new(Arc::clone(&store)), store.clone())
             .await
@@ -233,7 +234,12 @@ async fn postgres(args: &ServeArgs, tokens: StaticTokens) -> Result<(), Failure>
         tokens,
         token_store,
         refresh,
-        move |server| server.mcp_sessions(sessions).mcp_events(events),
+        move |server| {
+            server
+                .mcp_sessions(sessions)
+                .mcp_events(events)
+                .mcp_relay(relay)
+        },
     )
     .await
 }

@@ -32,8 +32,12 @@ mod traced;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 #[doc(hidden)]
 pub use pause::CommitPause;
+#[cfg(feature = "postgres")]
+pub use postgres::confirmations::PostgresConfirmationStore;
 #[cfg(all(feature = "postgres", feature = "mcp"))]
 pub use postgres::mcp::{PostgresEventStore, PostgresSessionStore, PostgresTaskStore, TASK_LEASE};
+#[cfg(all(feature = "postgres", feature = "mcp"))]
+pub use postgres::relay::PostgresRelay;
 #[cfg(feature = "postgres")]
 pub use postgres::tokens::{DEFAULT_POOL_SIZE as TOKENS_POOL_SIZE, PostgresTokenStore};
 #[cfg(feature = "postgres")]

@@ -131,7 +131,7 @@ async fn instances_opening_together_migrate_once() {
     let applied: Vec<&String> = lines.iter().filter(|l| *l != "[]").collect();
     assert_eq!(
         applied,
-        ["[1, 2, 3, 4]"],
+        ["[1, 2, 3, 4, 5]"],
         "exactly one instance migrated: {lines:?}"
     );
     let rows = schema
@@ -142,7 +142,7 @@ async fn instances_opening_together_migrate_once() {
         .unwrap();
     assert_eq!(
         rows.iter().map(|r| r.get::<_, i32>(0)).collect::<Vec<_>>(),
-        [1, 2, 3, 4]
+        [1, 2, 3, 4, 5]
     );
 }
 

@@ -403,8 +403,8 @@ async fn migrations_are_recorded_and_a_newer_schema_is_refused() {
         return;
     };
     let first = schema.open().await;
-    assert_eq!(first.migrated(), [1, 2, 3, 4]);
-    assert_eq!(PostgresStore::schema_version(), 4);
+    assert_eq!(first.migrated(), [1, 2, 3, 4, 5]);
+    assert_eq!(PostgresStore::schema_version(), 5);
     let again = schema.open().await;
     assert!(again.migrated().is_empty(), "already current");
     let client = schema.client().await;
@@ -422,7 +422,8 @@ async fn migrations_are_recorded_and_a_newer_schema_is_refused() {
             (1, "initial".to_owned()),
             (2, "directory".to_owned()),
             (3, "tokens".to_owned()),
-            (4, "mcp".to_owned())
+            (4, "mcp".to_owned()),
+            (5, "instances".to_owned())
         ]
     );
 

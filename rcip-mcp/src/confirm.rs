@@ -315,5 +315,13 @@ pub(crate) async fn retry(
         }
         None => linked(&ctx.ct, &token, broker.resolve(answer)).await,
     };
+    // The state opened, so the confirmation existed and has not expired: not found means
+    // it was answered already, through another instance or the host's own interface.
+    if outcome
+        .error()
+        .is_some_and(|e| e.code == ErrorCode::ConfirmationNotFound)
+    {
+        return Err(already());
+    }
     Ok(outcome_result(inner, export, outcome).into())
 }

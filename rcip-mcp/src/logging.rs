@@ -123,6 +123,11 @@ impl Levels {
         lock(&self.by_session).set(session_of(ctx), McpLogLevel::from_rmcp(level));
     }
 
+    /// The level another instance heard session `session` set.
+    pub(crate) fn set_for(&self, session: &str, level: LoggingLevel) {
+        lock(&self.by_session).set(session.to_owned(), McpLogLevel::from_rmcp(level));
+    }
+
     /// The minimum level for messages of this request: on 2026-07-28 its `_meta` logLevel,
     /// on 2025-11-25 its session's level; none (nothing is sent) when the client set none.
     fn threshold(&self, ctx: &RequestContext<RoleServer>) -> Option<McpLogLevel> {

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{BridgeError, McpBridge};
 use crate::events::MemoryEventStore;
+use crate::relay::{Delivery, Relay};
 use crate::session_owner::{self, SessionOwners};
 use crate::sessions::{Restorer, SessionStore};
 
@@ -89,6 +90,7 @@ pub struct HttpOptions {
     shutdown: CancellationToken,
     events: Option<Arc<dyn EventStore>>,
     sessions: Option<Arc<dyn SessionStore>>,
+    relay: Option<Arc<dyn Relay>>,
 }
 
 impl fmt::Debug for HttpOptions {
@@ -100,6 +102,7 @@ impl fmt::Debug for HttpOptions {
             .field("auth", &self.auth.is_some())
             .field("events", &self.events.is_some())
             .field("sessions", &self.sessions.is_some())
+            .field("relay", &self.relay.is_some())
             .finish()
     }
 }
@@ -117,6 +120,7 @@ impl Default for HttpOptions {
             shutdown: CancellationToken::new(),
             events: Some(Arc::new(MemoryEventStore::new())),
             sessions: None,
+            relay: None,
         }
     }
 }
@@ -203,6 +207,18 @@ impl HttpOptions {
         self
     }
 
+    /// Tells the deployment's other instances, through `relay`, what they must know of this
+    /// one's 2025-11-25 sessions: a client's answer to a request another instance sent it
+    /// (an elicitation, a sampling request) and a cancellation reach the instance waiting
+    /// for them, a session's log level and its end reach every instance. With a
+    /// [`session_store`](Self::session_store), this is what lets a balancer without affinity
+    /// send each request anywhere.
+    #[must_use]
+    pub fn relay(mut self, relay: Arc<dyn Relay>) -> Self {
+        self.relay = Some(relay);
+        self
+    }
+
     /// Keeps no events beyond what rmcp's session holds: a stream can then be resumed only
     /// while its call has not answered.
     #[must_use]
@@ -260,14 +276,29 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
         manager = manager.with_event_store(store);
     }
     let manager = Arc::new(manager);
+    if let Some(relay) = &options.relay {
+        let delivery = Delivery {
+            manager: Arc::clone(&manager),
+            bridge: Arc::clone(&bridge.inner),
+        };
+        relay.subscribe(Arc::new(move |notice| delivery.hear(notice)));
+    }
     let owners = Arc::new(SessionOwners::new(Arc::clone(&manager), options.sessions));
     let service = StreamableHttpService::new(move || Ok(bridge.clone()), manager, config);
     // Inside the authentication layer: the guard reads the principal the hook settled.
-    let router = Router::new()
-        .route_service(&options.path, service)
-        .layer(middleware::from_fn(move |request: Request, next: Next| {
-            session_owner::guard(Arc::clone(&owners), request, next)
-        }))
+    let mut router =
+        Router::new()
+            .route_service(&options.path, service)
+            .layer(middleware::from_fn(move |request: Request, next: Next| {
+                session_owner::guard(Arc::clone(&owners), request, next)
+            }));
+    // Outside the guard: only what the guard let through (and rmcp accepted) is published.
+    if let Some(relay) = options.relay {
+        router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
+            crate::relay::relay(Arc::clone(&relay), request, next)
+        }));
+    }
+    let router = router
         .layer(middleware::from_fn(session_ended))
         .layer(middleware::from_fn(log_refusal));
     match options.auth {

@@ -5,12 +5,16 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use rcip_core::{ConfirmationInfo, ErrorCode, EventPhase, InvocationOutcome, RcipError};
+use rcip_core::{
+    ConfirmationInfo, ErrorCode, EventPhase, InvocationOutcome, RcipError, SemanticContext,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::confirm_store::ConfirmationTicket;
 use crate::extensions::Extensions;
 use crate::invoke::{Attempt, Ready, RunInput, messages as m};
+use crate::reservation::Claim;
 use crate::runtime::Inner;
 use crate::support::{lock, new_confirmation_id, next_invocation_id, try_sleep};
 use crate::tickets::{Counted, Pending, Watcher};
@@ -68,22 +72,6 @@ impl ConfirmationObserver {
     }
 }
 
-/// A confirmation waiting for the host's answer, as
-/// [`Host::pending_confirmations`](crate::Host::pending_confirmations) lists it: what the
-/// caller was told, and what would run on approval, for whom.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ConfirmationTicket {
-    /// The ticket (id, title, reason, effect, expiry), as the caller got it.
-    pub confirmation: ConfirmationInfo,
-    /// The capability that runs on approval.
-    pub capability_id: String,
-    /// The validated input it runs with.
-    pub input: Value,
-    /// The caller, when the request named one.
-    pub principal: Option<crate::Principal>,
-}
-
 impl std::fmt::Debug for ConfirmationObserver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ConfirmationObserver")
@@ -129,31 +117,85 @@ impl Inner {
         ready: &Ready,
         reason: Option<String>,
     ) -> InvocationOutcome {
-        let capability = &self.catalog.capabilities[ready.index];
-        let id = new_confirmation_id();
-        let ttl = self.confirmation_ttl;
-        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
-        let expires_at = self.clock.now_ms().saturating_add(ttl_ms);
-        let confirmation = ConfirmationInfo::new(
-            id.clone(),
-            capability.title.as_str(),
-            reason.unwrap_or_else(|| capability.description.to_string()),
-            capability.effect,
-            expires_at,
+        let confirmation = self.announce_ticket(&attempt, ready, reason);
+        self.hold(attempt, input, ready, confirmation)
+    }
+
+    /// Step 8 with a [`ConfirmationStore`](crate::ConfirmationStore): the ticket is in the
+    /// store before the caller hears of it, and only then held here, so that no resolution
+    /// on this instance can run ahead of the store.
+    pub(crate) async fn issue_shared_confirmation(
+        self: &Arc<Self>,
+        store: &dyn crate::ConfirmationStore,
+        attempt: Attempt<'_>,
+        input: Arc<Value>,
+        ready: &Ready,
+        reason: Option<String>,
+    ) -> InvocationOutcome {
+        let confirmation = self.announce_ticket(&attempt, ready, reason);
+        let stored = crate::StoredConfirmation::new(
+            ConfirmationTicket {
+                confirmation: confirmation.clone(),
+                capability_id: attempt.capability_id.clone(),
+                input: Value::clone(&input),
+                principal: attempt.extensions.principal().cloned(),
+            },
+            String::from(attempt.reservation.id()),
+            SemanticContext::clone(&ready.context),
         );
-        let outcome = InvocationOutcome::ConfirmationRequired {
-            invocation_id: String::from(attempt.reservation.id()),
-            capability_id: attempt.capability_id.clone(),
-            confirmation: confirmation.clone(),
-        };
-        // The event goes out before the ticket exists, so that nothing (an expiry of a
-        // zero TTL, a cancellation) can end the ticket ahead of its own announcement.
+        if let Err(error) = store.put(stored).await {
+            tracing::warn!(target: "rcip::confirmation", %error, "a confirmation could not be shared");
+            let mut attempt = attempt;
+            attempt.reservation.release();
+            return self.fail(
+                &attempt,
+                RcipError::new(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
+            );
+        }
+        self.hold(attempt, input, ready, confirmation)
+    }
+
+    /// What the caller is told of a new ticket, announced (`confirmation_requested`). The
+    /// event goes out before the ticket exists, so that nothing (an expiry of a zero TTL, a
+    /// cancellation) can end the ticket ahead of its own announcement.
+    fn announce_ticket(
+        &self,
+        attempt: &Attempt<'_>,
+        ready: &Ready,
+        reason: Option<String>,
+    ) -> ConfirmationInfo {
         self.emit(
             attempt.reservation.id(),
             &attempt.capability_id,
             EventPhase::ConfirmationRequested,
             None,
         );
+        let capability = &self.catalog.capabilities[ready.index];
+        let ttl_ms = u64::try_from(self.confirmation_ttl.as_millis()).unwrap_or(u64::MAX);
+        ConfirmationInfo::new(
+            new_confirmation_id(),
+            capability.title.as_str(),
+            reason.unwrap_or_else(|| capability.description.to_string()),
+            capability.effect,
+            self.clock.now_ms().saturating_add(ttl_ms),
+        )
+    }
+
+    /// Holds the ticket until the host resolves it or it ends on its own.
+    fn hold(
+        self: &Arc<Self>,
+        attempt: Attempt<'_>,
+        input: Arc<Value>,
+        ready: &Ready,
+        confirmation: ConfirmationInfo,
+    ) -> InvocationOutcome {
+        let id = confirmation.id.clone();
+        let expires_at = confirmation.expires_at;
+        let outcome = InvocationOutcome::ConfirmationRequired {
+            invocation_id: String::from(attempt.reservation.id()),
+            capability_id: attempt.capability_id.clone(),
+            confirmation: confirmation.clone(),
+        };
         let token = attempt.cancellation.clone();
         lock(&self.confirmations).pending.insert(
             id.clone(),
@@ -172,7 +214,7 @@ impl Inner {
                 _counted: Counted::new(),
             },
         );
-        self.start_watcher(&id, ttl, token);
+        self.start_watcher(&id, self.confirmation_ttl, token);
         outcome
     }
 
@@ -279,6 +321,26 @@ impl Inner {
         pending
     }
 
+    /// Drops a ticket that another instance resolved: no receipt and no event here (the
+    /// resolving instance reports it); the id is released.
+    fn forget_pending(&self, id: &str) {
+        let pending = lock(&self.confirmations).pending.remove(id);
+        if let Some(mut pending) = pending {
+            pending.reservation.release();
+        }
+    }
+
+    /// Every instance's pending tickets, from the store; this runtime's own without one.
+    pub(crate) async fn shared_pending_confirmations(
+        &self,
+    ) -> Result<Vec<ConfirmationTicket>, crate::Error> {
+        let Some(store) = &self.confirmation_store else {
+            return Ok(self.pending_confirmations());
+        };
+        let stored = store.pending(self.clock.now_ms()).await?;
+        Ok(stored.into_iter().map(|c| c.ticket).collect())
+    }
+
     /// `host.resolveConfirmation`.
     pub(crate) async fn resolve_confirmation(
         self: &Arc<Self>,
@@ -299,20 +361,49 @@ impl Inner {
             // with the `EXECUTION_ABORTED` receipt (handed out here, so not kept), never a
             // decline or a re-run.
             Ok(pending) if pending.cancelled() => {
+                if let Some(store) = &self.confirmation_store
+                    && let Ok(None) = store.take(id).await
+                {
+                    // Resolved on another instance before the cancellation.
+                    let mut pending = pending;
+                    pending.reservation.release();
+                    return self.not_found();
+                }
                 let receipt = Ending::Aborted.outcome(&pending);
                 ConfirmationObserver::tell(&pending.extensions, &receipt);
                 self.announce_end(pending, Ending::Aborted);
                 return receipt;
             }
-            Ok(pending) => pending,
+            Ok(pending) => {
+                // Shared: this instance holds it, but the store decides who resolves it.
+                if let Some(store) = &self.confirmation_store {
+                    match store.take(id).await {
+                        Ok(Some(_)) => {}
+                        Ok(None) => {
+                            let mut pending = pending;
+                            pending.reservation.release();
+                            return self.not_found();
+                        }
+                        Err(error) => return self.store_failed(id, pending, &error),
+                    }
+                }
+                pending
+            }
             // 2. A receipt is returned once; otherwise NOT_FOUND, with no event.
             Err(Some(receipt)) => return receipt,
             Err(None) => {
-                return InvocationOutcome::from_error(
-                    next_invocation_id(self.clock.now_ms(), str::to_owned),
-                    "unknown".to_owned(),
-                    RcipError::new(ErrorCode::ConfirmationNotFound, m::CONFIRMATION_NOT_FOUND),
-                );
+                // Raised on another instance?
+                if let Some(store) = &self.confirmation_store {
+                    match store.take(id).await {
+                        Ok(Some(stored)) => return self.resolve_stored(stored, approved).await,
+                        Ok(None) => {}
+                        Err(error) => {
+                            tracing::warn!(target: "rcip::confirmation", %error, "the confirmation store failed");
+                            return self.store_unreachable();
+                        }
+                    }
+                }
+                return self.not_found();
             }
         };
         let Pending {
@@ -332,7 +423,7 @@ impl Inner {
         drop(watcher);
         // Taken: no longer pending while the confirmed run goes on.
         drop(counted);
-        let mut attempt = Attempt {
+        let attempt = Attempt {
             reservation,
             capability_id,
             cancellation,
@@ -340,6 +431,75 @@ impl Inner {
             confirmed: true,
             index: Some(index),
         };
+        let unchanged = self
+            .binding(index)
+            .is_some_and(|b| b.generation == binding_generation)
+            && *self.context() == *context;
+        self.conclude(attempt, input, approved, expires_at, unchanged)
+            .await
+    }
+
+    /// Resolves a ticket another instance raised and this one took from the store: the
+    /// confirmed run happens here, with the caller's principal (without its extensions)
+    /// and no cancellation (the caller's request is on the other instance).
+    async fn resolve_stored(
+        self: &Arc<Self>,
+        stored: crate::StoredConfirmation,
+        approved: bool,
+    ) -> InvocationOutcome {
+        let crate::StoredConfirmation {
+            ticket,
+            invocation_id,
+            context,
+            ..
+        } = stored;
+        let reservation = match self.reserve(Claim::Caller(Arc::from(invocation_id))) {
+            Ok(reservation) => reservation.into_shared(),
+            Err(claim) => {
+                return InvocationOutcome::from_error(
+                    String::from(claim.id()),
+                    ticket.capability_id,
+                    RcipError::new(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
+                );
+            }
+        };
+        let mut extensions = Extensions::new();
+        if let Some(principal) = ticket.principal {
+            extensions.insert(principal);
+        }
+        let index = self.catalog.position(&ticket.capability_id);
+        // The binding here is another than the one that raised the ticket; what can be
+        // compared is that there is one, and the context.
+        let unchanged =
+            index.and_then(|index| self.binding(index)).is_some() && *self.context() == context;
+        let attempt = Attempt {
+            reservation,
+            capability_id: ticket.capability_id,
+            cancellation: None,
+            extensions,
+            confirmed: true,
+            index,
+        };
+        let expires_at = ticket.confirmation.expires_at;
+        self.conclude(
+            attempt,
+            Arc::new(ticket.input),
+            approved,
+            expires_at,
+            unchanged,
+        )
+        .await
+    }
+
+    /// Steps 3–6 of a taken ticket: declined, expired, changed while pending, or run.
+    async fn conclude(
+        self: &Arc<Self>,
+        mut attempt: Attempt<'static>,
+        input: Arc<Value>,
+        approved: bool,
+        expires_at: u64,
+        unchanged: bool,
+    ) -> InvocationOutcome {
         // 3–5. A ticket that will not run releases its id before anything is reported. An
         // approved one keeps its reservation into the re-run, so no other invocation can
         // take the id in between (the reference does these steps without yielding).
@@ -348,11 +508,7 @@ impl Inner {
         } else if self.clock.now_ms() > expires_at {
             Some(RcipError::new(ErrorCode::ConfirmationExpired, m::EXPIRED))
         } else {
-            let same_binding = self
-                .binding(index)
-                .is_some_and(|b| b.generation == binding_generation);
-            (!same_binding || *self.context() != *context)
-                .then(|| RcipError::new(ErrorCode::PolicyDenied, m::CHANGED_WHILE_PENDING))
+            (!unchanged).then(|| RcipError::new(ErrorCode::PolicyDenied, m::CHANGED_WHILE_PENDING))
         };
         let observer = attempt.extensions.get::<ConfirmationObserver>().cloned();
         let outcome = if let Some(error) = refusal {
@@ -382,6 +538,33 @@ impl Inner {
         }
         outcome
     }
+
+    /// `CONFIRMATION_NOT_FOUND`: unknown, or already resolved (on any instance); no event.
+    fn not_found(&self) -> InvocationOutcome {
+        InvocationOutcome::from_error(
+            next_invocation_id(self.clock.now_ms(), str::to_owned),
+            "unknown".to_owned(),
+            RcipError::new(ErrorCode::ConfirmationNotFound, m::CONFIRMATION_NOT_FOUND),
+        )
+    }
+
+    /// The store could not say whether this instance may resolve a ticket it holds: the
+    /// ticket goes back, still pending, and the host hears `EXECUTION_FAILED`.
+    fn store_failed(&self, id: &str, pending: Pending, error: &crate::Error) -> InvocationOutcome {
+        tracing::warn!(target: "rcip::confirmation", %error, "the confirmation store failed");
+        lock(&self.confirmations)
+            .pending
+            .insert(id.to_owned(), pending);
+        self.store_unreachable()
+    }
+
+    fn store_unreachable(&self) -> InvocationOutcome {
+        InvocationOutcome::from_error(
+            next_invocation_id(self.clock.now_ms(), str::to_owned),
+            "unknown".to_owned(),
+            RcipError::new(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
+        )
+    }
 }
 
 /// Ends a ticket when it expires or its invocation is cancelled, whichever comes first.
@@ -408,7 +591,15 @@ async fn watch(
         () = expiry => Ending::Expired,
         () = cancelled => Ending::Aborted,
     };
-    if let Some(inner) = inner.upgrade() {
-        inner.end_pending(&id, ending);
+    let Some(inner) = inner.upgrade() else {
+        return;
+    };
+    // Shared: a ticket that another instance took first was resolved there.
+    if let Some(store) = inner.confirmation_store.clone()
+        && let Ok(None) = store.take(&id).await
+    {
+        inner.forget_pending(&id);
+        return;
     }
+    inner.end_pending(&id, ending);
 }

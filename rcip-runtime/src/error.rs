@@ -65,6 +65,10 @@ pub enum Error {
     /// [`MAX_CANONICAL_DEPTH`](rcip_core::jcs::MAX_CANONICAL_DEPTH)).
     #[error(transparent)]
     Export(#[from] rcip_core::jcs::JcsError),
+    /// A [`ConfirmationStore`](crate::ConfirmationStore) could not be reached or refused
+    /// the operation: why, in the store's words.
+    #[error("The confirmation store failed: {0}")]
+    ConfirmationStore(String),
 }
 
 impl std::fmt::Debug for Error {
@@ -120,6 +124,7 @@ impl Error {
             Error::OptionUnsupported(_) => "OPTION_UNSUPPORTED",
             Error::Unbound(_) => "CAPABILITIES_UNBOUND",
             Error::Export(error) => error.code(),
+            Error::ConfirmationStore(_) => "CONFIRMATION_STORE_FAILED",
             Error::SchemaGeneration { error, .. } => error.code(),
         }
     }

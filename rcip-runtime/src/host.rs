@@ -196,8 +196,28 @@ impl Host {
         self.inner.pending_confirmations()
     }
 
+    /// The confirmations pending on every instance sharing this runtime's
+    /// [`ConfirmationStore`](crate::ConfirmationStore), oldest expiry first; without a store,
+    /// the same as [`pending_confirmations`](Self::pending_confirmations). Any of them can be
+    /// resolved here.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ConfirmationStore`](crate::Error::ConfirmationStore) when the store fails.
+    pub async fn shared_pending_confirmations(
+        &self,
+    ) -> Result<Vec<crate::ConfirmationTicket>, crate::Error> {
+        self.inner.shared_pending_confirmations().await
+    }
+
     /// Approves or declines a pending confirmation. Approval re-runs the whole invocation
     /// with `confirmed: true`.
+    ///
+    /// With a [`ConfirmationStore`](crate::ConfirmationStore), a confirmation raised on
+    /// another instance is resolved (and, approved, run) here; of several resolutions of one
+    /// confirmation on any instances, exactly one happens, and the others get
+    /// `CONFIRMATION_NOT_FOUND`. When the store cannot be reached the confirmation stays
+    /// pending and the answer is `EXECUTION_FAILED`.
     pub async fn resolve_confirmation(
         &self,
         confirmation_id: &str,

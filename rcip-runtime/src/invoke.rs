@@ -377,6 +377,17 @@ impl Inner {
                 );
             }
             let reason = reason.clone();
+            if let Some(store) = self.confirmation_store.clone() {
+                // Boxed: only a runtime sharing its confirmations waits here.
+                return Box::pin(self.issue_shared_confirmation(
+                    &*store,
+                    attempt,
+                    input.into_value(),
+                    &ready,
+                    reason,
+                ))
+                .await;
+            }
             return self.issue_confirmation(attempt, input.into_value(), &ready, reason);
         }
 

@@ -55,6 +55,7 @@ mod capability;
 mod catalog;
 mod client;
 mod confirm;
+mod confirm_store;
 mod error;
 mod extensions;
 mod host;
@@ -98,7 +99,10 @@ pub use client::{
     InvocationRequest, Listener, MAX_INVOCATION_ID_LENGTH, PreflightBatch, PreflightProposal,
     RcipClient, Subscription,
 };
-pub use confirm::{ConfirmationObserver, ConfirmationTicket};
+pub use confirm::ConfirmationObserver;
+pub use confirm_store::{
+    ConfirmationStore, ConfirmationTicket, MemoryConfirmationStore, StoredConfirmation,
+};
 pub use error::Error;
 pub use extensions::{Extensions, Principal, RequestMetadata, StartObserver};
 pub use host::{BindingGuard, BindingGuards, Host};

@@ -19,6 +19,7 @@ use tracing::Instrument;
 use crate::binding::{AvailabilityFn, Handler};
 use crate::catalog::{CompiledCapability, CompiledCatalog};
 use crate::client::{InvocationRequest, Listener, PreflightBatch, RcipClient, Subscription};
+use crate::confirm_store::ConfirmationStore;
 use crate::input::DEFAULT_MAX_INPUT_BYTES;
 use crate::policy::{DefaultPolicy, Policy};
 use crate::reservation::{Claim, Reservation, ReservationTable};
@@ -60,6 +61,7 @@ pub struct RuntimeOptions {
     pub(crate) require_all_bound: bool,
     /// Whether a caller's cancellation drops a handler that ignores it.
     abort_on_cancel: bool,
+    confirmation_store: Option<Arc<dyn ConfirmationStore>>,
 }
 
 impl Default for RuntimeOptions {
@@ -72,6 +74,7 @@ impl Default for RuntimeOptions {
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             require_all_bound: false,
             abort_on_cancel: false,
+            confirmation_store: None,
         }
     }
 }
@@ -85,6 +88,7 @@ impl std::fmt::Debug for RuntimeOptions {
             .field("max_input_bytes", &self.max_input_bytes)
             .field("require_all_bound", &self.require_all_bound)
             .field("abort_on_cancel", &self.abort_on_cancel)
+            .field("confirmation_store", &self.confirmation_store)
             .finish_non_exhaustive()
     }
 }
@@ -108,6 +112,18 @@ impl RuntimeOptions {
     #[must_use]
     pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
         self.confirmation_ttl = ttl;
+        self
+    }
+
+    /// Shares this runtime's pending confirmations through `store`, so that other runtimes
+    /// of the same application given the same store (other instances behind one load
+    /// balancer) list them ([`Host::shared_pending_confirmations`](crate::Host::shared_pending_confirmations))
+    /// and resolve them, each exactly once, whichever instance raised it; the approved
+    /// capability runs on the instance that resolved it. Without a store, confirmations are
+    /// this runtime's alone, as in the reference.
+    #[must_use]
+    pub fn confirmation_store(mut self, store: Arc<dyn ConfirmationStore>) -> Self {
+        self.confirmation_store = Some(store);
         self
     }
 
@@ -255,6 +271,8 @@ pub(crate) struct Inner {
     next_listener: AtomicU64,
     reservations: ReservationTable,
     pub(crate) confirmations: Mutex<Confirmations>,
+    /// Where pending confirmations are shared with other instances, when they are.
+    pub(crate) confirmation_store: Option<Arc<dyn ConfirmationStore>>,
 }
 
 impl Inner {
@@ -657,6 +675,7 @@ impl Runtime {
                 next_listener: AtomicU64::new(0),
                 reservations: ReservationTable::default(),
                 confirmations: Mutex::new(Confirmations::default()),
+                confirmation_store: options.confirmation_store,
             }),
         }
     }

@@ -160,6 +160,9 @@ fn build(shared: &Arc<Shared>) -> Result<Router, String> {
     if let Some(store) = &shared.mcp_events {
         options = options.event_store(Arc::clone(store));
     }
+    if let Some(relay) = &shared.mcp_relay {
+        options = options.relay(Arc::clone(relay));
+    }
     Ok(http_router(bridge, options))
 }
 

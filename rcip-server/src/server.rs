@@ -89,6 +89,7 @@ impl Server {
                 metrics: true,
                 mcp_sessions: None,
                 mcp_events: None,
+                mcp_relay: None,
             },
         }
     }
@@ -115,6 +116,15 @@ impl Server {
         >,
     ) -> Self {
         self.shared.mcp_events = Some(store);
+        self
+    }
+
+    /// Tells the deployment's other instances what they must know of `/mcp`'s 2025-11-25
+    /// sessions (`rcip-database`'s `PostgresStore::mcp_relay`): a session's end and its log
+    /// level reach every instance, a client's answer the instance waiting for it.
+    #[must_use]
+    pub fn mcp_relay(mut self, relay: Arc<dyn rcip_mcp::Relay>) -> Self {
+        self.shared.mcp_relay = Some(relay);
         self
     }
 

@@ -87,6 +87,8 @@ pub(crate) struct Shared {
     /// Where `/mcp` keeps its event streams' events when the instances share them
     /// (`None`: in this process's memory).
     pub(crate) mcp_events: Option<Arc<dyn McpEventStore>>,
+    /// What this instance tells the others of `/mcp`'s sessions, when they share them.
+    pub(crate) mcp_relay: Option<Arc<dyn rcip_mcp::Relay>>,
 }
 
 impl Shared {

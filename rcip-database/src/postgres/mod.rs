@@ -15,10 +15,13 @@ use tokio_postgres::{NoTls, Row};
 use uuid::Uuid;
 
 mod batch;
+pub(crate) mod confirmations;
 mod directory;
 #[cfg(feature = "mcp")]
 pub(crate) mod mcp;
 mod pipeline;
+#[cfg(feature = "mcp")]
+pub(crate) mod relay;
 pub(crate) mod tokens;
 
 use pipeline::{Checkout, Reply, Step, in_order};
@@ -44,6 +47,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
     (3, "tokens", include_str!("migrations/0003_tokens.sql")),
     (4, "mcp", include_str!("migrations/0004_mcp.sql")),
+    (
+        5,
+        "instances",
+        include_str!("migrations/0005_instances.sql"),
+    ),
 ];
 
 /// The advisory lock class of migrations (the second key is the schema's hash), so two
@@ -114,6 +122,8 @@ const COUNTED: &str = "SELECT workspace_id, last_event FROM counted";
 /// URL's `options=-csearch_path%3Dname` puts a deployment in its own schema.
 pub struct PostgresStore {
     pool: Pool,
+    /// For connections of their own outside the pool (the relay's `LISTEN`).
+    config: tokio_postgres::Config,
     migrated: Vec<i32>,
     pause: PauseSlot,
     batcher: Arc<batch::Batcher>,
@@ -169,7 +179,7 @@ impl PostgresStore {
         pool_size: usize,
     ) -> Result<Self, StoreError> {
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 // Fast: a connection that broke is noticed by the next query's error; the
@@ -188,6 +198,7 @@ impl PostgresStore {
         Ok(Self {
             batcher: batch::Batcher::new(pool.clone()),
             pool,
+            config,
             migrated,
             pause: PauseSlot::default(),
         })
@@ -205,6 +216,14 @@ impl PostgresStore {
     #[must_use]
     pub fn tokens(&self) -> tokens::PostgresTokenStore {
         tokens::PostgresTokenStore::on(self.pool.clone())
+    }
+
+    /// Pending confirmations on this store's pool, shared by every instance on this database
+    /// schema (give it to each runtime's
+    /// [`RuntimeOptions::confirmation_store`](rcip_runtime::RuntimeOptions::confirmation_store)).
+    #[must_use]
+    pub fn confirmations(&self) -> confirmations::PostgresConfirmationStore {
+        confirmations::PostgresConfirmationStore::on(self.pool.clone())
     }
 
     /// MCP tasks on this store's pool (feature `mcp`), shared by every instance on this
@@ -229,6 +248,15 @@ impl PostgresStore {
     #[must_use]
     pub fn mcp_events(&self) -> mcp::PostgresEventStore {
         mcp::PostgresEventStore::on(self.pool.clone())
+    }
+
+    /// What this instance tells the others of its MCP 2025-11-25 sessions, over this
+    /// database (feature `mcp`): a relay of its own per endpoint, listening on a connection
+    /// outside the pool.
+    #[cfg(feature = "mcp")]
+    #[must_use]
+    pub fn mcp_relay(&self) -> relay::PostgresRelay {
+        relay::PostgresRelay::on(self.pool.clone(), self.config.clone())
     }
 
     /// The pool's use now (for a metrics gauge; no connection is touched).

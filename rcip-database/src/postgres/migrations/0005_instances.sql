@@ -1,0 +1,24 @@
+-- Pending confirmations (rcip-runtime's ConfirmationStore): raised on one instance, listed
+-- and resolved on any. `ticket` is the JSON of what another instance needs to run it (the
+-- ticket the caller got, the capability, its input, the principal, the invocation id and
+-- the semantic context). Taking one deletes its row, so of any number of instances taking
+-- it at once exactly one gets it; rows are forgotten an hour after they expired.
+CREATE TABLE rcip_confirmations (
+    id TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL,
+    ticket TEXT NOT NULL
+);
+CREATE INDEX rcip_confirmations_expires ON rcip_confirmations (expires_at, id);
+
+-- What one instance tells the others (rcip-mcp's Relay): a client's answer to a request
+-- another instance sent it, a session ended, a session's log level. A row per notice, in
+-- `seq` order; `NOTIFY rcip_relay` wakes the listeners, which read the rows after the last
+-- they saw (and look every second besides, in case a notification was lost). Rows are
+-- forgotten a minute after they were written.
+CREATE TABLE rcip_relay (
+    seq BIGSERIAL PRIMARY KEY,
+    origin TEXT NOT NULL,
+    notice TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX rcip_relay_created ON rcip_relay (created_at);

@@ -1,0 +1,256 @@
+//! rcip-mcp's [`Relay`] in PostgreSQL: what one instance tells the others (a client's answer
+//! to a request another instance sent, a cancellation, a session's log level or end), as
+//! rows of `rcip_relay` that `NOTIFY rcip_relay` announces.
+//!
+//! Why `LISTEN`/`NOTIFY` and not only polling: an answer to an elicitation waits on it, so it
+//! should arrive in about a round trip, and an idle deployment should cost the database
+//! nothing. The notice itself is a row (a `NOTIFY` payload is limited to 8,000 bytes, and a
+//! sampling answer can be larger), read in `seq` order; a read every second besides catches
+//! what a dropped listening connection missed.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use deadpool_postgres::Pool;
+use futures_util::StreamExt;
+use rcip_mcp::{Relay, SessionStoreError};
+use rcip_runtime::{BoxFuture, Clock, SystemClock};
+use serde_json::Value;
+use tokio_postgres::{AsyncMessage, NoTls};
+
+/// The channel of the notifications.
+const CHANNEL: &str = "rcip_relay";
+
+/// How long a notice is kept (every instance has read it long before).
+const KEPT_MS: u64 = 60_000;
+
+/// How long a gap in `seq` (a notice written but not yet committed when a later one was
+/// read) is looked for before it is taken for a rolled-back write.
+const GAP_MS: u64 = 10_000;
+
+/// How often the listener reads without being woken.
+const POLL: Duration = Duration::from_secs(1);
+
+/// Notices in the `rcip_relay` table
+/// ([`PostgresStore::mcp_relay`](crate::PostgresStore::mcp_relay)); each instance makes one
+/// (it knows its own notices by a random origin and skips them).
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use rcip_database::PostgresStore;
+/// use rcip_mcp::HttpOptions;
+///
+/// async fn options() -> Result<HttpOptions, Box<dyn std::error::Error>> {
+///     let store = PostgresStore::open("postgres://postgres@127.0.0.1:5432/test").await?;
+///     Ok(HttpOptions::new()
+///         .session_store(Arc::new(store.mcp_sessions()))
+///         .event_store(Arc::new(store.mcp_events()))
+///         .relay(Arc::new(store.mcp_relay())))
+/// }
+/// ```
+#[derive(Clone)]
+pub struct PostgresRelay {
+    pool: Pool,
+    config: tokio_postgres::Config,
+    origin: Arc<str>,
+}
+
+impl fmt::Debug for PostgresRelay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresRelay")
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+fn failed(error: impl fmt::Display) -> SessionStoreError {
+    SessionStoreError(format!("postgres relay: {error}"))
+}
+
+fn now_ms() -> i64 {
+    i64::try_from(SystemClock.now_ms()).unwrap_or(i64::MAX)
+}
+
+impl PostgresRelay {
+    pub(crate) fn on(pool: Pool, config: tokio_postgres::Config) -> Self {
+        Self {
+            pool,
+            config,
+            origin: Arc::from(uuid::Uuid::new_v4().simple().to_string()),
+        }
+    }
+
+    async fn publish_notice(&self, notice: Value) -> Result<(), SessionStoreError> {
+        let text = serde_json::to_string(&notice).map_err(failed)?;
+        let client = self.pool.get().await.map_err(failed)?;
+        let insert = client
+            .prepare_cached(
+                "WITH n AS (INSERT INTO rcip_relay (origin, notice, created_at) \
+                 VALUES ($1, $2, $3) RETURNING seq) \
+                 SELECT pg_notify('rcip_relay', seq::text) FROM n",
+            )
+            .await
+            .map_err(failed)?;
+        client
+            .execute(&insert, &[&&*self.origin, &text, &now_ms()])
+            .await
+            .map_err(failed)?;
+        Ok(())
+    }
+
+    /// Listens, reads and hands over, for as long as the process runs; a broken connection
+    /// is opened again (after a second).
+    async fn listen(self, hear: Arc<dyn Fn(Value) + Send + Sync>, since: i64) {
+        let mut reader = Reader {
+            since,
+            ..Reader::default()
+        };
+        loop {
+            if let Err(error) = self.listen_once(&hear, &mut reader).await {
+                tracing::warn!(target: "rcip::mcp", %error, "the relay's listening connection failed; opening it again");
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    async fn listen_once(
+        &self,
+        hear: &Arc<dyn Fn(Value) + Send + Sync>,
+        reader: &mut Reader,
+    ) -> Result<(), SessionStoreError> {
+        let (client, mut connection) = self.config.connect(NoTls).await.map_err(failed)?;
+        let (woken, mut wake) = tokio::sync::mpsc::unbounded_channel();
+        let driver = tokio::spawn(async move {
+            let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+            while let Some(message) = messages.next().await {
+                match message {
+                    Ok(AsyncMessage::Notification(_)) => {
+                        let _ = woken.send(());
+                    }
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        });
+        client
+            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .await
+            .map_err(failed)?;
+        if reader.last.is_none() {
+            // Notices written before this instance subscribed are not for it; those written
+            // since (while this connection opened) are.
+            let row = client
+                .query_one(
+                    "SELECT COALESCE(max(seq), 0) FROM rcip_relay WHERE created_at < $1",
+                    &[&reader.since],
+                )
+                .await
+                .map_err(failed)?;
+            reader.last = Some(row.try_get(0).map_err(failed)?);
+        }
+        let result = loop {
+            if let Err(error) = self.read(hear, reader).await {
+                break Err(error);
+            }
+            if driver.is_finished() {
+                break Err(failed("the connection closed"));
+            }
+            tokio::select! {
+                _ = wake.recv() => {}
+                () = tokio::time::sleep(POLL) => {}
+            }
+        };
+        driver.abort();
+        result
+    }
+
+    /// Reads the notices after the last one read (and the gaps still open), hands over
+    /// the other instances', and forgets old ones.
+    async fn read(
+        &self,
+        hear: &Arc<dyn Fn(Value) + Send + Sync>,
+        reader: &mut Reader,
+    ) -> Result<(), SessionStoreError> {
+        let client = self.pool.get().await.map_err(failed)?;
+        let select = client
+            .prepare_cached(
+                "SELECT seq, origin, notice FROM rcip_relay \
+                 WHERE seq > $1 OR seq = ANY($2) ORDER BY seq",
+            )
+            .await
+            .map_err(failed)?;
+        let last = reader.last.unwrap_or(0);
+        let gaps: Vec<i64> = reader.gaps.keys().copied().collect();
+        let rows = client
+            .query(&select, &[&last, &gaps])
+            .await
+            .map_err(failed)?;
+        let now = now_ms();
+        for row in rows {
+            let seq: i64 = row.try_get(0).map_err(failed)?;
+            let origin: &str = row.try_get(1).map_err(failed)?;
+            let notice: &str = row.try_get(2).map_err(failed)?;
+            reader.saw(seq, now);
+            if origin != &*self.origin
+                && let Ok(notice) = serde_json::from_str::<Value>(notice)
+            {
+                hear(notice);
+            }
+        }
+        reader
+            .gaps
+            .retain(|_, since| now - *since < i64::try_from(GAP_MS).unwrap_or(i64::MAX));
+        if now - reader.swept > 10_000 {
+            reader.swept = now;
+            let sweep = client
+                .prepare_cached(
+                    "DELETE FROM rcip_relay WHERE seq IN (SELECT seq FROM rcip_relay \
+                     WHERE created_at < $1 ORDER BY seq LIMIT 1000)",
+                )
+                .await
+                .map_err(failed)?;
+            let horizon = now - i64::try_from(KEPT_MS).unwrap_or(i64::MAX);
+            client.execute(&sweep, &[&horizon]).await.map_err(failed)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the reading stands: the highest `seq` read, and the lower ones not read yet (a
+/// later write committed first), each with when it was first missed.
+#[derive(Default)]
+struct Reader {
+    /// When the instance subscribed (epoch ms): it hears the notices written since.
+    since: i64,
+    last: Option<i64>,
+    gaps: BTreeMap<i64, i64>,
+    swept: i64,
+}
+
+impl Reader {
+    fn saw(&mut self, seq: i64, now: i64) {
+        if self.gaps.remove(&seq).is_some() {
+            return;
+        }
+        let last = self.last.unwrap_or(0);
+        if seq > last {
+            for missing in (last + 1)..seq {
+                self.gaps.insert(missing, now);
+            }
+            self.last = Some(seq);
+        }
+    }
+}
+
+impl Relay for PostgresRelay {
+    fn publish(&self, notice: Value) -> BoxFuture<Result<(), SessionStoreError>> {
+        let relay = self.clone();
+        Box::pin(async move { relay.publish_notice(notice).await })
+    }
+
+    fn subscribe(&self, hear: Arc<dyn Fn(Value) + Send + Sync>) {
+        tokio::spawn(self.clone().listen(hear, now_ms()));
+    }
+}

@@ -1,0 +1,81 @@
+//! rcip-mcp's relay over PostgreSQL (`PostgresStore::mcp_relay`; skipped with one line
+//! without `RCIP_TEST_POSTGRES_URL`): what one instance publishes, every other instance on
+//! the schema hears, once each, in order, and the publisher does not hear its own.
+#![cfg(all(feature = "postgres", feature = "mcp"))]
+#![allow(clippy::unwrap_used)]
+
+mod postgres_support;
+mod store_support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use postgres_support::TestSchema;
+use rcip_mcp::Relay;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+/// A relay of its own store on `schema`, subscribed: what it hears comes out of the channel.
+async fn listening(
+    schema: &TestSchema,
+) -> (rcip_database::PostgresRelay, mpsc::UnboundedReceiver<Value>) {
+    let store = schema.open().await;
+    let relay = store.mcp_relay();
+    let (to, from) = mpsc::unbounded_channel();
+    relay.subscribe(Arc::new(move |notice| {
+        let _ = to.send(notice);
+    }));
+    (relay, from)
+}
+
+async fn next(from: &mut mpsc::UnboundedReceiver<Value>) -> Value {
+    tokio::time::timeout(Duration::from_secs(5), from.recv())
+        .await
+        .expect("a notice within 5 s")
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_other_instance_hears_each_notice_once_in_order() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, mut heard_by_a) = listening(&schema).await;
+    let (b, mut heard_by_b) = listening(&schema).await;
+    let (_c, mut heard_by_c) = listening(&schema).await;
+    // The listeners are up once a notice published now is heard.
+    a.publish(json!({"n": 0})).await.unwrap();
+    assert_eq!(next(&mut heard_by_b).await, json!({"n": 0}));
+    assert_eq!(next(&mut heard_by_c).await, json!({"n": 0}));
+
+    for n in 1..=50 {
+        a.publish(json!({"n": n, "from": "a"})).await.unwrap();
+    }
+    b.publish(json!({"from": "b", "large": "x".repeat(20_000)}))
+        .await
+        .unwrap();
+    for n in 1..=50 {
+        assert_eq!(next(&mut heard_by_b).await, json!({"n": n, "from": "a"}));
+    }
+    let mut at_c = Vec::new();
+    for _ in 0..51 {
+        at_c.push(next(&mut heard_by_c).await);
+    }
+    let from_a: Vec<&Value> = at_c.iter().filter(|n| n["from"] == "a").collect();
+    assert_eq!(from_a.len(), 50);
+    assert!(
+        from_a.iter().enumerate().all(|(i, n)| n["n"] == i + 1),
+        "in order"
+    );
+    // Larger than a NOTIFY payload may be: the notice travels as a row.
+    let large = at_c.iter().find(|n| n["from"] == "b").unwrap();
+    assert_eq!(large["large"].as_str().map(str::len), Some(20_000));
+    assert_eq!(
+        next(&mut heard_by_a).await["from"],
+        "b",
+        "A hears B's, not its own"
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(heard_by_a.try_recv().is_err(), "nothing else reached A");
+    assert!(heard_by_b.try_recv().is_err(), "B did not hear its own");
+}

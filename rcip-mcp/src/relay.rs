@@ -1,0 +1,163 @@
+//! What one instance of a deployment tells the others about 2025-11-25 sessions, so that a
+//! balancer without affinity can send any request anywhere:
+//!
+//! - a client's answer to a request another instance sent it (an elicitation, a sampling
+//!   request, a roots listing), and a cancellation of a call another instance runs: the
+//!   instance holding the waiting request or the running call gets the message;
+//! - a session's `logging/setLevel`: every instance sends that session's messages at its
+//!   level;
+//! - a session ended with `DELETE`: every instance drops it.
+//!
+//! The endpoint handles each such message here as it always does (rmcp drops an answer to a
+//! request it did not send), then publishes it; each other instance delivers it to the
+//! session if it holds one.
+
+// 2025-11-25's `logging/setLevel` is deprecated in rmcp (SEP-2577), and still served.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rcip_runtime::BoxFuture;
+use rmcp::model::{ClientJsonRpcMessage, LoggingLevel};
+use rmcp::transport::streamable_http_server::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::{Value, json};
+
+use crate::sessions::SessionStoreError;
+
+/// The largest request body the relay reads to look at (rmcp's own limit is far below).
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// The header naming a 2025-11-25 session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Carries notices between the instances of one deployment (`rcip-database`'s
+/// `PostgresRelay` is one, over `LISTEN`/`NOTIFY`). A notice is JSON the endpoint makes and
+/// reads; the relay carries it as it is, to every instance but the one that published it,
+/// in the order published, at most a few seconds late; one that cannot be carried (the
+/// database down) is lost, as a message on a broken connection is.
+pub trait Relay: Send + Sync + 'static {
+    /// Sends `notice` to the other instances.
+    fn publish(&self, notice: Value) -> BoxFuture<Result<(), SessionStoreError>>;
+    /// Calls `hear` with each notice another instance publishes from now on (from a task
+    /// of the relay's own; `hear` must not block). Called once per endpoint.
+    fn subscribe(&self, hear: Arc<dyn Fn(Value) + Send + Sync>);
+}
+
+/// What the endpoint does with what another instance heard.
+pub(crate) struct Delivery {
+    pub(crate) manager: Arc<LocalSessionManager>,
+    /// The bridge, whose log levels a session's `logging/setLevel` sets.
+    pub(crate) bridge: Arc<crate::bridge::Inner>,
+}
+
+impl Delivery {
+    /// Acts on a notice another instance published.
+    pub(crate) fn hear(&self, notice: Value) {
+        let Some(session) = notice.get("session").and_then(Value::as_str) else {
+            return;
+        };
+        let session: Arc<str> = Arc::from(session);
+        if notice.get("ended").and_then(Value::as_bool) == Some(true) {
+            let manager = self.manager.clone();
+            tokio::spawn(async move {
+                if manager.has_session(&session).await.unwrap_or(false) {
+                    let _ = manager.close_session(&session).await;
+                }
+            });
+            return;
+        }
+        if let Some(level) = notice.get("level")
+            && let Ok(level) = serde_json::from_value::<LoggingLevel>(level.clone())
+        {
+            self.bridge.logging.set_for(&session, level);
+            return;
+        }
+        let Some(message) = notice.get("message") else {
+            return;
+        };
+        let Ok(message) = serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) else {
+            return;
+        };
+        let manager = self.manager.clone();
+        tokio::spawn(async move {
+            if manager.has_session(&session).await.unwrap_or(false) {
+                let _ = manager.accept_message(&session, message).await;
+            }
+        });
+    }
+}
+
+/// What a request, once handled here, tells the other instances.
+enum Told {
+    /// A message the instance that waits for it (or runs the call it cancels) must get.
+    Message(Value),
+    /// A `logging/setLevel` with this level.
+    Level(Value),
+    /// The session ended.
+    Ended,
+}
+
+/// Whether `message` is for whichever instance waits for it: an answer to a request the
+/// server sent, or a cancellation.
+fn travels(message: &Value) -> Option<Told> {
+    match message.get("method").and_then(Value::as_str) {
+        None if message.get("id").is_some()
+            && (message.get("result").is_some() || message.get("error").is_some()) =>
+        {
+            Some(Told::Message(message.clone()))
+        }
+        Some("notifications/cancelled") => Some(Told::Message(message.clone())),
+        Some("logging/setLevel") => message
+            .pointer("/params/level")
+            .map(|level| Told::Level(level.clone())),
+        _ => None,
+    }
+}
+
+/// The layer: handles the request here, then publishes what the others must know.
+pub(crate) async fn relay(relay: Arc<dyn Relay>, request: Request, next: Next) -> Response {
+    let Some(session) = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+    else {
+        return next.run(request).await;
+    };
+    let (told, request) = match *request.method() {
+        Method::DELETE => (Some(Told::Ended), request),
+        Method::POST => {
+            let (parts, body) = request.into_parts();
+            let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
+                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+            };
+            let told = serde_json::from_slice::<Value>(&bytes)
+                .ok()
+                .and_then(|message| travels(&message));
+            (told, Request::from_parts(parts, Body::from(bytes)))
+        }
+        _ => (None, request),
+    };
+    let response = next.run(request).await;
+    let Some(told) = told else {
+        return response;
+    };
+    if !response.status().is_success() {
+        return response;
+    }
+    let notice = match told {
+        Told::Message(message) => json!({"session": session, "message": message}),
+        Told::Level(level) => json!({"session": session, "level": level}),
+        Told::Ended => json!({"session": session, "ended": true}),
+    };
+    if let Err(error) = relay.publish(notice).await {
+        tracing::warn!(target: "rcip::mcp", %error, "a notice to the other instances was lost");
+    }
+    response
+}
