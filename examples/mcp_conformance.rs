@@ -24,11 +24,12 @@ use std::net::SocketAddr;
 use axum::Json;
 use axum::extract::State;
 use axum::routing::{get, post};
-use rcip_examples::mcp_conformance::ConformanceFixture;
+use rcip_database::tokio_postgres;
+use rcip_examples::mcp_conformance::{ConformanceFixture, SwitchStore};
 use std::sync::Arc;
 
 use rcip_mcp::{HttpOptions, http_router};
-use rcip_runtime::{Host, RuntimeOptions};
+use rcip_runtime::{BoxFuture, Host, RuntimeOptions};
 use serde_json::{Value, json};
 
 /// The pending confirmations, as the host's interface shows them.
@@ -66,6 +67,61 @@ async fn approve_all(State(host): State<Host>) -> Json<Value> {
     Json(json!({ "approved": approved }))
 }
 
+/// Whether the toggled tool is bound, in the database the instances share: the fixture
+/// application's own state (a table of its own beside rcip's), as an application keeps its
+/// own.
+#[derive(Clone)]
+struct PostgresSwitch(Arc<tokio_postgres::Client>);
+
+impl PostgresSwitch {
+    async fn open(url: &str) -> Result<Self, Box<dyn std::error::Error>> {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
+        tokio::spawn(connection);
+        // Instances starting together: one creates the table, under a lock.
+        client
+            .batch_execute(
+                "BEGIN; SELECT pg_advisory_xact_lock(7300737); \
+                 CREATE TABLE IF NOT EXISTS fixture_tool_switch \
+                 (id INT PRIMARY KEY, bound BOOLEAN NOT NULL); \
+                 INSERT INTO fixture_tool_switch VALUES (1, true) ON CONFLICT DO NOTHING; \
+                 COMMIT",
+            )
+            .await?;
+        Ok(Self(Arc::new(client)))
+    }
+
+    async fn query(&self, sql: &str) -> Result<bool, String> {
+        let row = self
+            .0
+            .query_one(sql, &[])
+            .await
+            .map_err(|e| e.to_string())?;
+        row.try_get(0).map_err(|e| e.to_string())
+    }
+}
+
+impl SwitchStore for PostgresSwitch {
+    fn flip(&self) -> BoxFuture<Result<bool, String>> {
+        let switch = self.clone();
+        Box::pin(async move {
+            switch
+                .query(
+                    "UPDATE fixture_tool_switch SET bound = NOT bound WHERE id = 1 RETURNING bound",
+                )
+                .await
+        })
+    }
+
+    fn read(&self) -> BoxFuture<Result<bool, String>> {
+        let switch = self.clone();
+        Box::pin(async move {
+            switch
+                .query("SELECT bound FROM fixture_tool_switch WHERE id = 1")
+                .await
+        })
+    }
+}
+
 /// `ADDR [--database URL]`, with their defaults.
 fn arguments() -> Result<(SocketAddr, Option<String>), Box<dyn std::error::Error>> {
     let mut addr = None;
@@ -98,6 +154,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fixture = ConformanceFixture::with_options(runtime_options)?;
     let mut builder = fixture.bridge_builder();
     let mut options = HttpOptions::new();
+    if let Some(url) = &database {
+        fixture
+            .share_tool_switch(Arc::new(PostgresSwitch::open(url).await?))
+            .await?;
+        options = options.on_remote_change(fixture.on_remote_change());
+    }
     if let Some(store) = &store {
         let key = store.secret("mcp-request-state").await?;
         builder = builder

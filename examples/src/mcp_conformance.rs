@@ -30,8 +30,9 @@ use rcip_mcp::{
     McpProgress, content_field,
 };
 use rcip_runtime::{
-    BindingGuard, BindingGuards, Capability, Error, HandlerError, Host, InvocationContext, NoInput,
-    PolicyDecision, RcipClient, Runtime, RuntimeOptions, capability, catalog, policy_fn,
+    BindingGuard, BindingGuards, BoxFuture, Capability, Error, HandlerError, Host,
+    InvocationContext, NoInput, PolicyDecision, RcipClient, Runtime, RuntimeOptions, capability,
+    catalog, policy_fn,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -111,8 +112,11 @@ pub struct ToggledTool {}
 /// list changes (scenario server-stateless, check
 /// sep-2575-server-sends-tools-list-changed-on-subscription).
 #[capability(effect = "write", id = "test_trigger_tool_change")]
-fn test_trigger_tool_change(switch: ToolSwitch, _input: NoInput) -> Result<String, HandlerError> {
-    switch.toggle()
+async fn test_trigger_tool_change(
+    switch: ToolSwitch,
+    _input: NoInput,
+) -> Result<String, HandlerError> {
+    switch.toggle().await
 }
 
 /// Elicitation.
@@ -709,8 +713,18 @@ catalog! {
     }
 }
 
-/// What `test_trigger_tool_change` holds: the host (trusted code: the fixture's own) and the
-/// toggled tool's binding while it is bound.
+/// Where the instances of a deployment of the fixture share whether the toggled tool is
+/// bound, so that a change made through one is every instance's (the fixture server keeps it
+/// in its PostgreSQL database with `--database`).
+pub trait SwitchStore: Send + Sync + 'static {
+    /// Flips the shared state; whether the tool is now bound.
+    fn flip(&self) -> BoxFuture<Result<bool, String>>;
+    /// Whether the tool is bound.
+    fn read(&self) -> BoxFuture<Result<bool, String>>;
+}
+
+/// What `test_trigger_tool_change` holds: the host (trusted code: the fixture's own), the
+/// toggled tool's binding while it is bound, and where the state is shared, if it is.
 #[derive(Clone, Default)]
 pub struct ToolSwitch(Arc<Mutex<SwitchState>>);
 
@@ -718,6 +732,7 @@ pub struct ToolSwitch(Arc<Mutex<SwitchState>>);
 struct SwitchState {
     host: Option<Host>,
     guard: Option<BindingGuard>,
+    store: Option<Arc<dyn SwitchStore>>,
 }
 
 impl std::fmt::Debug for ToolSwitch {
@@ -727,27 +742,54 @@ impl std::fmt::Debug for ToolSwitch {
 }
 
 impl ToolSwitch {
-    fn toggle(&self) -> Result<String, HandlerError> {
-        let mut state = self
-            .0
+    fn state(&self) -> Result<std::sync::MutexGuard<'_, SwitchState>, HandlerError> {
+        self.0
             .lock()
-            .map_err(|_| HandlerError::failed("switch lock poisoned"))?;
-        if let Some(guard) = state.guard.take() {
+            .map_err(|_| HandlerError::failed("switch lock poisoned"))
+    }
+
+    /// Binds the tool when it is unbound and unbinds it when it is bound (in the shared
+    /// state first, when there is one).
+    async fn toggle(&self) -> Result<String, HandlerError> {
+        let store = self.state()?.store.clone();
+        let bound = match store {
+            Some(store) => store.flip().await.map_err(HandlerError::failed)?,
+            None => self.state()?.guard.is_none(),
+        };
+        self.apply(bound)
+    }
+
+    /// Binds or unbinds the tool here to match `bound`.
+    fn apply(&self, bound: bool) -> Result<String, HandlerError> {
+        let mut state = self.state()?;
+        if !bound {
             // Dropping the guard unbinds the tool and publishes a new revision.
-            drop(guard);
+            state.guard = None;
             return Ok(format!("{TOGGLED_TOOL} unbound"));
         }
-        let host = state
-            .host
-            .clone()
-            .ok_or_else(|| HandlerError::failed("the fixture has shut down"))?;
-        let guard = host
-            .bind_typed::<ToggledTool, _, _>(|_input, _context| async {
-                Ok("The toggled tool is bound.".to_owned())
-            })
-            .map_err(HandlerError::failed)?;
-        state.guard = Some(guard);
+        if state.guard.is_none() {
+            let host = state
+                .host
+                .clone()
+                .ok_or_else(|| HandlerError::failed("the fixture has shut down"))?;
+            let guard = host
+                .bind_typed::<ToggledTool, _, _>(|_input, _context| async {
+                    Ok("The toggled tool is bound.".to_owned())
+                })
+                .map_err(HandlerError::failed)?;
+            state.guard = Some(guard);
+        }
         Ok(format!("{TOGGLED_TOOL} bound"))
+    }
+
+    /// Brings the tool here in line with the shared state (nothing without one).
+    async fn resync(&self) -> Result<(), HandlerError> {
+        let store = self.state()?.store.clone();
+        if let Some(store) = store {
+            let bound = store.read().await.map_err(HandlerError::failed)?;
+            self.apply(bound)?;
+        }
+        Ok(())
     }
 
     /// Lets go of the host and the toggled binding: the switch lives in a binding of the
@@ -821,7 +863,7 @@ impl ConformanceFixture {
         }
         // The toggled tool starts bound.
         switch
-            .toggle()
+            .apply(true)
             .map_err(|_| Error::Unbound(vec![TOGGLED_TOOL.to_owned()]))?;
         Ok(ConformanceFixture {
             runtime,
@@ -853,6 +895,34 @@ impl ConformanceFixture {
     /// with this catalog).
     pub fn bridge(&self) -> Result<McpBridge, BridgeError> {
         self.bridge_builder().build()
+    }
+
+    /// Shares whether the toggled tool is bound through `store` with the deployment's other
+    /// instances, and takes the state it holds.
+    ///
+    /// # Errors
+    ///
+    /// The store's, when it cannot be read.
+    pub async fn share_tool_switch(&self, store: Arc<dyn SwitchStore>) -> Result<(), String> {
+        if let Ok(mut state) = self.switch.0.lock() {
+            state.store = Some(store);
+        }
+        self.switch.resync().await.map_err(|e| e.to_string())
+    }
+
+    /// What the endpoint calls when another instance's listing changed
+    /// ([`HttpOptions::on_remote_change`](rcip_mcp::HttpOptions::on_remote_change)): the
+    /// toggled tool here follows the shared state.
+    pub fn on_remote_change(&self) -> impl Fn() -> BoxFuture<()> + Send + Sync + 'static {
+        let switch = self.switch.clone();
+        move || {
+            let switch = switch.clone();
+            Box::pin(async move {
+                if let Err(error) = switch.resync().await {
+                    eprintln!("the toggled tool could not follow the shared state: {error}");
+                }
+            })
+        }
     }
 
     /// The builder [`bridge`](Self::bridge) builds, for a host that adds to it (a shared

@@ -79,3 +79,25 @@ async fn every_other_instance_hears_each_notice_once_in_order() {
     assert!(heard_by_a.try_recv().is_err(), "nothing else reached A");
     assert!(heard_by_b.try_recv().is_err(), "B did not hear its own");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settling_hands_over_what_was_published_before_it() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, _heard_by_a) = listening(&schema).await;
+    let (b, mut heard_by_b) = listening(&schema).await;
+    // Both listening (a probe went through), then one more notice and at once a settle:
+    // it is handed over by the time the settle returns, woken listener or not.
+    a.publish(json!({"probe": true})).await.unwrap();
+    assert_eq!(next(&mut heard_by_b).await, json!({"probe": true}));
+    for n in 0..20 {
+        a.publish(json!({"n": n})).await.unwrap();
+        b.settle().await;
+        assert_eq!(
+            heard_by_b.try_recv().ok(),
+            Some(json!({"n": n})),
+            "round {n}"
+        );
+    }
+}

@@ -451,6 +451,7 @@ impl McpBridgeBuilder {
             resources: self.resources,
             prompts: self.prompts,
             logging: crate::logging::Levels::default(),
+            relay: OnceLock::new(),
         };
         Ok(McpBridge {
             inner: Arc::new(inner),
@@ -509,7 +510,7 @@ pub(crate) struct Inner {
     /// Calls that became tasks.
     pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// Notified (synchronously, by the runtime) at every revision.
-    changed: Arc<Notify>,
+    pub(crate) changed: Arc<Notify>,
     /// Bumped when the listed tools actually changed; 2026-07-28 listen streams watch it.
     pub(crate) tools_version: watch::Sender<u64>,
     /// The peers of live 2025-11-25 sessions, told about list changes.
@@ -520,6 +521,8 @@ pub(crate) struct Inner {
     pub(crate) resources: Option<Arc<dyn ResourceProvider>>,
     pub(crate) prompts: Option<Arc<dyn PromptProvider>>,
     pub(crate) logging: crate::logging::Levels,
+    /// The deployment's relay, once an endpoint with one serves this bridge.
+    pub(crate) relay: OnceLock<Arc<dyn crate::Relay>>,
 }
 
 impl Drop for Inner {
@@ -745,6 +748,14 @@ async fn watch_changes(
         if view.digest != last {
             last.clone_from(&view.digest);
             inner.announce().await;
+            // The deployment's other instances look again too (their clients hear of it
+            // if their own listing changed).
+            if let Some(relay) = inner.relay.get() {
+                let notice = serde_json::json!({ crate::relay::LIST_CHANGED: true });
+                if let Err(error) = relay.publish(notice).await {
+                    tracing::warn!(target: "rcip::mcp", %error, "a listing change was not relayed");
+                }
+            }
         }
     }
 }

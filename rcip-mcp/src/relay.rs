@@ -6,7 +6,12 @@
 //!   instance holding the waiting request or the running call gets the message;
 //! - a session's `logging/setLevel`: every instance sends that session's messages at its
 //!   level;
-//! - a session ended with `DELETE`: every instance drops it.
+//! - a session ended with `DELETE`: every instance drops it;
+//! - `tasks/update` answers for a task another instance runs reach that instance;
+//! - the listed tools changed: every instance looks at its own listing again (after the
+//!   application's [`HttpOptions::on_remote_change`](crate::HttpOptions::on_remote_change)
+//!   hook, which brings the application's own state up to date), and its clients hear of it
+//!   if that changed too.
 //!
 //! The endpoint handles each such message here as it always does (rmcp drops an answer to a
 //! request it did not send), then publishes it; each other instance delivers it to the
@@ -33,6 +38,29 @@ use crate::sessions::SessionStoreError;
 /// The largest request body the relay reads to look at (rmcp's own limit is far below).
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
+/// The member of a notice saying the listed tools changed on the instance that published it.
+pub(crate) const LIST_CHANGED: &str = "listChanged";
+
+/// The members of a notice carrying `tasks/update` answers to the instance running the task.
+const TASK: &str = "task";
+const TASK_ANSWERS: &str = "inputResponses";
+
+/// Relays `tasks/update` answers for task `id`, which another instance runs.
+pub(crate) async fn publish_task_answers(
+    relay: &dyn Relay,
+    id: &str,
+    responses: &rmcp::model::InputResponses,
+) {
+    let notice = json!({ TASK: id, TASK_ANSWERS: responses });
+    if let Err(error) = relay.publish(notice).await {
+        tracing::warn!(target: "rcip::mcp", %error, "answers to a task were not relayed");
+    }
+}
+
+/// What the application does when another instance's listing changed (see
+/// [`HttpOptions::on_remote_change`](crate::HttpOptions::on_remote_change)).
+pub(crate) type RemoteChange = Arc<dyn Fn() -> BoxFuture<()> + Send + Sync>;
+
 /// The header naming a 2025-11-25 session.
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -47,6 +75,13 @@ pub trait Relay: Send + Sync + 'static {
     /// Calls `hear` with each notice another instance publishes from now on (from a task
     /// of the relay's own; `hear` must not block). Called once per endpoint.
     fn subscribe(&self, hear: Arc<dyn Fn(Value) + Send + Sync>);
+    /// Hands over now every notice published before this call that has not been heard yet,
+    /// so that a request the client sends after another instance answered it sees what
+    /// that instance published (a log level set there). The endpoint calls it before each
+    /// request; the default does nothing (notices then arrive when they arrive).
+    fn settle(&self) -> BoxFuture<()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// What the endpoint does with what another instance heard.
@@ -54,11 +89,36 @@ pub(crate) struct Delivery {
     pub(crate) manager: Arc<LocalSessionManager>,
     /// The bridge, whose log levels a session's `logging/setLevel` sets.
     pub(crate) bridge: Arc<crate::bridge::Inner>,
+    /// The application's hook for another instance's listing change.
+    pub(crate) on_remote_change: Option<RemoteChange>,
 }
 
 impl Delivery {
     /// Acts on a notice another instance published.
     pub(crate) fn hear(&self, notice: Value) {
+        if notice.get(LIST_CHANGED).and_then(Value::as_bool) == Some(true) {
+            let hook = self.on_remote_change.clone();
+            let bridge = self.bridge.clone();
+            tokio::spawn(async move {
+                if let Some(hook) = hook {
+                    hook().await;
+                }
+                // The watcher compares the listing again, and announces only a change.
+                bridge.changed.notify_one();
+            });
+            return;
+        }
+        if let Some(id) = notice.get(TASK).and_then(Value::as_str)
+            && let Some(answers) = notice.get(TASK_ANSWERS)
+            && let Ok(answers) =
+                serde_json::from_value::<rmcp::model::InputResponses>(answers.clone())
+        {
+            let (bridge, id) = (self.bridge.clone(), id.to_owned());
+            tokio::spawn(async move {
+                let _ = bridge.tasks.answer(&id, answers).await;
+            });
+            return;
+        }
         let Some(session) = notice.get("session").and_then(Value::as_str) else {
             return;
         };
@@ -122,6 +182,10 @@ fn travels(message: &Value) -> Option<Told> {
 
 /// The layer: handles the request here, then publishes what the others must know.
 pub(crate) async fn relay(relay: Arc<dyn Relay>, request: Request, next: Next) -> Response {
+    // What other instances published before this request was sent applies to it.
+    if request.method() == Method::POST {
+        relay.settle().await;
+    }
     let Some(session) = request
         .headers()
         .get(SESSION_HEADER)

@@ -227,14 +227,22 @@ impl ServerHandler for McpBridge {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let principal = principal_of(&ctx);
-        self.inner
+        let elsewhere = self
+            .inner
             .tasks
             .update(
                 &request.task_id,
                 request.input_responses,
                 principal.as_ref(),
             )
-            .await
+            .await?;
+        // Another instance runs the task: the answers go there.
+        if let Some(responses) = elsewhere
+            && let Some(relay) = self.inner.relay.get()
+        {
+            crate::relay::publish_task_answers(&**relay, &request.task_id, &responses).await;
+        }
+        Ok(())
     }
 
     async fn cancel_task(

@@ -408,14 +408,29 @@ impl Tasks {
         Ok(GetTaskResult::new(detailed(&record)))
     }
 
-    /// `tasks/update`: answers go to the questions they name; others are ignored.
+    /// `tasks/update`: answers go to the questions they name; others are ignored. Returns
+    /// the answers when the task is not finished and does not run here (another instance
+    /// runs it: the caller relays them there).
     pub(crate) async fn update(
         &self,
         id: &str,
         responses: InputResponses,
         principal: Option<&Principal>,
-    ) -> Result<(), McpError> {
+    ) -> Result<Option<InputResponses>, McpError> {
         let record = self.visible(id, principal).await?;
+        if record.state.is_terminal() {
+            return Ok(None);
+        }
+        if self.writes(id).is_none() {
+            return Ok(Some(responses));
+        }
+        self.answer(id, responses).await?;
+        Ok(None)
+    }
+
+    /// Hands `responses` to the questions of task `id` if it runs here (whoever asked:
+    /// `tasks/update` here, or another instance relaying it).
+    pub(crate) async fn answer(&self, id: &str, responses: InputResponses) -> Result<(), McpError> {
         let Some(writes) = self.writes(id) else {
             // Finished, or not running here: nothing waits for these answers.
             return Ok(());
@@ -437,7 +452,7 @@ impl Tasks {
             };
             (answers, next)
         };
-        if !answers.is_empty() && !record.state.is_terminal() {
+        if !answers.is_empty() {
             self.store
                 .set_state(id, next, now_ms())
                 .await

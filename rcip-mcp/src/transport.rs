@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{BridgeError, McpBridge};
 use crate::events::MemoryEventStore;
-use crate::relay::{Delivery, Relay};
+use crate::relay::{Delivery, Relay, RemoteChange};
 use crate::session_owner::{self, SessionOwners};
 use crate::sessions::{Restorer, SessionStore};
 
@@ -91,6 +91,7 @@ pub struct HttpOptions {
     events: Option<Arc<dyn EventStore>>,
     sessions: Option<Arc<dyn SessionStore>>,
     relay: Option<Arc<dyn Relay>>,
+    on_remote_change: Option<RemoteChange>,
 }
 
 impl fmt::Debug for HttpOptions {
@@ -103,6 +104,7 @@ impl fmt::Debug for HttpOptions {
             .field("events", &self.events.is_some())
             .field("sessions", &self.sessions.is_some())
             .field("relay", &self.relay.is_some())
+            .field("on_remote_change", &self.on_remote_change.is_some())
             .finish()
     }
 }
@@ -121,6 +123,7 @@ impl Default for HttpOptions {
             events: Some(Arc::new(MemoryEventStore::new())),
             sessions: None,
             relay: None,
+            on_remote_change: None,
         }
     }
 }
@@ -219,6 +222,21 @@ impl HttpOptions {
         self
     }
 
+    /// With a [`relay`](Self::relay): what the application does when another instance's
+    /// listed tools changed, before this instance looks at its own listing again (its
+    /// clients hear of the change if the listing changed here too). An application whose
+    /// listing depends on state of its own (a binding it toggles, a flag) brings that state
+    /// up to date here, from wherever the instances share it; one whose availability checks
+    /// read shared state needs no hook.
+    #[must_use]
+    pub fn on_remote_change(
+        mut self,
+        hook: impl Fn() -> rcip_runtime::BoxFuture<()> + Send + Sync + 'static,
+    ) -> Self {
+        self.on_remote_change = Some(Arc::new(hook));
+        self
+    }
+
     /// Keeps no events beyond what rmcp's session holds: a stream can then be resumed only
     /// while its call has not answered.
     #[must_use]
@@ -277,9 +295,11 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     }
     let manager = Arc::new(manager);
     if let Some(relay) = &options.relay {
+        let _ = bridge.inner.relay.set(Arc::clone(relay));
         let delivery = Delivery {
             manager: Arc::clone(&manager),
             bridge: Arc::clone(&bridge.inner),
+            on_remote_change: options.on_remote_change.clone(),
         };
         relay.subscribe(Arc::new(move |notice| delivery.hear(notice)));
     }

@@ -127,10 +127,10 @@ conformance() {
 # ----- the same suite through two instances -------------------------------------------
 # Two fixture servers on one PostgreSQL schema of this run's own (`--database`), behind a
 # per-request round-robin proxy (examples/round_robin.rs): every request goes to the other
-# instance than the one before, whatever session it belongs to. The 2025-11-25 set and its
-# unscored scenarios run through it: sessions, stream events, elicitation and sampling
-# answers, log levels and session ends cross between the instances. (The 2026-07-28 set
-# joins once a listing change made through one instance reaches the other's clients.)
+# instance than the one before, whatever session it belongs to. Both sets and their unscored
+# scenarios run through it: sessions, stream events, elicitation and sampling answers, log
+# levels, session ends, task answers, requestState and listing changes cross between the
+# instances.
 instances() {
     local subject="MCP conformance through two instances"
     [ -n "${node:-}" ] || return 0
@@ -167,15 +167,17 @@ instances() {
         >"$out/proxy.log" 2>&1 &
     pids+=($!)
     wait_for_port "${ports[0]}" "$!" || status=1
-    local revision=2025-11-25
-    if ! "$node" "$suite" server --url "http://127.0.0.1:${ports[0]}/mcp" \
-        --requirements "$revision" -o "$out/$revision" >"$out/$revision.log" 2>&1; then
-        status=1
-        echo "error: $subject $revision: scenarios failed (see $out/$revision.log)" >&2
-    fi
-    "$node" "$suite" list --requirements "$revision" >"$out/$revision.required.txt" 2>&1
-    python3 "$here/mcp_conformance_score.py" "$out/$revision" "$revision" "$out/$revision.required.txt" \
-        "two instances" || status=1
+    local revision
+    for revision in 2025-11-25 2026-07-28; do
+        if ! "$node" "$suite" server --url "http://127.0.0.1:${ports[0]}/mcp" \
+            --requirements "$revision" -o "$out/$revision" >"$out/$revision.log" 2>&1; then
+            status=1
+            echo "error: $subject $revision: scenarios failed (see $out/$revision.log)" >&2
+        fi
+        "$node" "$suite" list --requirements "$revision" >"$out/$revision.required.txt" 2>&1
+        python3 "$here/mcp_conformance_score.py" "$out/$revision" "$revision" \
+            "$out/$revision.required.txt" "two instances" || status=1
+    done
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     psql -q "$url" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >>"$out/psql.log" 2>&1 || true

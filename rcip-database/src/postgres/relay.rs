@@ -55,6 +55,7 @@ pub struct PostgresRelay {
     pool: Pool,
     config: tokio_postgres::Config,
     origin: Arc<str>,
+    listening: Arc<std::sync::OnceLock<Arc<Listening>>>,
 }
 
 impl fmt::Debug for PostgresRelay {
@@ -79,6 +80,7 @@ impl PostgresRelay {
             pool,
             config,
             origin: Arc::from(uuid::Uuid::new_v4().simple().to_string()),
+            listening: Arc::default(),
         }
     }
 
@@ -102,24 +104,16 @@ impl PostgresRelay {
 
     /// Listens, reads and hands over, for as long as the process runs; a broken connection
     /// is opened again (after a second).
-    async fn listen(self, hear: Arc<dyn Fn(Value) + Send + Sync>, since: i64) {
-        let mut reader = Reader {
-            since,
-            ..Reader::default()
-        };
+    async fn listen(self, listening: Arc<Listening>) {
         loop {
-            if let Err(error) = self.listen_once(&hear, &mut reader).await {
+            if let Err(error) = self.listen_once(&listening).await {
                 tracing::warn!(target: "rcip::mcp", %error, "the relay's listening connection failed; opening it again");
             }
             tokio::time::sleep(POLL).await;
         }
     }
 
-    async fn listen_once(
-        &self,
-        hear: &Arc<dyn Fn(Value) + Send + Sync>,
-        reader: &mut Reader,
-    ) -> Result<(), SessionStoreError> {
+    async fn listen_once(&self, listening: &Listening) -> Result<(), SessionStoreError> {
         let (client, mut connection) = self.config.connect(NoTls).await.map_err(failed)?;
         let (woken, mut wake) = tokio::sync::mpsc::unbounded_channel();
         let driver = tokio::spawn(async move {
@@ -138,6 +132,7 @@ impl PostgresRelay {
             .batch_execute(&format!("LISTEN {CHANNEL}"))
             .await
             .map_err(failed)?;
+        let mut reader = listening.reader.lock().await;
         if reader.last.is_none() {
             // Notices written before this instance subscribed are not for it; those written
             // since (while this connection opened) are.
@@ -150,8 +145,9 @@ impl PostgresRelay {
                 .map_err(failed)?;
             reader.last = Some(row.try_get(0).map_err(failed)?);
         }
+        drop(reader);
         let result = loop {
-            if let Err(error) = self.read(hear, reader).await {
+            if let Err(error) = self.read(listening).await {
                 break Err(error);
             }
             if driver.is_finished() {
@@ -168,11 +164,12 @@ impl PostgresRelay {
 
     /// Reads the notices after the last one read (and the gaps still open), hands over
     /// the other instances', and forgets old ones.
-    async fn read(
-        &self,
-        hear: &Arc<dyn Fn(Value) + Send + Sync>,
-        reader: &mut Reader,
-    ) -> Result<(), SessionStoreError> {
+    async fn read(&self, listening: &Listening) -> Result<(), SessionStoreError> {
+        let mut reader = listening.reader.lock().await;
+        // Not listening yet: nothing to read from.
+        let Some(last) = reader.last else {
+            return Ok(());
+        };
         let client = self.pool.get().await.map_err(failed)?;
         let select = client
             .prepare_cached(
@@ -181,7 +178,6 @@ impl PostgresRelay {
             )
             .await
             .map_err(failed)?;
-        let last = reader.last.unwrap_or(0);
         let gaps: Vec<i64> = reader.gaps.keys().copied().collect();
         let rows = client
             .query(&select, &[&last, &gaps])
@@ -196,7 +192,7 @@ impl PostgresRelay {
             if origin != &*self.origin
                 && let Ok(notice) = serde_json::from_str::<Value>(notice)
             {
-                hear(notice);
+                (listening.hear)(notice);
             }
         }
         reader
@@ -216,6 +212,13 @@ impl PostgresRelay {
         }
         Ok(())
     }
+}
+
+/// A subscribed relay's listener: who hears, and where the reading stands (one reader at a
+/// time: the listening task, or a caller settling).
+struct Listening {
+    hear: Arc<dyn Fn(Value) + Send + Sync>,
+    reader: tokio::sync::Mutex<Reader>,
 }
 
 /// Where the reading stands: the highest `seq` read, and the lower ones not read yet (a
@@ -251,6 +254,26 @@ impl Relay for PostgresRelay {
     }
 
     fn subscribe(&self, hear: Arc<dyn Fn(Value) + Send + Sync>) {
-        tokio::spawn(self.clone().listen(hear, now_ms()));
+        let listening = Arc::new(Listening {
+            hear,
+            reader: tokio::sync::Mutex::new(Reader {
+                since: now_ms(),
+                ..Reader::default()
+            }),
+        });
+        if self.listening.set(Arc::clone(&listening)).is_ok() {
+            tokio::spawn(self.clone().listen(listening));
+        }
+    }
+
+    fn settle(&self) -> BoxFuture<()> {
+        let relay = self.clone();
+        Box::pin(async move {
+            if let Some(listening) = relay.listening.get()
+                && let Err(error) = relay.read(listening).await
+            {
+                tracing::warn!(target: "rcip::mcp", %error, "the relay could not be read");
+            }
+        })
     }
 }
