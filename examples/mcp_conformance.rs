@@ -9,6 +9,9 @@
 //! cargo run -p rcip-examples --example mcp_conformance -- 127.0.0.1:8002 --database postgres://...
 //! ```
 //!
+//! `--task-lease-ms MS` after `--database` shortens how long a task's lease lasts (30 s by
+//! default), for tests that kill an instance mid-task.
+//!
 //! With `--database`, the instances given the same PostgreSQL database share through it
 //! pending confirmations (raised on one, listed and approved on any), 2025-11-25 sessions,
 //! their stream events, the answers to the requests an instance sends the client (relayed to
@@ -122,27 +125,51 @@ impl SwitchStore for PostgresSwitch {
     }
 }
 
-/// `ADDR [--database URL]`, with their defaults.
-fn arguments() -> Result<(SocketAddr, Option<String>), Box<dyn std::error::Error>> {
+/// The command line: `ADDR [--database URL [--task-lease-ms MS]]`.
+struct Arguments {
+    addr: SocketAddr,
+    database: Option<String>,
+    /// How long a running task's lease lasts (tests of a killed instance shorten it).
+    task_lease: Option<std::time::Duration>,
+}
+
+/// The command line, with its defaults.
+fn arguments() -> Result<Arguments, Box<dyn std::error::Error>> {
     let mut addr = None;
     let mut database = None;
+    let mut task_lease = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--database" => {
                 database = Some(args.next().ok_or("--database needs a URL")?);
             }
+            "--task-lease-ms" => {
+                let ms: u64 = args
+                    .next()
+                    .ok_or("--task-lease-ms needs a number")?
+                    .parse()?;
+                task_lease = Some(std::time::Duration::from_millis(ms));
+            }
             other if addr.is_none() => addr = Some(other.parse()?),
             other => return Err(format!("unexpected argument {other:?}").into()),
         }
     }
     let addr = addr.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8001)));
-    Ok((addr, database))
+    Ok(Arguments {
+        addr,
+        database,
+        task_lease,
+    })
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (addr, database) = arguments()?;
+    let Arguments {
+        addr,
+        database,
+        task_lease,
+    } = arguments()?;
     let store = match &database {
         Some(url) => Some(rcip_database::PostgresStore::open(url).await?),
         None => None,
@@ -163,7 +190,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(store) = &store {
         let key = store.secret("mcp-request-state").await?;
         builder = builder
-            .task_store(Arc::new(store.mcp_tasks()))
+            .task_store(Arc::new(match task_lease {
+                Some(lease) => store.mcp_tasks().with_lease(lease),
+                None => store.mcp_tasks(),
+            }))
             .request_state_key(key.to_vec());
         options = options
             .session_store(Arc::new(store.mcp_sessions()))

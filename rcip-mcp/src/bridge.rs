@@ -726,6 +726,26 @@ impl Inner {
     }
 }
 
+// 2025-11-25's `logging/setLevel` is deprecated in rmcp (SEP-2577), and still served.
+#[allow(deprecated)]
+impl crate::relay::Heard for Inner {
+    fn set_level(&self, session: &str, level: rmcp::model::LoggingLevel) {
+        self.logging.set_for(session, level);
+    }
+
+    fn listing_changed(&self) {
+        // The watcher compares the listing again, and announces only a change.
+        self.changed.notify_one();
+    }
+
+    fn answer_task(&self, id: String, answers: rmcp::model::InputResponses) {
+        let tasks = self.tasks.clone();
+        tokio::spawn(async move {
+            let _ = tasks.answer(&id, answers).await;
+        });
+    }
+}
+
 /// Compares the listing after each (debounced) discovery change, and announces only real
 /// changes: every successful invoke bumps the revision, which changes nothing listed.
 async fn watch_changes(

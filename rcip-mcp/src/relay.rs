@@ -84,11 +84,22 @@ pub trait Relay: Send + Sync + 'static {
     }
 }
 
+/// What a bridge does with what another instance published.
+pub(crate) trait Heard: Send + Sync + 'static {
+    /// A session set its log level.
+    fn set_level(&self, session: &str, level: LoggingLevel);
+    /// The listed tools changed elsewhere: look at this bridge's listing again.
+    fn listing_changed(&self);
+    /// Answers to the questions of a task, which runs here if anywhere (in a task of its
+    /// own: this must not block).
+    fn answer_task(&self, id: String, answers: rmcp::model::InputResponses);
+}
+
 /// What the endpoint does with what another instance heard.
 pub(crate) struct Delivery {
     pub(crate) manager: Arc<LocalSessionManager>,
-    /// The bridge, whose log levels a session's `logging/setLevel` sets.
-    pub(crate) bridge: Arc<crate::bridge::Inner>,
+    /// The bridge the endpoint serves.
+    pub(crate) bridge: Arc<dyn Heard>,
     /// The application's hook for another instance's listing change.
     pub(crate) on_remote_change: Option<RemoteChange>,
 }
@@ -104,7 +115,7 @@ impl Delivery {
                     hook().await;
                 }
                 // The watcher compares the listing again, and announces only a change.
-                bridge.changed.notify_one();
+                bridge.listing_changed();
             });
             return;
         }
@@ -113,10 +124,7 @@ impl Delivery {
             && let Ok(answers) =
                 serde_json::from_value::<rmcp::model::InputResponses>(answers.clone())
         {
-            let (bridge, id) = (self.bridge.clone(), id.to_owned());
-            tokio::spawn(async move {
-                let _ = bridge.tasks.answer(&id, answers).await;
-            });
+            self.bridge.answer_task(id.to_owned(), answers);
             return;
         }
         let Some(session) = notice.get("session").and_then(Value::as_str) else {
@@ -135,7 +143,7 @@ impl Delivery {
         if let Some(level) = notice.get("level")
             && let Ok(level) = serde_json::from_value::<LoggingLevel>(level.clone())
         {
-            self.bridge.logging.set_for(&session, level);
+            self.bridge.set_level(&session, level);
             return;
         }
         let Some(message) = notice.get("message") else {

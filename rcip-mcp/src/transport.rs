@@ -298,7 +298,7 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
         let _ = bridge.inner.relay.set(Arc::clone(relay));
         let delivery = Delivery {
             manager: Arc::clone(&manager),
-            bridge: Arc::clone(&bridge.inner),
+            bridge: bridge.inner.clone(),
             on_remote_change: options.on_remote_change.clone(),
         };
         relay.subscribe(Arc::new(move |notice| delivery.hear(notice)));

@@ -6,7 +6,8 @@
 # (SIGUSR1, the polls host's maintenance switch), so it needs a Unix host. Then the Python
 # client and the MCP Inspector CLI (pinned in inspector-npm/) against the conformance fixture
 # (mcp_fixture_clients.py): sampling, roots, tasks, and approval by the host for a client
-# without elicitation.
+# without elicitation. Last, the Python client through two fixtures on one PostgreSQL schema
+# behind a round-robin proxy (mcp_instances_clients.py).
 #
 #   bash tests/interop/mcp-clients.sh
 #
@@ -42,4 +43,28 @@ else
     "$venv/bin/python" "$here/mcp_fixture_clients.py" "$target_dir/debug/examples/mcp_conformance" ||
         status=1
 fi
+
+# Two instances of the fixture on one PostgreSQL schema of this run's own, behind the
+# per-request round-robin proxy (examples/round_robin.rs): elicitation, a 2026-07-28 retry, a
+# task's cancellation and a Last-Event-ID resumption, each crossing between the instances
+# (mcp_instances_clients.py). Needs RCIP_TEST_POSTGRES_URL and psql.
+instances() {
+    local subject="MCP clients through two instances" url="${RCIP_TEST_POSTGRES_URL:-}"
+    local out="$target_dir/interop/mcp-instances-clients.log"
+    if [ -z "$url" ]; then
+        unavailable "RCIP_TEST_POSTGRES_URL not set" "$subject" "$out"
+        return 0
+    fi
+    command -v psql >/dev/null 2>&1 || { unavailable "psql not found" "$subject" "$out"; return 0; }
+    local schema="rcip_interop_clients_$$" separator="?"
+    psql -q "$url" -c "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >"$out" 2>&1 ||
+        { unavailable "PostgreSQL not reachable at $url" "$subject" "$out"; return 0; }
+    case "$url" in *\?*) separator="&" ;; esac
+    cargo build -q -p rcip-examples --example round_robin
+    (cd "$here" && "$venv/bin/python" mcp_instances_clients.py \
+        "$target_dir/debug/examples/mcp_conformance" "$target_dir/debug/examples/round_robin" \
+        "$url${separator}options=-csearch_path%3D$schema") || status=1
+    psql -q "$url" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >>"$out" 2>&1 || true
+}
+instances
 exit "$status"
