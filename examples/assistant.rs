@@ -209,12 +209,13 @@ pub(crate) async fn conversation(client: Arc<dyn RcipClient>, host: &Host, store
         async move { assist.send(text).await }
     });
     // The surface cancels once the first vote is in, during the pause after it.
-    let first_vote_in = || {
+    let first_vote_in = || async {
         store
             .with(|p| Ok(p.polls.iter().any(|p| p.votes.iter().sum::<u32>() > 0)))
+            .await
             .unwrap_or(true)
     };
-    while !first_vote_in() {
+    while !first_vote_in().await {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     assist.cancel();

@@ -30,6 +30,15 @@
 //! serves the application over MCP on stdio and `-- mcp-http [ADDR]` over streamable HTTP
 //! (default `127.0.0.1:8001`), approvals asked through the MCP client.
 //!
+//! `-- mcp-http ADDR --database postgres://...` keeps everything in PostgreSQL instead of
+//! memory, so that several instances on one database serve one application behind a load
+//! balancer without affinity: the polls (one document in a table of the example's own,
+//! changed under a row lock; `polls.wait` also looks again every 250 ms, since a vote through
+//! another instance wakes nothing here), the relationship program's records, pending
+//! confirmations, and the MCP sessions, stream events, tasks and `requestState` key, with
+//! the instances telling each other what they must know (see `docs/server-design.md`,
+//! "Running several instances"). The maintenance switch stays per instance: signal each.
+//!
 //! `polls.wait` ("Wait for votes") is the slow read: it waits until a poll has at least the
 //! given number of votes (or is closed), for at most `timeoutMs` (default and maximum
 //! 60000), woken by each vote rather than by polling. It follows the caller's cancellation
@@ -44,10 +53,12 @@
 //! `CAPABILITY_UNBOUND`. The next `SIGUSR1` binds them again. Each toggle prints one line to
 //! stderr (`kill -USR1 PID`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod assistant;
+mod polls_shared;
 
 use rcip_records::{Actor, Caller, DelegatedScope, Engine};
 use rcip_runtime::*;
@@ -57,12 +68,12 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot, watch};
 
 /// The application's private state: never part of a snapshot.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct Polls {
     polls: Vec<Poll>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Poll {
     id: String,
     question: String,
@@ -84,22 +95,101 @@ impl Polls {
 /// The shared state, as handlers reach it (cloned for each call).
 #[derive(Debug, Clone, Default)]
 struct Store {
-    polls: Arc<Mutex<Polls>>,
+    polls: Place,
     /// Bumped at every vote and close: what wakes `polls.wait`.
     changes: Arc<watch::Sender<u64>>,
+    /// Whether a poll is open, as the last look at the state found: `polls.close`'s
+    /// availability, which is asked synchronously.
+    any_open: Arc<AtomicBool>,
+}
+
+/// Where the polls are: in this process, or (`--database`) in PostgreSQL, shared by every
+/// instance on it.
+#[derive(Debug, Clone)]
+enum Place {
+    Memory(Arc<Mutex<Polls>>),
+    Database(Arc<polls_shared::SharedPolls>),
+}
+
+impl Default for Place {
+    fn default() -> Self {
+        Place::Memory(Arc::default())
+    }
 }
 
 impl Store {
+    /// The polls of the database at `url`, shared with every instance on it.
+    async fn shared(url: &str) -> Result<Self, Box<dyn std::error::Error>> {
+        let store = Store {
+            polls: Place::Database(polls_shared::SharedPolls::open(url).await?),
+            ..Store::default()
+        };
+        store.refresh().await;
+        Ok(store)
+    }
+
     /// Runs `f` on the state; a poisoned lock is a handler failure, not a crash.
-    fn with<T>(
+    async fn with<T>(
         &self,
         f: impl FnOnce(&mut Polls) -> Result<T, HandlerError>,
     ) -> Result<T, HandlerError> {
-        let mut polls = self
-            .polls
+        match &self.polls {
+            Place::Memory(polls) => self.with_memory(polls, f),
+            Place::Database(shared) => shared.with(|polls| self.look(polls, f)).await,
+        }
+    }
+
+    fn with_memory<T>(
+        &self,
+        polls: &Mutex<Polls>,
+        f: impl FnOnce(&mut Polls) -> Result<T, HandlerError>,
+    ) -> Result<T, HandlerError> {
+        let mut polls = polls
             .lock()
             .map_err(|_| HandlerError::failed("state lock poisoned"))?;
-        f(&mut polls)
+        self.look(&mut polls, f)
+    }
+
+    /// `f` on the state, noting whether a poll is open.
+    fn look<T>(
+        &self,
+        polls: &mut Polls,
+        f: impl FnOnce(&mut Polls) -> Result<T, HandlerError>,
+    ) -> Result<T, HandlerError> {
+        let result = f(polls);
+        let open = polls.polls.iter().any(|p| !p.closed);
+        self.any_open.store(open, Ordering::Relaxed);
+        result
+    }
+
+    /// Runs `f` on the state without waiting for the database (where nothing can wait: a
+    /// `Drop`).
+    fn with_detached(
+        &self,
+        f: impl FnOnce(&mut Polls) -> Result<(), HandlerError> + Send + 'static,
+    ) {
+        match &self.polls {
+            Place::Memory(polls) => {
+                let _ = self.with_memory(polls, f);
+            }
+            Place::Database(_) => {
+                let store = self.clone();
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    runtime.spawn(async move { store.with(f).await });
+                }
+            }
+        }
+    }
+
+    /// Looks at the state again (another instance may have changed it).
+    async fn refresh(&self) {
+        let _ = self.with(|_| Ok(())).await;
+    }
+
+    /// Whether the state is shared by several instances (then `polls.wait` also looks
+    /// again now and then: a vote through another instance wakes nothing here).
+    fn is_shared(&self) -> bool {
+        matches!(self.polls, Place::Database(_))
     }
 
     /// Wakes every waiting `polls.wait` to look at the votes again.
@@ -116,11 +206,13 @@ struct Watching {
 }
 
 impl Watching {
-    fn start(store: &Store, poll_id: &str) -> Result<Self, HandlerError> {
-        store.with(|polls| {
-            polls.find(poll_id)?.watchers += 1;
-            Ok(())
-        })?;
+    async fn start(store: &Store, poll_id: &str) -> Result<Self, HandlerError> {
+        store
+            .with(|polls| {
+                polls.find(poll_id)?.watchers += 1;
+                Ok(())
+            })
+            .await?;
         Ok(Watching {
             store: store.clone(),
             poll_id: poll_id.to_owned(),
@@ -130,8 +222,9 @@ impl Watching {
 
 impl Drop for Watching {
     fn drop(&mut self) {
-        let _ = self.store.with(|polls| {
-            if let Ok(poll) = polls.find(&self.poll_id) {
+        let poll_id = std::mem::take(&mut self.poll_id);
+        self.store.with_detached(move |polls| {
+            if let Ok(poll) = polls.find(&poll_id) {
                 poll.watchers = poll.watchers.saturating_sub(1);
             }
             Ok(())
@@ -244,19 +337,21 @@ struct Results {
 ///
 /// Lists every poll with its question, and how many callers of polls.wait wait on it now.
 #[capability(effect = "read", scope = "polls", id = "polls.list")]
-fn list_polls(store: Store, _input: Nothing) -> Result<Vec<PollSummary>, HandlerError> {
-    store.with(|polls| {
-        Ok(polls
-            .polls
-            .iter()
-            .map(|p| PollSummary {
-                id: p.id.clone(),
-                question: p.question.clone(),
-                closed: p.closed,
-                watchers: p.watchers,
-            })
-            .collect())
-    })
+async fn list_polls(store: Store, _input: Nothing) -> Result<Vec<PollSummary>, HandlerError> {
+    store
+        .with(|polls| {
+            Ok(polls
+                .polls
+                .iter()
+                .map(|p| PollSummary {
+                    id: p.id.clone(),
+                    question: p.question.clone(),
+                    closed: p.closed,
+                    watchers: p.watchers,
+                })
+                .collect())
+        })
+        .await
 }
 
 /// Create a poll.
@@ -273,54 +368,60 @@ fn list_polls(store: Store, _input: Nothing) -> Result<Vec<PollSummary>, Handler
         input = r#"{"question": "Where should we meet?", "options": ["Clubhouse", "Garden"]}"#
     )
 )]
-fn create_poll(store: Store, input: CreatePoll) -> Result<PollRef, HandlerError> {
-    store.with(|polls| {
-        let poll_id = format!("p{}", polls.polls.len() + 1);
-        polls.polls.push(Poll {
-            id: poll_id.clone(),
-            question: input.question,
-            votes: vec![0; input.options.len()],
-            closed: false,
-            watchers: 0,
-        });
-        Ok(PollRef { poll_id })
-    })
+async fn create_poll(store: Store, input: CreatePoll) -> Result<PollRef, HandlerError> {
+    store
+        .with(|polls| {
+            let poll_id = format!("p{}", polls.polls.len() + 1);
+            polls.polls.push(Poll {
+                id: poll_id.clone(),
+                question: input.question,
+                votes: vec![0; input.options.len()],
+                closed: false,
+                watchers: 0,
+            });
+            Ok(PollRef { poll_id })
+        })
+        .await
 }
 
 /// Rename a poll.
 ///
 /// Replaces the question of an open poll.
 #[capability(effect = "write", scope = "poll")]
-fn rename(store: Store, input: Rename) -> Result<PollRef, HandlerError> {
-    store.with(|polls| {
-        let poll = polls.find(&input.poll_id)?;
-        poll.question = input.question;
-        Ok(PollRef {
-            poll_id: poll.id.clone(),
+async fn rename(store: Store, input: Rename) -> Result<PollRef, HandlerError> {
+    store
+        .with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
+            poll.question = input.question;
+            Ok(PollRef {
+                poll_id: poll.id.clone(),
+            })
         })
-    })
+        .await
 }
 
 /// Vote.
 ///
 /// Casts one vote for an option of an open poll.
 #[capability(effect = "write", scope = "poll")]
-fn vote(store: Store, input: Vote) -> Result<Results, HandlerError> {
-    let voted = store.with(|polls| {
-        let poll = polls.find(&input.poll_id)?;
-        if poll.closed {
-            return Err(HandlerError::failed("the poll is closed"));
-        }
-        let count = poll
-            .votes
-            .get_mut(usize::from(input.option))
-            .ok_or_else(|| HandlerError::failed("no such option"))?;
-        *count += 1;
-        Ok(Results {
-            poll_id: poll.id.clone(),
-            votes: poll.votes.clone(),
+async fn vote(store: Store, input: Vote) -> Result<Results, HandlerError> {
+    let voted = store
+        .with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
+            if poll.closed {
+                return Err(HandlerError::failed("the poll is closed"));
+            }
+            let count = poll
+                .votes
+                .get_mut(usize::from(input.option))
+                .ok_or_else(|| HandlerError::failed("no such option"))?;
+            *count += 1;
+            Ok(Results {
+                poll_id: poll.id.clone(),
+                votes: poll.votes.clone(),
+            })
         })
-    })?;
+        .await?;
     store.changed();
     Ok(voted)
 }
@@ -330,27 +431,31 @@ fn vote(store: Store, input: Vote) -> Result<Results, HandlerError> {
 /// Reads the vote counts of a poll.
 #[capability(effect = "read", scope = "poll")]
 async fn results(store: Store, input: PollRef) -> Result<Results, HandlerError> {
-    store.with(|polls| {
-        let poll = polls.find(&input.poll_id)?;
-        Ok(Results {
-            poll_id: poll.id.clone(),
-            votes: poll.votes.clone(),
+    store
+        .with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
+            Ok(Results {
+                poll_id: poll.id.clone(),
+                votes: poll.votes.clone(),
+            })
         })
-    })
+        .await
 }
 
 /// Close a poll.
 ///
 /// Closes a poll for good; no more votes.
 #[capability(effect = "destructive", scope = "poll", id = "polls.close")]
-fn close_poll(store: Store, input: PollRef) -> Result<PollRef, HandlerError> {
-    let closed = store.with(|polls| {
-        let poll = polls.find(&input.poll_id)?;
-        poll.closed = true;
-        Ok(PollRef {
-            poll_id: poll.id.clone(),
+async fn close_poll(store: Store, input: PollRef) -> Result<PollRef, HandlerError> {
+    let closed = store
+        .with(|polls| {
+            let poll = polls.find(&input.poll_id)?;
+            poll.closed = true;
+            Ok(PollRef {
+                poll_id: poll.id.clone(),
+            })
         })
-    })?;
+        .await?;
     store.changed();
     Ok(closed)
 }
@@ -373,20 +478,28 @@ async fn wait_for_votes(
     let deadline = tokio::time::Instant::now() + Duration::from_millis(u64::from(wait));
     // Subscribed before the first look, so a vote between the look and the wait still wakes.
     let mut changes = store.changes.subscribe();
-    let _watching = Watching::start(&store, &input.poll_id)?;
+    let _watching = Watching::start(&store, &input.poll_id).await?;
+    // Shared by several instances, the votes are also looked at again now and then.
+    let look_again = if store.is_shared() {
+        Duration::from_millis(250)
+    } else {
+        Duration::MAX
+    };
     let mut timed_out = false;
     loop {
-        let now = store.with(|polls| {
-            let poll = polls.find(&input.poll_id)?;
-            let total = poll.votes.iter().sum::<u32>();
-            Ok(Waited {
-                poll_id: poll.id.clone(),
-                votes: poll.votes.clone(),
-                total,
-                reached: total >= input.votes,
-                closed: poll.closed,
+        let now = store
+            .with(|polls| {
+                let poll = polls.find(&input.poll_id)?;
+                let total = poll.votes.iter().sum::<u32>();
+                Ok(Waited {
+                    poll_id: poll.id.clone(),
+                    votes: poll.votes.clone(),
+                    total,
+                    reached: total >= input.votes,
+                    closed: poll.closed,
+                })
             })
-        })?;
+            .await?;
         if now.reached || now.closed || timed_out {
             return Ok(now);
         }
@@ -394,8 +507,17 @@ async fn wait_for_votes(
             () = cancellation.cancelled() => return Err(HandlerError::aborted()),
             () = tokio::time::sleep_until(deadline) => timed_out = true,
             changed = changes.changed() => timed_out = changed.is_err(),
+            () = sleep_at_most(look_again) => {}
         }
     }
+}
+
+/// Sleeps `duration`, or for ever when it is `Duration::MAX`.
+async fn sleep_at_most(duration: Duration) {
+    if duration == Duration::MAX {
+        std::future::pending::<()>().await;
+    }
+    tokio::time::sleep(duration).await;
 }
 
 /// The relationship programs of `programs/`, compiled by `build.rs`.
@@ -419,6 +541,29 @@ catalog! {
     }
 }
 
+/// Binds the relationship program's capabilities, over `engine`'s records, for one
+/// workspace, as the agent.
+fn bind_records<S: rcip_records::RecordStore + 'static>(
+    engine: Engine<S>,
+    host: &Host,
+) -> Result<Vec<BindingGuard>, Box<dyn std::error::Error>> {
+    let engine = Arc::new(engine.with_program(programs::polls::PACKAGE.clone())?);
+    Ok(engine.bind_package(
+        host,
+        "polls",
+        None,
+        "demo",
+        &Caller::agent(
+            Actor::new("agent").via("polls-tool"),
+            [
+                DelegatedScope::RecordsRead,
+                DelegatedScope::RecordsWrite,
+                DelegatedScope::CommandsExecute,
+            ],
+        ),
+    )?)
+}
+
 /// Binds the application's reads over the shared state.
 fn bind_reads(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
     Ok(vec![
@@ -433,8 +578,7 @@ fn bind_writes(host: &Host, store: &Store) -> Result<Vec<BindingGuard>, Error> {
     let open = store.clone();
     // Closing needs at least one open poll: a live availability fact.
     let close = <close_poll as Capability>::binding(store.clone()).with_availability(move || {
-        let any_open = open.with(|p| Ok(p.polls.iter().any(|p| !p.closed)));
-        if any_open.unwrap_or(false) {
+        if open.any_open.load(Ordering::Relaxed) {
             Availability::available()
         } else {
             Availability::unavailable("NO_OPEN_POLL", "There is no open poll to close.")
@@ -847,7 +991,7 @@ fn next_steps() {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("export") {
         let definition = PollsApp::definition()?;
         let json = match args.get(1..) {
@@ -863,6 +1007,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(());
     }
+    // `--database URL` (MCP modes): every instance on that PostgreSQL database serves the
+    // same polls, records, confirmations and MCP sessions.
+    let database = match args.iter().position(|a| a == "--database") {
+        Some(at) if at + 1 < args.len() => {
+            let url = args.remove(at + 1);
+            args.remove(at);
+            Some(
+                rcip_database::PostgresStore::open(&url)
+                    .await
+                    .map(|db| (url, Arc::new(db)))?,
+            )
+        }
+        Some(_) => return Err("--database needs a URL".into()),
+        None => None,
+    };
+    let mode = args.first().map(String::as_str);
+    if database.is_some() && !matches!(mode, Some("mcp" | "mcp-http")) {
+        return Err("--database goes with `mcp` or `mcp-http`".into());
+    }
     // Reads run at once; anything else needs the host's approval.
     let policy = policy_fn(|ctx| match ctx.capability().effect {
         Effect::Read => PolicyDecision::Allow,
@@ -870,50 +1033,61 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Effect::Destructive => PolicyDecision::confirm("This cannot be undone."),
         _ => PolicyDecision::Confirm { reason: None },
     });
-    let runtime = Runtime::new(
-        PollsApp::definition()?,
-        RuntimeOptions::default().policy(policy),
-    )?;
+    let mut options = RuntimeOptions::default().policy(policy);
+    if let Some((_, db)) = &database {
+        options = options.confirmation_store(Arc::new(db.confirmations()));
+    }
+    let runtime = Runtime::new(PollsApp::definition()?, options)?;
     let host = runtime.host();
-    let store = Store::default();
+    let store = match &database {
+        Some((url, _)) => Store::shared(url).await?,
+        None => Store::default(),
+    };
     let _reads = bind_reads(&host, &store)?;
     let writes = bind_writes(&host, &store)?;
-    // The relationship program's records live in the engine (in memory here); its
-    // capabilities serve one workspace, as the agent.
-    let engine = Arc::new(Engine::in_memory().with_program(programs::polls::PACKAGE.clone())?);
-    let _records = engine.bind_package(
-        &host,
-        "polls",
-        None,
-        "demo",
-        &Caller::agent(
-            Actor::new("agent").via("polls-tool"),
-            [
-                DelegatedScope::RecordsRead,
-                DelegatedScope::RecordsWrite,
-                DelegatedScope::CommandsExecute,
-            ],
-        ),
-    )?;
+    // The relationship program's records live in the engine (in memory here, or in the
+    // database); its capabilities serve one workspace, as the agent.
+    let _records = match &database {
+        Some((_, db)) => bind_records(Engine::new(Arc::clone(db)), &host)?,
+        None => bind_records(Engine::in_memory(), &host)?,
+    };
     host.set_context(SemanticContext::active(["polls"]).primary("polls"))?;
 
     // As an MCP server: `-- mcp` on stdio, `-- mcp-http [ADDR]` over streamable HTTP. Every
     // approval is asked of the human through the MCP client's elicitation.
-    if let Some(mode @ ("mcp" | "mcp-http")) = args.first().map(String::as_str) {
+    if let Some(mode @ ("mcp" | "mcp-http")) = mode {
         let http_addr: std::net::SocketAddr = args
             .get(1)
             .map_or("127.0.0.1:8001", String::as_str)
             .parse()?;
-        let bridge = rcip_mcp::McpBridge::builder(runtime.client())
-            .confirmations(Arc::new(rcip_mcp::HostBroker::new(host.clone())))
-            .build()?;
+        let mut builder = rcip_mcp::McpBridge::builder(runtime.client())
+            .confirmations(Arc::new(rcip_mcp::HostBroker::new(host.clone())));
+        let mut http = rcip_mcp::HttpOptions::new();
+        if let Some((_, db)) = &database {
+            let key = db.secret("mcp-request-state").await?;
+            builder = builder
+                .task_store(Arc::new(db.mcp_tasks()))
+                .request_state_key(key.to_vec());
+            let polls = store.clone();
+            http = http
+                .session_store(Arc::new(db.mcp_sessions()))
+                .event_store(Arc::new(db.mcp_events()))
+                .relay(Arc::new(db.mcp_relay()))
+                // Another instance changed the listing (closed the last open poll, say):
+                // look at the polls again before comparing this instance's listing.
+                .on_remote_change(move || {
+                    let polls = polls.clone();
+                    Box::pin(async move { polls.refresh().await })
+                });
+        }
+        let bridge = builder.build()?;
         let switch = maintenance(host.clone(), store.clone(), writes)?;
         let serve = async {
             if mode == "mcp" {
                 return rcip_mcp::serve_stdio(bridge).await;
             }
             eprintln!("polls: MCP over streamable HTTP at http://{http_addr}/mcp");
-            rcip_mcp::serve_http(bridge, http_addr, rcip_mcp::HttpOptions::new()).await
+            rcip_mcp::serve_http(bridge, http_addr, http).await
         };
         tokio::select! {
             served = serve => served?,

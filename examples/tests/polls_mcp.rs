@@ -311,57 +311,142 @@ impl Drop for Server {
     }
 }
 
+/// `polls -- mcp-http 127.0.0.1:PORT ARGS...` on a free loopback port, listening.
+async fn serve_http(args: &[&str]) -> (Server, String) {
+    // A free loopback port (bound and released; the example binds it again).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = std::process::Command::new(example_binary())
+        .arg("mcp-http")
+        .arg(format!("127.0.0.1:{port}"))
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map(Server)
+        .unwrap();
+    let mut up = false;
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(up, "polls -- mcp-http did not listen");
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// A client of `uri` in the revision asked for. A connection refused or reset at the very
+/// first request (the server process still starting behind its socket on a loaded machine)
+/// is tried again, a few times; any other failure, or a server that never answers, fails the
+/// test.
+async fn connect(uri: &str, human: &Human, modern: bool) -> RunningService<RoleClient, Human> {
+    let mut attempts = 0;
+    loop {
+        let transport = StreamableHttpClientTransport::from_uri(uri.to_owned());
+        match human
+            .clone()
+            .serve_with_lifecycle(transport, lifecycle(modern))
+            .await
+        {
+            Ok(client) => return client,
+            Err(ClientInitializeError::TransportError { .. }) if attempts < 5 => {
+                attempts += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("initialize failed: {error}"),
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn polls_over_mcp_on_http() {
-    let binary = example_binary();
     for modern in [false, true] {
-        // A free loopback port (bound and released; the example binds it again).
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let server = std::process::Command::new(&binary)
-            .args(["mcp-http", &format!("127.0.0.1:{port}")])
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .map(Server)
-            .unwrap();
-        let uri = format!("http://127.0.0.1:{port}/mcp");
-        let mut up = false;
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                up = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        assert!(up, "polls -- mcp-http did not listen");
+        let (server, uri) = serve_http(&[]).await;
         let human = Human::default();
-        // A connection refused or reset at the very first request (the server process still
-        // starting behind its socket on a loaded machine) is tried again, a few times; any
-        // other failure, or a server that never answers, fails the test.
-        let mut attempts = 0;
-        let client = loop {
-            let transport = StreamableHttpClientTransport::from_uri(uri.clone());
-            match human
-                .clone()
-                .serve_with_lifecycle(transport, lifecycle(modern))
-                .await
-            {
-                Ok(client) => break client,
-                Err(ClientInitializeError::TransportError { .. }) if attempts < 5 => {
-                    attempts += 1;
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-                Err(error) => panic!("initialize failed: {error}"),
-            }
-        };
+        let client = connect(&uri, &human, modern).await;
         let pid = server.0.id();
         story(client, human, modern, pid).await;
         drop(server);
     }
+}
+
+/// Two instances, `polls -- mcp-http ADDR --database URL`, on one PostgreSQL schema of this
+/// test's own (skipped with one line without `RCIP_TEST_POSTGRES_URL`): a poll created
+/// through one is listed, voted on and read through the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_on_one_database_serve_the_same_polls() {
+    let Ok(url) = std::env::var("RCIP_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the PostgreSQL tests"
+        );
+        eprintln!("skipped: polls on PostgreSQL (RCIP_TEST_POSTGRES_URL not set)");
+        return;
+    };
+    let schema = format!("rcip_polls_{}", std::process::id());
+    let admin = |sql: String| {
+        let url = url.clone();
+        async move {
+            let (client, connection) =
+                rcip_database::tokio_postgres::connect(&url, rcip_database::tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+            tokio::spawn(connection);
+            client.batch_execute(&sql).await.unwrap();
+        }
+    };
+    admin(format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+    ))
+    .await;
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let database = format!("{url}{separator}options=-c%20search_path%3D{schema}");
+    let (one, uri_one) = serve_http(&["--database", &database]).await;
+    let (two, uri_two) = serve_http(&["--database", &database]).await;
+    let human = Human::default();
+    let (a, b) = (
+        connect(&uri_one, &human, false).await,
+        connect(&uri_two, &human, true).await,
+    );
+
+    let created = a
+        .call_tool(call(
+            "polls.create",
+            json!({"question": "Lunch?", "options": ["Pizza", "Sushi"]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.structured_content, Some(json!({"pollId": "p1"})));
+    let listed = b.call_tool(call("polls.list", json!({}))).await.unwrap();
+    assert_eq!(
+        listed.structured_content,
+        Some(json!([{"id": "p1", "question": "Lunch?", "closed": false, "watchers": 0}])),
+        "listed through the other instance"
+    );
+    let voted = b
+        .call_tool(call("poll.vote", json!({"pollId": "p1", "option": 1})))
+        .await
+        .unwrap();
+    assert_eq!(
+        voted.structured_content,
+        Some(json!({"pollId": "p1", "votes": [0, 1]}))
+    );
+    let read = a
+        .call_tool(call("poll.results", json!({"pollId": "p1"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        read.structured_content,
+        Some(json!({"pollId": "p1", "votes": [0, 1]})),
+        "the vote made through the other instance"
+    );
+    drop((a, b, one, two));
+    admin(format!("DROP SCHEMA IF EXISTS {schema} CASCADE")).await;
 }
