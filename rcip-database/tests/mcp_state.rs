@@ -406,6 +406,42 @@ async fn a_replay_follows_an_open_stream_written_by_another_instance() {
     assert!(replay.next().await.is_none(), "the answer ends the replay");
 }
 
+/// A stream keeps its last 256 events (trimmed every 64 past that): a replay after a kept
+/// event gets the rest, one naming an event that went is refused.
+#[tokio::test]
+async fn a_stream_keeps_its_latest_events() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let events = schema.open().await.mcp_events();
+    let mut ids = Vec::new();
+    for _ in 0..400 {
+        ids.push(events.store_event("chatty", &notice()).await.unwrap());
+    }
+    let kept: i64 = schema
+        .client()
+        .await
+        .query_one("SELECT count(*) FROM rcip_mcp_events", &[])
+        .await
+        .unwrap()
+        .get(0);
+    // Trimmed to 256 at the 384th event, then 16 more.
+    assert_eq!(kept, 272);
+    let replayed: Vec<ServerSseMessage> = events
+        .replay_events_after(&ids[299])
+        .await
+        .unwrap()
+        .take(100)
+        .collect()
+        .await;
+    let replayed_ids: Vec<_> = replayed.iter().filter_map(|e| e.event_id.clone()).collect();
+    assert_eq!(replayed_ids, ids[300..400]);
+    assert!(
+        events.replay_events_after(&ids[0]).await.is_err(),
+        "gone with the oldest"
+    );
+}
+
 /// A stream idle beyond the limit goes, with its events, when an instance next sweeps.
 #[tokio::test]
 async fn idle_streams_are_forgotten_with_their_events() {

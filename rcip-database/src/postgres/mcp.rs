@@ -33,6 +33,12 @@ const SWEEP: i64 = 100;
 const TASK_COLUMNS: &str =
     "id, owner, capability_id, state, detail, created_at, updated_at, ttl_ms, lease_until";
 
+/// The database server's clock in epoch milliseconds: leases are given and judged by it, so
+/// the instances' own clocks need not agree.
+/// (`statement_timestamp()`: stable within the statement, so the sweep's bound can use the
+/// index on `lease_until`.)
+const DB_NOW_MS: &str = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
+
 /// The state names a finished task has, as `state` stores them.
 const FINISHED: [&str; 3] = ["completed", "failed", "cancelled"];
 
@@ -202,14 +208,15 @@ impl PostgresTaskStore {
             .then(|| int(record.updated_at.saturating_add(record.ttl_ms)))
             .transpose()?;
         let now = int(now_ms())?;
-        let lease_until = int(now_ms().saturating_add(self.lease_ms()))?;
+        let lease = int(self.lease_ms())?;
         let sweep = client
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "DELETE FROM rcip_mcp_tasks WHERE id IN (\
                  (SELECT id FROM rcip_mcp_tasks WHERE finished_until < $1 LIMIT $2) UNION ALL \
                  (SELECT id FROM rcip_mcp_tasks WHERE finished_until IS NULL \
-                 AND lease_until < $1 AND lease_until + ttl_ms < $1 LIMIT $2))",
-            )
+                 AND lease_until < {DB_NOW_MS} AND lease_until + ttl_ms < {DB_NOW_MS} \
+                 LIMIT $2))"
+            ))
             .await
             .map_err(failed)?;
         client
@@ -219,7 +226,7 @@ impl PostgresTaskStore {
         let insert = client
             .prepare_cached(&format!(
                 "INSERT INTO rcip_mcp_tasks ({TASK_COLUMNS}, finished_until) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, {DB_NOW_MS} + $9, $10)"
             ))
             .await
             .map_err(failed)?;
@@ -235,7 +242,7 @@ impl PostgresTaskStore {
                     &int(record.created_at)?,
                     &int(record.updated_at)?,
                     &int(record.ttl_ms)?,
-                    &lease_until,
+                    &lease,
                     &finished_until,
                 ],
             )
@@ -252,7 +259,7 @@ impl PostgresTaskStore {
         let client = self.client().await?;
         let select = client
             .prepare_cached(&format!(
-                "SELECT {TASK_COLUMNS} FROM rcip_mcp_tasks WHERE id = $1"
+                "SELECT {TASK_COLUMNS}, {DB_NOW_MS} FROM rcip_mcp_tasks WHERE id = $1"
             ))
             .await
             .map_err(failed)?;
@@ -262,7 +269,8 @@ impl PostgresTaskStore {
         let now = now_ms();
         let record = record_of(&row)?;
         let lease_until = unsigned(&row, 8)?;
-        if record.state.is_terminal() || lease_until >= now {
+        let database_now = unsigned(&row, 9)?;
+        if record.state.is_terminal() || lease_until >= database_now {
             return Ok(Some(record).filter(|record| !record.expired(now)));
         }
         // Its instance stopped renewing the lease: the task failed. Written once (whoever
@@ -359,16 +367,16 @@ async fn renew(pool: Pool, lease: Duration, here: Weak<Here>) {
         }
         let renewed = async {
             let client = pool.get().await.map_err(failed)?;
-            let until = int(now_ms().saturating_add(lease_ms))?;
+            let lease = int(lease_ms)?;
             let update = client
-                .prepare_cached(
-                    "UPDATE rcip_mcp_tasks SET lease_until = $2 \
-                     WHERE id = ANY($1) AND state <> ALL($3::text[]) RETURNING id",
-                )
+                .prepare_cached(&format!(
+                    "UPDATE rcip_mcp_tasks SET lease_until = {DB_NOW_MS} + $2 \
+                     WHERE id = ANY($1) AND state <> ALL($3::text[]) RETURNING id"
+                ))
                 .await
                 .map_err(failed)?;
             let rows = client
-                .query(&update, &[&ids, &until, &&FINISHED[..]])
+                .query(&update, &[&ids, &lease, &&FINISHED[..]])
                 .await
                 .map_err(failed)?;
             rows.iter()
@@ -593,6 +601,11 @@ const FOLLOW_AT_MOST: Duration = Duration::from_secs(1);
 /// One in how many stored events also sweeps idle streams (a bounded piece each time).
 const SWEEP_EVERY: u64 = 64;
 
+/// The most events a stream keeps (the oldest go first, as in rcip-mcp's memory store);
+/// trimmed every [`TRIM_EVERY`] events past it, so a stream holds at most the sum.
+const STREAM_EVENTS: i64 = 256;
+const TRIM_EVERY: i64 = 64;
+
 /// The events of 2025-11-25 event streams in the `rcip_mcp_streams` and `rcip_mcp_events`
 /// tables, on a [`PostgresStore`](crate::PostgresStore)'s pool
 /// ([`PostgresStore::mcp_events`](crate::PostgresStore::mcp_events)), for
@@ -806,13 +819,14 @@ impl EventStore for PostgresEventStore {
         let store = client
             .prepare_cached(
                 "WITH stream AS (\
-                 INSERT INTO rcip_mcp_streams AS s (stream_id, secret, closed, touched_at) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (stream_id) DO UPDATE \
-                 SET closed = s.closed OR EXCLUDED.closed, touched_at = EXCLUDED.touched_at \
-                 RETURNING secret), \
+                 INSERT INTO rcip_mcp_streams AS s (stream_id, secret, closed, touched_at, events) \
+                 VALUES ($1, $2, $3, $4, 1) ON CONFLICT (stream_id) DO UPDATE \
+                 SET closed = s.closed OR EXCLUDED.closed, touched_at = EXCLUDED.touched_at, \
+                 events = s.events + 1 \
+                 RETURNING secret, events), \
                  event AS (INSERT INTO rcip_mcp_events (stream_id, event) \
                  SELECT $1, $5 FROM stream RETURNING seq) \
-                 SELECT stream.secret, event.seq FROM stream, event",
+                 SELECT stream.secret, event.seq, stream.events FROM stream, event",
             )
             .await
             .map_err(event_failed)?;
@@ -825,6 +839,21 @@ impl EventStore for PostgresEventStore {
             .map_err(event_failed)?;
         let secret: String = row.try_get(0).map_err(event_failed)?;
         let seq: i64 = row.try_get(1).map_err(event_failed)?;
+        let events: i64 = row.try_get(2).map_err(event_failed)?;
+        if events > STREAM_EVENTS && events % TRIM_EVERY == 0 {
+            let trim = client
+                .prepare_cached(
+                    "DELETE FROM rcip_mcp_events WHERE stream_id = $1 AND seq <= \
+                     (SELECT seq FROM rcip_mcp_events WHERE stream_id = $1 \
+                     ORDER BY seq DESC OFFSET $2 LIMIT 1)",
+                )
+                .await
+                .map_err(event_failed)?;
+            client
+                .execute(&trim, &[&stream_id, &STREAM_EVENTS])
+                .await
+                .map_err(event_failed)?;
+        }
         Ok(format!("{secret}-{seq}"))
     }
 

@@ -22,3 +22,6 @@ CREATE TABLE rcip_relay (
     created_at BIGINT NOT NULL
 );
 CREATE INDEX rcip_relay_created ON rcip_relay (created_at);
+
+-- How many events each stream has had: past 256 (the memory store's limit) its oldest go.
+ALTER TABLE rcip_mcp_streams ADD COLUMN events BIGINT NOT NULL DEFAULT 0;
