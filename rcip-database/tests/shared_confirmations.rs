@@ -302,3 +302,35 @@ async fn the_confirmations_of_an_instance_that_is_gone_are_resolved_by_another()
     assert_eq!(code(&late), Some(ErrorCode::ConfirmationExpired));
     assert_eq!(b.runs.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_keyed_request_finds_its_ticket_then_its_outcome_once_on_any_instance() {
+    let Some((_schema, a, b)) = two(Duration::from_secs(60)).await else {
+        return;
+    };
+    let keyed = || {
+        InvocationRequest::new("notes.clear", json!({"folder": "inbox"}))
+            .with_extension(rcip_runtime::ConfirmationKey(Arc::from("caller-key")))
+    };
+    let first = a.runtime.client().invoke(keyed()).await;
+    let ticket = assert_confirmation(&first).clone();
+    let again = b.runtime.client().invoke(keyed()).await;
+    assert_eq!(
+        assert_confirmation(&again),
+        &ticket,
+        "the same ticket, not a second"
+    );
+    let approved = a
+        .runtime
+        .host()
+        .resolve_confirmation(&ticket.id, true)
+        .await;
+    assert_eq!(approved.status(), OutcomeStatus::Succeeded, "{approved:?}");
+    assert_eq!(b.runtime.client().invoke(keyed()).await, approved);
+    let next = a.runtime.client().invoke(keyed()).await;
+    assert_ne!(assert_confirmation(&next).id, ticket.id, "handed out once");
+    assert_eq!(
+        a.runs.load(Ordering::SeqCst) + b.runs.load(Ordering::SeqCst),
+        1
+    );
+}

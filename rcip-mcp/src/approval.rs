@@ -45,6 +45,18 @@ struct Entry {
     slot: Slot,
 }
 
+/// The key a call waiting for the host is filed under in a shared confirmation store: the
+/// same digest of the tool, the arguments and the caller as [`Awaiting`]'s, in hex.
+pub(crate) fn shared_key(call: &Call) -> Option<rcip_runtime::ConfirmationKey> {
+    use std::fmt::Write as _;
+    let digest = call.binding(KEY_LABEL)?;
+    let mut hex = String::with_capacity(digest.len() * 2);
+    for byte in digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    Some(rcip_runtime::ConfirmationKey(Arc::from(hex)))
+}
+
 /// The calls waiting for the host, by caller, tool and arguments.
 #[derive(Default)]
 pub(crate) struct Awaiting {

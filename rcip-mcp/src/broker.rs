@@ -54,6 +54,15 @@ pub struct ConfirmationAnswer {
 pub trait ConfirmationBroker: Send + Sync + fmt::Debug + 'static {
     /// Resolves the confirmation the answer is about, and returns the invocation's outcome.
     fn resolve(&self, answer: ConfirmationAnswer) -> BoxFuture<InvocationOutcome>;
+
+    /// Whether the application's confirmations are shared by several instances (its
+    /// runtime has a `ConfirmationStore`). Then a call waiting for the host's approval is
+    /// filed in the store under a key of the caller's (`ConfirmationKey`), so its retry finds
+    /// it, and then its outcome, on any instance; otherwise this bridge remembers it. Default:
+    /// `false`.
+    fn shares_confirmations(&self) -> bool {
+        false
+    }
 }
 
 /// The ready-made broker: resolves through the host exactly as the human answered
@@ -88,5 +97,9 @@ impl ConfirmationBroker for HostBroker {
             host.resolve_confirmation(&answer.confirmation_id, answer.approved)
                 .await
         })
+    }
+
+    fn shares_confirmations(&self) -> bool {
+        self.host.shares_confirmations()
     }
 }

@@ -110,7 +110,10 @@ fn approves(result: &ElicitResult) -> bool {
 pub(crate) struct CallRun {
     /// The invocation's cancellation.
     pub(crate) token: CancellationToken,
-    /// Where the host's answer lands, when the confirmation waits for the host.
+    /// The confirmation waits for the host (no broker, or a client that cannot ask).
+    pub(crate) waits: bool,
+    /// Where the host's answer lands, when the confirmation waits for the host and this
+    /// bridge remembers the call (confirmations not shared).
     pub(crate) slot: Option<Slot>,
     /// The call may become a task once approved.
     pub(crate) task: Option<TaskSetup>,
@@ -126,19 +129,25 @@ pub(crate) async fn finish(
     run: CallRun,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
-    let CallRun { token, slot, task } = run;
+    let CallRun {
+        token,
+        waits,
+        slot,
+        task,
+    } = run;
     let InvocationOutcome::ConfirmationRequired { confirmation, .. } = outcome else {
         return Ok(outcome_result(inner, export, outcome).into());
     };
-    let broker = match (&inner.broker, slot) {
-        (Some(broker), None) => broker.clone(),
+    let broker = match &inner.broker {
+        Some(broker) if !waits => broker.clone(),
         // Nobody here can ask the human: the host does, in its own interface, and the
-        // caller's retry gets the outcome.
-        (_, slot) => {
-            let slot = slot.unwrap_or_default();
-            inner
-                .awaiting
-                .insert(call, &confirmation.title, confirmation.expires_at, slot);
+        // caller's retry gets the outcome (remembered here, or filed in the shared store).
+        _ => {
+            if let Some(slot) = slot {
+                inner
+                    .awaiting
+                    .insert(call, &confirmation.title, confirmation.expires_at, slot);
+            }
             return Ok(pending_result(&confirmation.title).into());
         }
     };

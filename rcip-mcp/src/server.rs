@@ -109,7 +109,13 @@ impl ServerHandler for McpBridge {
         };
         // A call that waited for the host's approval before: its outcome, once, or the same
         // answer while it still waits (nothing runs twice).
-        if request.request_state.is_none() && !self.inner.awaiting.is_empty() {
+        // (Shared confirmations: the runtime finds it, on any instance.)
+        let shared = self
+            .inner
+            .broker
+            .as_ref()
+            .is_some_and(|broker| broker.shares_confirmations());
+        if !shared && request.request_state.is_none() && !self.inner.awaiting.is_empty() {
             match self.inner.awaiting.find(&call) {
                 Some(Found::Outcome(outcome)) => {
                     return Ok(outcome_result(&self.inner, export, outcome).into());
@@ -154,9 +160,16 @@ impl ServerHandler for McpBridge {
         invocation = invocation.with_extension(McpLog::for_request(&self.inner.logging, &ctx));
         // A confirmation this client cannot ask for waits for the host; the slot hears how
         // the host answered.
-        let slot = confirm::waits_for_host(&self.inner, &ctx).then(Slot::default);
+        let waits = confirm::waits_for_host(&self.inner, &ctx);
+        let slot = (waits && !shared).then(Slot::default);
         if let Some(slot) = &slot {
             invocation = invocation.with_extension(slot.observer());
+        }
+        if waits
+            && shared
+            && let Some(key) = crate::approval::shared_key(&call)
+        {
+            invocation = invocation.with_extension(key);
         }
         if let Some(setup) = &task {
             invocation = invocation.with_extension(setup.observer());
@@ -184,7 +197,12 @@ impl ServerHandler for McpBridge {
         let response = match elicit::finish(&self.inner.codec, &call, &elicitor) {
             Some(answer) => answer,
             None => {
-                let run = confirm::CallRun { token, slot, task };
+                let run = confirm::CallRun {
+                    token,
+                    waits,
+                    slot,
+                    task,
+                };
                 confirm::finish(&self.inner, export, &call, outcome, run, &ctx).await
             }
         };

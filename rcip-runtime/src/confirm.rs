@@ -11,7 +11,7 @@ use rcip_core::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::confirm_store::ConfirmationTicket;
+use crate::confirm_store::{ConfirmationKey, ConfirmationTicket, Filed};
 use crate::extensions::Extensions;
 use crate::invoke::{Attempt, Ready, RunInput, messages as m};
 use crate::reservation::Claim;
@@ -107,6 +107,9 @@ impl Ending {
     }
 }
 
+/// How long after its ticket's expiry a filed outcome waits for its caller.
+const FILED_OUTCOME_KEPT_MS: u64 = 60_000;
+
 impl Inner {
     /// Step 8: store the captured request, start the expiry/cancellation watcher, emit
     /// `confirmation_requested`. The invocation id stays reserved.
@@ -142,6 +145,12 @@ impl Inner {
             },
             String::from(attempt.reservation.id()),
             SemanticContext::clone(&ready.context),
+        )
+        .with_key(
+            attempt
+                .extensions
+                .get::<ConfirmationKey>()
+                .map(|key| key.0.to_string()),
         );
         if let Err(error) = store.put(stored).await {
             tracing::warn!(target: "rcip::confirmation", %error, "a confirmation could not be shared");
@@ -451,6 +460,7 @@ impl Inner {
             ticket,
             invocation_id,
             context,
+            key,
             ..
         } = stored;
         let reservation = match self.reserve(Claim::Caller(Arc::from(invocation_id))) {
@@ -466,6 +476,9 @@ impl Inner {
         let mut extensions = Extensions::new();
         if let Some(principal) = ticket.principal {
             extensions.insert(principal);
+        }
+        if let Some(key) = key {
+            extensions.insert(ConfirmationKey(Arc::from(key)));
         }
         let index = self.catalog.position(&ticket.capability_id);
         // The binding here is another than the one that raised the ticket; what can be
@@ -511,6 +524,7 @@ impl Inner {
             (!unchanged).then(|| RcipError::new(ErrorCode::PolicyDenied, m::CHANGED_WHILE_PENDING))
         };
         let observer = attempt.extensions.get::<ConfirmationObserver>().cloned();
+        let key = attempt.extensions.get::<ConfirmationKey>().cloned();
         let outcome = if let Some(error) = refusal {
             attempt.reservation.release();
             if error.code == ErrorCode::ConfirmationDeclined {
@@ -536,7 +550,37 @@ impl Inner {
         if let Some(observer) = observer {
             (observer.0)(&outcome);
         }
+        // Shared: the caller's next request under its key gets this, on any instance.
+        if let (Some(store), Some(key)) = (&self.confirmation_store, key) {
+            let keep_until = expires_at.saturating_add(FILED_OUTCOME_KEPT_MS);
+            if let Err(error) = store
+                .file_outcome(&key.0, outcome.clone(), keep_until)
+                .await
+            {
+                tracing::warn!(target: "rcip::confirmation", %error, "an outcome could not be filed for its caller");
+            }
+        }
         outcome
+    }
+
+    /// What is filed under a request's [`ConfirmationKey`] in the store: the pending
+    /// ticket's answer again, or the outcome of the one resolved (once); `None` when nothing
+    /// is (or the store fails: the request then goes on as any other).
+    pub(crate) async fn filed_answer(&self, key: &str) -> Option<InvocationOutcome> {
+        let store = self.confirmation_store.as_ref()?;
+        match store.find(key, self.clock.now_ms()).await {
+            Ok(Some(Filed::Answered(outcome))) => Some(outcome),
+            Ok(Some(Filed::Pending(stored))) => Some(InvocationOutcome::ConfirmationRequired {
+                invocation_id: stored.invocation_id,
+                capability_id: stored.ticket.capability_id,
+                confirmation: stored.ticket.confirmation,
+            }),
+            Ok(None) => None,
+            Err(error) => {
+                tracing::warn!(target: "rcip::confirmation", %error, "the confirmation store failed");
+                None
+            }
+        }
     }
 
     /// `CONFIRMATION_NOT_FOUND`: unknown, or already resolved (on any instance); no event.

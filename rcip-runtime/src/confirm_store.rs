@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rcip_core::{ConfirmationInfo, SemanticContext};
+use rcip_core::{ConfirmationInfo, InvocationOutcome, SemanticContext};
 
 use serde_json::Value;
 
@@ -59,6 +59,8 @@ pub struct StoredConfirmation {
     /// the ticket (`POLICY_DENIED`, as a change of context while pending does on one
     /// instance).
     pub context: SemanticContext,
+    /// The caller's [`ConfirmationKey`], when the request carried one.
+    pub key: Option<String>,
 }
 
 impl StoredConfirmation {
@@ -73,7 +75,15 @@ impl StoredConfirmation {
             ticket,
             invocation_id,
             context,
+            key: None,
         }
+    }
+
+    /// Filed under the caller's `key` ([`ConfirmationKey`]).
+    #[must_use]
+    pub fn with_key(mut self, key: Option<String>) -> Self {
+        self.key = key;
+        self
     }
 
     /// The confirmation id.
@@ -81,6 +91,27 @@ impl StoredConfirmation {
     pub fn id(&self) -> &str {
         &self.ticket.confirmation.id
     }
+}
+
+/// Files the confirmation a request raises under a key of the caller's, so that the same
+/// caller asking again (the same call, a retry on any instance) gets that confirmation while
+/// it is pending, and its outcome, once, after it was resolved, instead of a second ticket.
+/// It takes effect in a runtime with a [`ConfirmationStore`]: the MCP bridge puts one (a
+/// digest of the tool, the arguments and the caller) on the calls of clients that cannot
+/// answer the confirmation themselves, whose retries may reach any instance.
+///
+/// A request that finds its key answered ends there: no event, no policy, no handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfirmationKey(pub Arc<str>);
+
+/// What a [`ConfirmationStore`] holds under a [`ConfirmationKey`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Filed {
+    /// A confirmation still pending.
+    Pending(StoredConfirmation),
+    /// The outcome of the confirmation resolved last under the key (handed out once).
+    Answered(InvocationOutcome),
 }
 
 /// Where a runtime keeps its pending confirmations so that other runtimes of the same
@@ -107,6 +138,19 @@ pub trait ConfirmationStore: Send + Sync + std::fmt::Debug + 'static {
     /// The tickets not yet taken that expire at or after `now_ms`, oldest expiry first
     /// (ties by id).
     fn pending(&self, now_ms: u64) -> BoxFuture<Result<Vec<StoredConfirmation>, Error>>;
+
+    /// What is filed under `key`: an unread outcome (taken out: at most one caller gets
+    /// it), else a pending ticket that expires at or after `now_ms`, else nothing.
+    fn find(&self, key: &str, now_ms: u64) -> BoxFuture<Result<Option<Filed>, Error>>;
+
+    /// Files the outcome of the ticket filed under `key`, for its caller to read once,
+    /// until `keep_until_ms`; a later outcome under the same key replaces it.
+    fn file_outcome(
+        &self,
+        key: &str,
+        outcome: InvocationOutcome,
+        keep_until_ms: u64,
+    ) -> BoxFuture<Result<(), Error>>;
 }
 
 /// A [`ConfirmationStore`] in memory, for runtimes of one process (and for tests of the
@@ -146,6 +190,8 @@ pub trait ConfirmationStore: Send + Sync + std::fmt::Debug + 'static {
 #[derive(Debug, Default, Clone)]
 pub struct MemoryConfirmationStore {
     tickets: Arc<Mutex<HashMap<String, StoredConfirmation>>>,
+    /// Outcomes by key, each with how long it is kept.
+    outcomes: Arc<Mutex<HashMap<String, (InvocationOutcome, u64)>>>,
 }
 
 impl ConfirmationStore for MemoryConfirmationStore {
@@ -177,5 +223,35 @@ impl ConfirmationStore for MemoryConfirmationStore {
             key(a).cmp(&key(b))
         });
         Box::pin(std::future::ready(Ok(pending)))
+    }
+
+    fn find(&self, key: &str, now_ms: u64) -> BoxFuture<Result<Option<Filed>, Error>> {
+        let answered = {
+            let mut outcomes = lock(&self.outcomes);
+            outcomes.retain(|_, (_, keep_until)| *keep_until >= now_ms);
+            outcomes.remove(key)
+        };
+        let filed = match answered {
+            Some((outcome, _)) => Some(Filed::Answered(outcome)),
+            None => lock(&self.tickets)
+                .values()
+                .filter(|c| {
+                    c.key.as_deref() == Some(key) && c.ticket.confirmation.expires_at >= now_ms
+                })
+                .max_by_key(|c| c.ticket.confirmation.expires_at)
+                .cloned()
+                .map(Filed::Pending),
+        };
+        Box::pin(std::future::ready(Ok(filed)))
+    }
+
+    fn file_outcome(
+        &self,
+        key: &str,
+        outcome: InvocationOutcome,
+        keep_until_ms: u64,
+    ) -> BoxFuture<Result<(), Error>> {
+        lock(&self.outcomes).insert(key.to_owned(), (outcome, keep_until_ms));
+        Box::pin(std::future::ready(Ok(())))
     }
 }

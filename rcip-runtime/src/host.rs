@@ -196,6 +196,13 @@ impl Host {
         self.inner.pending_confirmations()
     }
 
+    /// Whether this runtime shares its confirmations through a
+    /// [`ConfirmationStore`](crate::ConfirmationStore).
+    #[must_use]
+    pub fn shares_confirmations(&self) -> bool {
+        self.inner.confirmation_store.is_some()
+    }
+
     /// The confirmations pending on every instance sharing this runtime's
     /// [`ConfirmationStore`](crate::ConfirmationStore), oldest expiry first; without a store,
     /// the same as [`pending_confirmations`](Self::pending_confirmations). Any of them can be

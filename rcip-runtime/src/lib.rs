@@ -101,7 +101,8 @@ pub use client::{
 };
 pub use confirm::ConfirmationObserver;
 pub use confirm_store::{
-    ConfirmationStore, ConfirmationTicket, MemoryConfirmationStore, StoredConfirmation,
+    ConfirmationKey, ConfirmationStore, ConfirmationTicket, Filed, MemoryConfirmationStore,
+    StoredConfirmation,
 };
 pub use error::Error;
 pub use extensions::{Extensions, Principal, RequestMetadata, StartObserver};

@@ -734,8 +734,20 @@ impl RcipClient for Client {
             rcip.capability = %request.capability_id,
         );
         // Steps 1–4 on the first poll, then the pipeline held in this future itself.
+        // A request filed under a key whose confirmation is pending or answered (shared
+        // confirmations only) gets that.
+        let key = inner
+            .confirmation_store
+            .as_ref()
+            .and(request.extensions().get::<crate::ConfirmationKey>())
+            .map(|key| Arc::clone(&key.0));
         Box::pin(
             async move {
+                if let Some(key) = key
+                    && let Some(answer) = Box::pin(inner.filed_answer(&key)).await
+                {
+                    return answer;
+                }
                 // Taken apart before the await, so this future does not keep the admission's
                 // result beside the pipeline's.
                 let (attempt, input) = match inner.admit(request) {

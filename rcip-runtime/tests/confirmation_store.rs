@@ -48,6 +48,23 @@ impl ConfirmationStore for Flaky {
             Err(e) => Box::pin(std::future::ready(Err(e))),
         }
     }
+    fn find(&self, key: &str, now_ms: u64) -> BoxFuture<Result<Option<Filed>, Error>> {
+        match self.check() {
+            Ok(()) => self.inner.find(key, now_ms),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
+    fn file_outcome(
+        &self,
+        key: &str,
+        outcome: InvocationOutcome,
+        keep_until_ms: u64,
+    ) -> BoxFuture<Result<(), Error>> {
+        match self.check() {
+            Ok(()) => self.inner.file_outcome(key, outcome, keep_until_ms),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
 }
 
 fn instance(store: Arc<dyn ConfirmationStore>, runs: &Arc<AtomicUsize>) -> (Runtime, BindingGuard) {
@@ -177,4 +194,44 @@ async fn a_failing_store_refuses_the_call_and_keeps_a_held_ticket_pending() {
     let outcome = a.host().resolve_confirmation(&id, true).await;
     assert_eq!(outcome.status(), OutcomeStatus::Succeeded, "{outcome:?}");
     assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_keyed_request_finds_its_ticket_and_then_its_outcome_on_any_instance() {
+    let store = Arc::new(MemoryConfirmationStore::default());
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (a, _ga) = instance(store.clone(), &runs);
+    let (b, _gb) = instance(store.clone(), &runs);
+    let keyed = || {
+        InvocationRequest::new("notes.clear", json!({}))
+            .with_extension(ConfirmationKey(Arc::from("caller-1")))
+    };
+    let pending = a.client().invoke(keyed()).await;
+    let first = assert_confirmation(&pending).clone();
+    // Asked again through the other instance: the same ticket, no second one.
+    let again = b.client().invoke(keyed()).await;
+    assert_eq!(assert_confirmation(&again), &first);
+    assert_eq!(again.invocation_id(), pending.invocation_id());
+    assert_eq!(
+        b.host().shared_pending_confirmations().await.unwrap().len(),
+        1
+    );
+    // Approved through B: the caller's next request, on A, gets the outcome, once.
+    let approved = b.host().resolve_confirmation(&first.id, true).await;
+    assert_eq!(approved.status(), OutcomeStatus::Succeeded);
+    let outcome = a.client().invoke(keyed()).await;
+    assert_eq!(outcome, approved);
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "run once");
+    // After that, the same request asks anew.
+    let next = b.client().invoke(keyed()).await;
+    assert_ne!(assert_confirmation(&next).id, first.id);
+    // A request without the key never finds anything filed.
+    let plain = a
+        .client()
+        .invoke(InvocationRequest::new("notes.clear", json!({})))
+        .await;
+    assert_ne!(
+        assert_confirmation(&plain).id,
+        assert_confirmation(&next).id
+    );
 }

@@ -11,6 +11,9 @@ instance that served each answer in `x-backend`:
   ends cancelled;
 - 2025-11-25: a call's stream is given up, and resumed with `Last-Event-ID` through the other
   instance, which replays the answer the first one wrote;
+- a client without elicitation, in both revisions: its confirmed write waits for the host
+  (one ticket however many times it asks, on whichever instance), the host approves through
+  either instance, and the next call gets the outcome, once, wherever it lands;
 - SIGKILL: an instance killed while it runs a task and holds a pending confirmation; the
   other reports the task failed once its lease ran out (`--task-lease-ms`), and its host
   approves the confirmation.
@@ -121,6 +124,43 @@ async def retry_across(url):
         len(calls) == 2 and calls[0] != calls[1],
         served.log,
     )
+
+
+async def host_approval_across(url, base, mode):
+    label = f"python {mode} without elicitation through two instances"
+    served = Served()
+    async with Client(served.transport(url), mode=mode) as client:
+        waiting = await client.call_tool(CONFIRMED, {})
+        check(
+            f"{label}: a write waits for the host",
+            waiting.is_error and text_of(waiting).startswith("CONFIRMATION_PENDING: "),
+            waiting,
+        )
+        again = await client.call_tool(CONFIRMED, {})
+        calls = served.backends("tools/call")
+        check(
+            f"{label}: asked again on the other instance, still one ticket",
+            text_of(again) == text_of(waiting) and calls[0] != calls[1] and len(pending(base)) == 1,
+            (again, served.log, pending(base)),
+        )
+        request = urllib.request.Request(f"{base}/host/confirmations/approve", method="POST", data=b"")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            check(f"{label}: the host approves it", json.load(response)["approved"] == 1)
+        outcomes = []
+        for _ in range(2):
+            done = await client.call_tool(CONFIRMED, {})
+            outcomes.append(text_of(done) if not done.is_error else "")
+        check(
+            f"{label}: the outcome, once, wherever the retry lands",
+            outcomes[0] == "state-ok: confirmed" and outcomes[1] == "",
+            (outcomes, served.log),
+        )
+        # Nothing left waiting for the next check.
+        urllib.request.urlopen(
+            urllib.request.Request(f"{base}/host/confirmations/approve", method="POST", data=b""), timeout=10
+        ).close()
+        await client.call_tool(CONFIRMED, {})
+    check(f"{label}: nothing pending after", pending(base) == [], pending(base))
 
 
 async def task_across(url):
@@ -276,6 +316,8 @@ async def main(fixture, proxy, database):
         url = f"{base}/mcp"
         await elicitation_across(url, base)
         await retry_across(url)
+        for mode in ("legacy", "2026-07-28"):
+            await host_approval_across(url, base, mode)
         await task_across(url)
         await resume_across(url)
     finally:

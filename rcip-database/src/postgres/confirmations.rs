@@ -4,10 +4,10 @@
 use std::fmt;
 
 use deadpool_postgres::Pool;
-use rcip_core::{ConfirmationInfo, SemanticContext};
+use rcip_core::{ConfirmationInfo, InvocationOutcome, SemanticContext};
 use rcip_runtime::{
-    BoxFuture, Clock, ConfirmationStore, ConfirmationTicket, Error, Principal, StoredConfirmation,
-    SystemClock,
+    BoxFuture, Clock, ConfirmationStore, ConfirmationTicket, Error, Filed, Principal,
+    StoredConfirmation, SystemClock,
 };
 use serde_json::{Value, json};
 
@@ -53,6 +53,26 @@ fn failed(error: impl fmt::Display) -> Error {
     Error::ConfirmationStore(format!("postgres: {error}"))
 }
 
+/// Runs `sql` (prepared once per connection) with `params`; the rows it changed.
+async fn execute(
+    client: &deadpool_postgres::Object,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<u64, Error> {
+    let statement = client.prepare_cached(sql).await.map_err(failed)?;
+    client.execute(&statement, params).await.map_err(failed)
+}
+
+/// Runs `sql` (prepared once per connection) with `params`; its one row, if any.
+async fn query_opt(
+    client: &deadpool_postgres::Object,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Option<tokio_postgres::Row>, Error> {
+    let statement = client.prepare_cached(sql).await.map_err(failed)?;
+    client.query_opt(&statement, params).await.map_err(failed)
+}
+
 fn int(value: u64) -> Result<i64, Error> {
     i64::try_from(value).map_err(|_| failed(format!("{value} does not fit a BIGINT")))
 }
@@ -71,6 +91,7 @@ fn encode(confirmation: &StoredConfirmation) -> Result<String, Error> {
         "principal": principal,
         "invocationId": confirmation.invocation_id,
         "context": confirmation.context,
+        "key": confirmation.key,
     });
     serde_json::to_string(&value).map_err(failed)
 }
@@ -112,11 +133,13 @@ fn decode(text: &str) -> Result<StoredConfirmation, Error> {
         .ok_or_else(unreadable)?
         .to_owned();
     let context: SemanticContext = serde_json::from_value(take("context")?).map_err(failed)?;
+    let key = take("key")?.as_str().map(str::to_owned);
     Ok(StoredConfirmation::new(
         ConfirmationTicket::new(confirmation, capability_id, input, principal),
         invocation_id,
         context,
-    ))
+    )
+    .with_key(key))
 }
 
 impl PostgresConfirmationStore {
@@ -129,37 +152,31 @@ impl PostgresConfirmationStore {
         let expires_at = int(confirmation.ticket.confirmation.expires_at)?;
         let horizon = int(SystemClock.now_ms().saturating_sub(KEPT_AFTER_EXPIRY_MS))?;
         let client = self.pool.get().await.map_err(failed)?;
-        let sweep = client
-            .prepare_cached(
-                "DELETE FROM rcip_confirmations WHERE id IN (SELECT id FROM rcip_confirmations \
+        execute(
+            &client,
+            "DELETE FROM rcip_confirmations WHERE id IN (SELECT id FROM rcip_confirmations \
                  WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)",
-            )
-            .await
-            .map_err(failed)?;
-        client
-            .execute(&sweep, &[&horizon, &SWEEP])
-            .await
-            .map_err(failed)?;
-        let insert = client
-            .prepare_cached(
-                "INSERT INTO rcip_confirmations (id, expires_at, ticket) VALUES ($1, $2, $3)",
-            )
-            .await
-            .map_err(failed)?;
-        client
-            .execute(&insert, &[&confirmation.id(), &expires_at, &ticket])
-            .await
-            .map_err(failed)?;
+            &[&horizon, &SWEEP],
+        )
+        .await?;
+        execute(
+            &client,
+            "INSERT INTO rcip_confirmations (id, expires_at, ticket, key) \
+                 VALUES ($1, $2, $3, $4)",
+            &[&confirmation.id(), &expires_at, &ticket, &confirmation.key],
+        )
+        .await?;
         Ok(())
     }
 
     async fn take_ticket(&self, id: String) -> Result<Option<StoredConfirmation>, Error> {
         let client = self.pool.get().await.map_err(failed)?;
-        let take = client
-            .prepare_cached("DELETE FROM rcip_confirmations WHERE id = $1 RETURNING ticket")
-            .await
-            .map_err(failed)?;
-        let row = client.query_opt(&take, &[&id]).await.map_err(failed)?;
+        let row = query_opt(
+            &client,
+            "DELETE FROM rcip_confirmations WHERE id = $1 RETURNING ticket",
+            &[&id],
+        )
+        .await?;
         row.map(|row| decode(row.try_get::<_, &str>(0).map_err(failed)?))
             .transpose()
     }
@@ -184,6 +201,62 @@ impl PostgresConfirmationStore {
     }
 }
 
+impl PostgresConfirmationStore {
+    async fn find_filed(&self, key: String, now_ms: u64) -> Result<Option<Filed>, Error> {
+        let now = int(now_ms)?;
+        let client = self.pool.get().await.map_err(failed)?;
+        if let Some(row) = query_opt(
+            &client,
+            "DELETE FROM rcip_confirmation_outcomes WHERE key = $1 AND keep_until >= $2 \
+                 RETURNING outcome",
+            &[&key, &now],
+        )
+        .await?
+        {
+            let outcome: InvocationOutcome =
+                serde_json::from_str(row.try_get::<_, &str>(0).map_err(failed)?).map_err(failed)?;
+            return Ok(Some(Filed::Answered(outcome)));
+        }
+        let row = query_opt(
+            &client,
+            "SELECT ticket FROM rcip_confirmations WHERE key = $1 AND expires_at >= $2 \
+                 ORDER BY expires_at DESC LIMIT 1",
+            &[&key, &now],
+        )
+        .await?;
+        row.map(|row| decode(row.try_get::<_, &str>(0).map_err(failed)?).map(Filed::Pending))
+            .transpose()
+    }
+
+    async fn file(
+        &self,
+        key: String,
+        outcome: InvocationOutcome,
+        keep_until_ms: u64,
+    ) -> Result<(), Error> {
+        let text = serde_json::to_string(&outcome).map_err(failed)?;
+        let keep_until = int(keep_until_ms)?;
+        let now = int(SystemClock.now_ms())?;
+        let client = self.pool.get().await.map_err(failed)?;
+        execute(
+            &client,
+            "DELETE FROM rcip_confirmation_outcomes WHERE key IN (SELECT key FROM \
+                 rcip_confirmation_outcomes WHERE keep_until < $1 ORDER BY keep_until LIMIT $2)",
+            &[&now, &SWEEP],
+        )
+        .await?;
+        execute(
+            &client,
+            "INSERT INTO rcip_confirmation_outcomes (key, outcome, keep_until) \
+                 VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE \
+                 SET outcome = EXCLUDED.outcome, keep_until = EXCLUDED.keep_until",
+            &[&key, &text, &keep_until],
+        )
+        .await?;
+        Ok(())
+    }
+}
+
 impl ConfirmationStore for PostgresConfirmationStore {
     fn put(&self, confirmation: StoredConfirmation) -> BoxFuture<Result<(), Error>> {
         let store = self.clone();
@@ -199,5 +272,22 @@ impl ConfirmationStore for PostgresConfirmationStore {
     fn pending(&self, now_ms: u64) -> BoxFuture<Result<Vec<StoredConfirmation>, Error>> {
         let store = self.clone();
         Box::pin(async move { store.pending_tickets(now_ms).await })
+    }
+
+    fn find(&self, key: &str, now_ms: u64) -> BoxFuture<Result<Option<Filed>, Error>> {
+        let store = self.clone();
+        let key = key.to_owned();
+        Box::pin(async move { store.find_filed(key, now_ms).await })
+    }
+
+    fn file_outcome(
+        &self,
+        key: &str,
+        outcome: InvocationOutcome,
+        keep_until_ms: u64,
+    ) -> BoxFuture<Result<(), Error>> {
+        let store = self.clone();
+        let key = key.to_owned();
+        Box::pin(async move { store.file(key, outcome, keep_until_ms).await })
     }
 }

@@ -3,12 +3,22 @@
 -- ticket the caller got, the capability, its input, the principal, the invocation id and
 -- the semantic context). Taking one deletes its row, so of any number of instances taking
 -- it at once exactly one gets it; rows are forgotten an hour after they expired.
+-- `key` is the caller's ConfirmationKey, when it gave one: its next request finds the
+-- ticket, and then the ticket's outcome, in rcip_confirmation_outcomes (read once).
 CREATE TABLE rcip_confirmations (
     id TEXT PRIMARY KEY,
     expires_at BIGINT NOT NULL,
-    ticket TEXT NOT NULL
+    ticket TEXT NOT NULL,
+    key TEXT
 );
 CREATE INDEX rcip_confirmations_expires ON rcip_confirmations (expires_at, id);
+CREATE INDEX rcip_confirmations_key ON rcip_confirmations (key) WHERE key IS NOT NULL;
+CREATE TABLE rcip_confirmation_outcomes (
+    key TEXT PRIMARY KEY,
+    outcome TEXT NOT NULL,
+    keep_until BIGINT NOT NULL
+);
+CREATE INDEX rcip_confirmation_outcomes_kept ON rcip_confirmation_outcomes (keep_until);
 
 -- What one instance tells the others (rcip-mcp's Relay): a client's answer to a request
 -- another instance sent it, a session ended, a session's log level. A row per notice, in
