@@ -157,8 +157,11 @@ impl Store {
         f: impl FnOnce(&mut Polls) -> Result<T, HandlerError>,
     ) -> Result<T, HandlerError> {
         let result = f(polls);
-        let open = polls.polls.iter().any(|p| !p.closed);
-        self.any_open.store(open, Ordering::Relaxed);
+        // (A change that failed is not written: the flag stays as it was.)
+        if result.is_ok() {
+            let open = polls.polls.iter().any(|p| !p.closed);
+            self.any_open.store(open, Ordering::Relaxed);
+        }
         result
     }
 

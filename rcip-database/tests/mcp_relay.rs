@@ -101,3 +101,24 @@ async fn settling_hands_over_what_was_published_before_it() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listener_on_a_swept_table_starts_from_the_sequence() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    // A deployment that has relayed for long: the table swept empty, the numbers far on.
+    let store = schema.open().await;
+    schema
+        .client()
+        .await
+        .batch_execute("SELECT setval('rcip_relay_seq_seq', 5000000)")
+        .await
+        .unwrap();
+    let (_b, mut heard) = listening(&schema).await;
+    let a = store.mcp_relay();
+    a.publish(json!({"n": 1})).await.unwrap();
+    assert_eq!(next(&mut heard).await, json!({"n": 1}));
+    a.publish(json!({"n": 2})).await.unwrap();
+    assert_eq!(next(&mut heard).await, json!({"n": 2}));
+}

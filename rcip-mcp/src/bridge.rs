@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
@@ -452,6 +453,7 @@ impl McpBridgeBuilder {
             prompts: self.prompts,
             logging: crate::logging::Levels::default(),
             relay: OnceLock::new(),
+            remote_change: AtomicBool::new(false),
         };
         Ok(McpBridge {
             inner: Arc::new(inner),
@@ -523,6 +525,8 @@ pub(crate) struct Inner {
     pub(crate) logging: crate::logging::Levels,
     /// The deployment's relay, once an endpoint with one serves this bridge.
     pub(crate) relay: OnceLock<Arc<dyn crate::Relay>>,
+    /// The next listing change was told by another instance (so it is not told back).
+    pub(crate) remote_change: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -735,6 +739,7 @@ impl crate::relay::Heard for Inner {
 
     fn listing_changed(&self) {
         // The watcher compares the listing again, and announces only a change.
+        self.remote_change.store(true, Ordering::Relaxed);
         self.changed.notify_one();
     }
 
@@ -769,8 +774,10 @@ async fn watch_changes(
             last.clone_from(&view.digest);
             inner.announce().await;
             // The deployment's other instances look again too (their clients hear of it
-            // if their own listing changed).
-            if let Some(relay) = inner.relay.get() {
+            // if their own listing changed); a change another instance told of is not told
+            // back (listings that differ between instances would echo for ever).
+            let told_elsewhere = inner.remote_change.swap(false, Ordering::Relaxed);
+            if let Some(relay) = inner.relay.get().filter(|_| !told_elsewhere) {
                 let notice = serde_json::json!({ crate::relay::LIST_CHANGED: true });
                 if let Err(error) = relay.publish(notice).await {
                     tracing::warn!(target: "rcip::mcp", %error, "a listing change was not relayed");

@@ -35,8 +35,13 @@ use serde_json::{Value, json};
 
 use crate::sessions::SessionStoreError;
 
-/// The largest request body the relay reads to look at (rmcp's own limit is far below).
-const MAX_BODY: usize = 16 * 1024 * 1024;
+/// The largest request body the relay reads to look at: rmcp's own limit, which answers a
+/// larger one 413 as this does.
+const MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// How long a request waits for what the other instances published before it (a database
+/// that is slow to answer delays requests no more than this).
+const SETTLE_AT_MOST: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The member of a notice saying the listed tools changed on the instance that published it.
 pub(crate) const LIST_CHANGED: &str = "listChanged";
@@ -190,10 +195,6 @@ fn travels(message: &Value) -> Option<Told> {
 
 /// The layer: handles the request here, then publishes what the others must know.
 pub(crate) async fn relay(relay: Arc<dyn Relay>, request: Request, next: Next) -> Response {
-    // What other instances published before this request was sent applies to it.
-    if request.method() == Method::POST {
-        relay.settle().await;
-    }
     let Some(session) = request
         .headers()
         .get(SESSION_HEADER)
@@ -202,12 +203,30 @@ pub(crate) async fn relay(relay: Arc<dyn Relay>, request: Request, next: Next) -
     else {
         return next.run(request).await;
     };
+    // What other instances published before this request was sent (its session's log
+    // level, say) applies to it.
+    if request.method() == Method::POST
+        && tokio::time::timeout(SETTLE_AT_MOST, relay.settle())
+            .await
+            .is_err()
+    {
+        tracing::warn!(target: "rcip::mcp", "the relay was not read in time; a notice may arrive after this request");
+    }
     let (told, request) = match *request.method() {
         Method::DELETE => (Some(Told::Ended), request),
         Method::POST => {
             let (parts, body) = request.into_parts();
-            let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
-                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+            let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+                Ok(bytes) => bytes,
+                Err(error) => {
+                    let too_large = std::error::Error::source(&error)
+                        .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+                    return if too_large {
+                        StatusCode::PAYLOAD_TOO_LARGE.into_response()
+                    } else {
+                        StatusCode::BAD_REQUEST.into_response()
+                    };
+                }
             };
             let told = serde_json::from_slice::<Value>(&bytes)
                 .ok()

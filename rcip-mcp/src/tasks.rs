@@ -453,10 +453,16 @@ impl Tasks {
             (answers, next)
         };
         if !answers.is_empty() {
-            self.store
+            let moved = self
+                .store
                 .set_state(id, next, now_ms())
                 .await
                 .map_err(|e| store_failed(&e))?;
+            // Finished meanwhile (cancelled through another instance, say): the answers
+            // reach nothing.
+            if !moved {
+                return Ok(());
+            }
         }
         for (tx, value) in answers {
             let _ = tx.send(value);

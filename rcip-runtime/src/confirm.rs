@@ -107,6 +107,26 @@ impl Ending {
     }
 }
 
+/// Takes a ticket back out of the store when dropped armed: the future that put it was
+/// dropped before this instance held the ticket.
+struct Unheld {
+    store: Option<Arc<dyn crate::ConfirmationStore>>,
+    id: String,
+}
+
+impl Drop for Unheld {
+    fn drop(&mut self) {
+        if let Some(store) = self.store.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let id = std::mem::take(&mut self.id);
+            runtime.spawn(async move {
+                let _ = store.take(&id).await;
+            });
+        }
+    }
+}
+
 /// How long after its ticket's expiry a filed outcome waits for its caller.
 const FILED_OUTCOME_KEPT_MS: u64 = 60_000;
 
@@ -129,7 +149,7 @@ impl Inner {
     /// on this instance can run ahead of the store.
     pub(crate) async fn issue_shared_confirmation(
         self: &Arc<Self>,
-        store: &dyn crate::ConfirmationStore,
+        store: Arc<dyn crate::ConfirmationStore>,
         attempt: Attempt<'_>,
         input: Arc<Value>,
         ready: &Ready,
@@ -152,7 +172,14 @@ impl Inner {
                 .get::<ConfirmationKey>()
                 .map(|key| key.0.to_string()),
         );
+        // A caller that stops waiting while the ticket is put leaves nothing in the store
+        // that another instance could run.
+        let mut unheld = Unheld {
+            store: Some(Arc::clone(&store)),
+            id: confirmation.id.clone(),
+        };
         if let Err(error) = store.put(stored).await {
+            unheld.store = None;
             tracing::warn!(target: "rcip::confirmation", %error, "a confirmation could not be shared");
             let mut attempt = attempt;
             attempt.reservation.release();
@@ -161,6 +188,7 @@ impl Inner {
                 RcipError::new(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
             );
         }
+        unheld.store = None;
         self.hold(attempt, input, ready, confirmation)
     }
 
@@ -271,6 +299,17 @@ impl Inner {
         match stale {
             Some((id, ending)) => {
                 self.end_pending(&id, ending);
+                // Shared: out of the store too, so no other instance resolves it (its
+                // watcher, which would have, went with the ticket).
+                if let Some(store) = self.confirmation_store.clone()
+                    && let Ok(runtime) = tokio::runtime::Handle::try_current()
+                {
+                    runtime.spawn(async move {
+                        if let Err(error) = store.take(&id).await {
+                            tracing::warn!(target: "rcip::confirmation", %error, "an ended confirmation may still be listed by other instances");
+                        }
+                    });
+                }
                 true
             }
             None => false,
@@ -370,13 +409,17 @@ impl Inner {
             // with the `EXECUTION_ABORTED` receipt (handed out here, so not kept), never a
             // decline or a re-run.
             Ok(pending) if pending.cancelled() => {
-                if let Some(store) = &self.confirmation_store
-                    && let Ok(None) = store.take(id).await
-                {
-                    // Resolved on another instance before the cancellation.
-                    let mut pending = pending;
-                    pending.reservation.release();
-                    return self.not_found();
+                if let Some(store) = &self.confirmation_store {
+                    match store.take(id).await {
+                        Ok(Some(_)) => {}
+                        // Resolved on another instance before the cancellation.
+                        Ok(None) => {
+                            let mut pending = pending;
+                            pending.reservation.release();
+                            return self.not_found();
+                        }
+                        Err(error) => return self.store_failed(id, pending, &error),
+                    }
                 }
                 let receipt = Ending::Aborted.outcome(&pending);
                 ConfirmationObserver::tell(&pending.extensions, &receipt);
@@ -456,23 +499,31 @@ impl Inner {
         stored: crate::StoredConfirmation,
         approved: bool,
     ) -> InvocationOutcome {
-        let crate::StoredConfirmation {
-            ticket,
-            invocation_id,
-            context,
-            key,
-            ..
-        } = stored;
-        let reservation = match self.reserve(Claim::Caller(Arc::from(invocation_id))) {
+        let reservation = match self
+            .reserve(Claim::Caller(Arc::from(stored.invocation_id.as_str())))
+        {
             Ok(reservation) => reservation.into_shared(),
             Err(claim) => {
+                // Its invocation id is busy here: the ticket goes back, still pending.
+                let capability_id = stored.ticket.capability_id.clone();
+                if let Some(store) = &self.confirmation_store
+                    && let Err(error) = store.put(stored).await
+                {
+                    tracing::error!(target: "rcip::confirmation", %error, "a taken confirmation could not be put back");
+                }
                 return InvocationOutcome::from_error(
                     String::from(claim.id()),
-                    ticket.capability_id,
+                    capability_id,
                     RcipError::new(ErrorCode::InvocationAlreadyActive, m::ALREADY_ACTIVE),
                 );
             }
         };
+        let crate::StoredConfirmation {
+            ticket,
+            context,
+            key,
+            ..
+        } = stored;
         let mut extensions = Extensions::new();
         if let Some(principal) = ticket.principal {
             extensions.insert(principal);
@@ -594,11 +645,21 @@ impl Inner {
 
     /// The store could not say whether this instance may resolve a ticket it holds: the
     /// ticket goes back, still pending, and the host hears `EXECUTION_FAILED`.
-    fn store_failed(&self, id: &str, pending: Pending, error: &crate::Error) -> InvocationOutcome {
+    fn store_failed(
+        self: &Arc<Self>,
+        id: &str,
+        mut pending: Pending,
+        error: &crate::Error,
+    ) -> InvocationOutcome {
         tracing::warn!(target: "rcip::confirmation", %error, "the confirmation store failed");
+        // A new watcher: the old one may have fired while the ticket was out of the table.
+        pending.watcher = Watcher::default();
+        let token = pending.cancellation.clone();
+        let left = pending.expires_at.saturating_sub(self.clock.now_ms());
         lock(&self.confirmations)
             .pending
             .insert(id.to_owned(), pending);
+        self.start_watcher(id, Duration::from_millis(left), token);
         self.store_unreachable()
     }
 
@@ -638,12 +699,29 @@ async fn watch(
     let Some(inner) = inner.upgrade() else {
         return;
     };
-    // Shared: a ticket that another instance took first was resolved there.
-    if let Some(store) = inner.confirmation_store.clone()
-        && let Ok(None) = store.take(&id).await
-    {
-        inner.forget_pending(&id);
-        return;
+    // Shared: the ticket leaves the store first (a ticket another instance took first was
+    // resolved there). A store that fails is asked again, a few times, so that an ended
+    // ticket does not stay resolvable elsewhere.
+    if let Some(store) = inner.confirmation_store.clone() {
+        let mut wait = Duration::from_millis(100);
+        for attempt in 0..5 {
+            match store.take(&id).await {
+                Ok(Some(_)) => break,
+                Ok(None) => {
+                    inner.forget_pending(&id);
+                    return;
+                }
+                Err(error) if attempt == 4 => {
+                    tracing::error!(target: "rcip::confirmation", %error, "an ended confirmation may still be listed by other instances");
+                }
+                Err(_) => {
+                    // (A runtime without timers asks once.)
+                    let Some(sleep) = try_sleep(wait) else { break };
+                    sleep.await;
+                    wait *= 2;
+                }
+            }
+        }
     }
     inner.end_pending(&id, ending);
 }

@@ -380,7 +380,7 @@ impl Inner {
             if let Some(store) = self.confirmation_store.clone() {
                 // Boxed: only a runtime sharing its confirmations waits here.
                 return Box::pin(self.issue_shared_confirmation(
-                    &*store,
+                    store,
                     attempt,
                     input.into_value(),
                     &ready,

@@ -30,6 +30,9 @@ const KEPT_MS: u64 = 60_000;
 /// read) is looked for before it is taken for a rolled-back write.
 const GAP_MS: u64 = 10_000;
 
+/// The longest run of missing numbers looked for (writes in flight at once, at most).
+const MAX_GAP: i64 = 256;
+
 /// How often the listener reads without being woken.
 const POLL: Duration = Duration::from_secs(1);
 
@@ -109,6 +112,11 @@ impl PostgresRelay {
             if let Err(error) = self.listen_once(&listening).await {
                 tracing::warn!(target: "rcip::mcp", %error, "the relay's listening connection failed; opening it again");
             }
+            // Without a listening connection (the server refuses one, a pooler in between),
+            // the notices are still read, once a second.
+            if let Err(error) = self.read(&listening).await {
+                tracing::warn!(target: "rcip::mcp", %error, "the relay could not be read");
+            }
             tokio::time::sleep(POLL).await;
         }
     }
@@ -132,20 +140,6 @@ impl PostgresRelay {
             .batch_execute(&format!("LISTEN {CHANNEL}"))
             .await
             .map_err(failed)?;
-        let mut reader = listening.reader.lock().await;
-        if reader.last.is_none() {
-            // Notices written before this instance subscribed are not for it; those written
-            // since (while this connection opened) are.
-            let row = client
-                .query_one(
-                    "SELECT COALESCE(max(seq), 0) FROM rcip_relay WHERE created_at < $1",
-                    &[&reader.since],
-                )
-                .await
-                .map_err(failed)?;
-            reader.last = Some(row.try_get(0).map_err(failed)?);
-        }
-        drop(reader);
         let result = loop {
             if let Err(error) = self.read(listening).await {
                 break Err(error);
@@ -154,7 +148,10 @@ impl PostgresRelay {
                 break Err(failed("the connection closed"));
             }
             tokio::select! {
-                _ = wake.recv() => {}
+                _ = wake.recv() => {
+                    // One read for every notification that came meanwhile.
+                    while wake.try_recv().is_ok() {}
+                }
                 () = tokio::time::sleep(POLL) => {}
             }
         };
@@ -165,12 +162,41 @@ impl PostgresRelay {
     /// Reads the notices after the last one read (and the gaps still open), hands over
     /// the other instances', and forgets old ones.
     async fn read(&self, listening: &Listening) -> Result<(), SessionStoreError> {
+        self.read_after(listening, None).await
+    }
+
+    /// [`read`](Self::read), unless a read that began after `asked` (a count of reads
+    /// begun) has ended meanwhile: it saw everything published before `asked` was taken.
+    async fn read_after(
+        &self,
+        listening: &Listening,
+        asked: Option<u64>,
+    ) -> Result<(), SessionStoreError> {
         let mut reader = listening.reader.lock().await;
-        // Not listening yet: nothing to read from.
-        let Some(last) = reader.last else {
+        if asked.is_some_and(|asked| reader.reads > asked) {
             return Ok(());
-        };
+        }
+        reader.reads += 1;
         let client = self.pool.get().await.map_err(failed)?;
+        let last = match reader.last {
+            Some(last) => last,
+            None => {
+                // Notices written before this instance subscribed are not for it; those
+                // written since are. With none since, the sequence's current value (the
+                // table may have been swept empty at any number).
+                let row = client
+                    .query_one(
+                        "SELECT COALESCE((SELECT min(seq) - 1 FROM rcip_relay WHERE created_at >= $1), \
+                         (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM rcip_relay_seq_seq))",
+                        &[&reader.since],
+                    )
+                    .await
+                    .map_err(failed)?;
+                let last: i64 = row.try_get(0).map_err(failed)?;
+                reader.last = Some(last);
+                last
+            }
+        };
         let select = client
             .prepare_cached(
                 "SELECT seq, origin, notice FROM rcip_relay \
@@ -208,7 +234,12 @@ impl PostgresRelay {
                 .await
                 .map_err(failed)?;
             let horizon = now - i64::try_from(KEPT_MS).unwrap_or(i64::MAX);
-            client.execute(&sweep, &[&horizon]).await.map_err(failed)?;
+            // Until less than a batch is left (at most ten batches a sweep).
+            for _ in 0..10 {
+                if client.execute(&sweep, &[&horizon]).await.map_err(failed)? < 1000 {
+                    break;
+                }
+            }
         }
         Ok(())
     }
@@ -227,6 +258,8 @@ struct Listening {
 struct Reader {
     /// When the instance subscribed (epoch ms): it hears the notices written since.
     since: i64,
+    /// How many reads have begun.
+    reads: u64,
     last: Option<i64>,
     gaps: BTreeMap<i64, i64>,
     swept: i64,
@@ -239,8 +272,12 @@ impl Reader {
         }
         let last = self.last.unwrap_or(0);
         if seq > last {
-            for missing in (last + 1)..seq {
-                self.gaps.insert(missing, now);
+            // A write that committed after a later one leaves a short gap; a long one is
+            // numbers used by writes that rolled back (or a sequence moved on), not looked for.
+            if seq - last <= MAX_GAP {
+                for missing in (last + 1)..seq {
+                    self.gaps.insert(missing, now);
+                }
             }
             self.last = Some(seq);
         }
@@ -269,9 +306,12 @@ impl Relay for PostgresRelay {
     fn settle(&self) -> BoxFuture<()> {
         let relay = self.clone();
         Box::pin(async move {
-            if let Some(listening) = relay.listening.get()
-                && let Err(error) = relay.read(listening).await
-            {
+            let Some(listening) = relay.listening.get() else {
+                return;
+            };
+            // Concurrent settles share a read: one begun after this call saw all it must.
+            let asked = listening.reader.lock().await.reads;
+            if let Err(error) = relay.read_after(listening, Some(asked)).await {
                 tracing::warn!(target: "rcip::mcp", %error, "the relay could not be read");
             }
         })
