@@ -122,3 +122,55 @@ async fn a_listener_on_a_swept_table_starts_from_the_sequence() {
     a.publish(json!({"n": 2})).await.unwrap();
     assert_eq!(next(&mut heard).await, json!({"n": 2}));
 }
+
+/// One instance at a time has requests outstanding to a session's client: another waits
+/// until every request of the holder gave its share back, or the turn lapsed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_take_turns_asking_a_session_s_client() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, b) = (
+        schema.open().await.mcp_relay(),
+        schema.open().await.mcp_relay(),
+    );
+    let hold = Duration::from_secs(10);
+    tokio::time::timeout(Duration::from_secs(2), a.take_turn("s1", hold))
+        .await
+        .expect("a free turn at once");
+    // A second request of the same instance shares its turn.
+    tokio::time::timeout(Duration::from_secs(2), a.take_turn("s1", hold))
+        .await
+        .expect("shared by the holder's requests");
+    let waiting = tokio::spawn({
+        let b = b.clone();
+        async move { b.take_turn("s1", Duration::from_secs(10)).await }
+    });
+    // Another session's turn is its own.
+    tokio::time::timeout(Duration::from_secs(2), b.take_turn("s2", hold))
+        .await
+        .expect("another session's turn is free");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "B waits while A asks");
+    a.leave_turn("s1").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "A still has a request outstanding");
+    a.leave_turn("s1").await;
+    tokio::time::timeout(Duration::from_secs(2), waiting)
+        .await
+        .expect("B's turn once A's requests are answered")
+        .unwrap();
+
+    // A holder that never gives its turn back (killed) holds it until it lapses.
+    let c = schema.open().await.mcp_relay();
+    c.take_turn("s3", Duration::from_millis(300)).await;
+    let started = std::time::Instant::now();
+    tokio::time::timeout(Duration::from_secs(5), a.take_turn("s3", hold))
+        .await
+        .expect("the lapsed turn is taken");
+    assert!(
+        started.elapsed() >= Duration::from_millis(150),
+        "{:?}",
+        started.elapsed()
+    );
+}

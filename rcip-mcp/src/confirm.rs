@@ -160,6 +160,11 @@ pub(crate) async fn finish(
         confirmation.effect,
     )?;
     let wait = Duration::from_millis(confirmation.expires_at.saturating_sub(now_ms()));
+    // Instances sharing the session ask one at a time (see `Relay::take_turn`).
+    let _held = match crate::relay::Turn::of(ctx) {
+        Some(turn) => Some(turn.take(wait).await),
+        None => None,
+    };
     let asked = ctx.peer.create_elicitation_with_timeout(params, Some(wait));
     let answer = tokio::select! {
         answer = asked => answer,

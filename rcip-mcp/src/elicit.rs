@@ -244,6 +244,8 @@ enum Era {
     Legacy {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
+        /// The turn to take before asking, when instances share the session.
+        turn: Option<crate::relay::Turn>,
     },
     Modern {
         /// Answers of earlier rounds (from the opened state).
@@ -514,7 +516,15 @@ impl McpElicitor {
                     None => Err(ElicitError::InputRequired(key.to_owned())),
                 }
             }
-            Era::Legacy { peer, cancelled } => {
+            Era::Legacy {
+                peer,
+                cancelled,
+                turn,
+            } => {
+                let _held = match turn {
+                    Some(turn) => Some(turn.clone().take(ANSWER_TIME).await),
+                    None => None,
+                };
                 let asked = send(peer, request);
                 tokio::select! {
                     answer = asked => answer.and_then(|raw| read::<T>(&raw)).ok_or(ElicitError::Failed),
@@ -757,6 +767,7 @@ pub(crate) fn for_request(
         Era::Legacy {
             peer: ctx.peer.clone(),
             cancelled: ctx.ct.clone(),
+            turn: crate::relay::Turn::of(ctx),
         }
     };
     McpElicitor::with_era(capabilities, era)

@@ -87,6 +87,70 @@ pub trait Relay: Send + Sync + 'static {
     fn settle(&self) -> BoxFuture<()> {
         Box::pin(std::future::ready(()))
     }
+
+    /// Waits (at most `hold`) until this instance may have requests outstanding to the
+    /// client of 2025-11-25 session `session`, and holds that turn for at most `hold`, until
+    /// [`leave_turn`](Self::leave_turn). rmcp numbers a session's server-to-client requests
+    /// (elicitation, sampling, roots) from 0 on each instance that serves it, so two
+    /// instances asking at once would send the same ids, and one answer would resolve both;
+    /// with turns, only one instance at a time has any outstanding (its own have distinct
+    /// ids). Several requests of one instance share its turn. The default grants it at once.
+    fn take_turn(&self, session: &str, hold: std::time::Duration) -> BoxFuture<()> {
+        let _ = (session, hold);
+        Box::pin(std::future::ready(()))
+    }
+
+    /// Gives back one request's share of this instance's turn on `session`.
+    fn leave_turn(&self, session: &str) -> BoxFuture<()> {
+        let _ = session;
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// The deployment's relay, as a request's extensions carry it to the bridge.
+#[derive(Clone)]
+pub(crate) struct RelayHandle(pub(crate) Arc<dyn Relay>);
+
+/// This instance's turn to ask the client of one 2025-11-25 session something (see
+/// [`Relay::take_turn`]), for a request served through an endpoint with a relay.
+#[derive(Clone)]
+pub(crate) struct Turn {
+    relay: Arc<dyn Relay>,
+    session: String,
+}
+
+impl Turn {
+    /// The turn a request would take: `None` without a relay or a session.
+    pub(crate) fn of(
+        ctx: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
+    ) -> Option<Self> {
+        let parts = ctx.extensions.get::<axum::http::request::Parts>()?;
+        let relay = parts.extensions.get::<RelayHandle>()?;
+        let session = parts.headers.get(SESSION_HEADER)?.to_str().ok()?;
+        Some(Self {
+            relay: Arc::clone(&relay.0),
+            session: session.to_owned(),
+        })
+    }
+
+    /// Waits for the turn (at most `hold`); it is held until the returned value is dropped.
+    pub(crate) async fn take(self, hold: std::time::Duration) -> HeldTurn {
+        self.relay.take_turn(&self.session, hold).await;
+        HeldTurn(Some(self))
+    }
+}
+
+/// A share of this instance's turn, given back when dropped.
+pub(crate) struct HeldTurn(Option<Turn>);
+
+impl Drop for HeldTurn {
+    fn drop(&mut self) {
+        if let Some(turn) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { turn.relay.leave_turn(&turn.session).await });
+        }
+    }
 }
 
 /// What a bridge does with what another instance published.
@@ -194,7 +258,10 @@ fn travels(message: &Value) -> Option<Told> {
 }
 
 /// The layer: handles the request here, then publishes what the others must know.
-pub(crate) async fn relay(relay: Arc<dyn Relay>, request: Request, next: Next) -> Response {
+pub(crate) async fn relay(relay: Arc<dyn Relay>, mut request: Request, next: Next) -> Response {
+    request
+        .extensions_mut()
+        .insert(RelayHandle(Arc::clone(&relay)));
     let Some(session) = request
         .headers()
         .get(SESSION_HEADER)

@@ -5,6 +5,9 @@ instance that served each answer in `x-backend`:
 
 - 2025-11-25: a confirmation approved through elicitation, whose requests (the call, the
   elicitation's answer) land on both instances;
+- 2025-11-25: two confirmed writes of one session at once, one through each instance, each
+  asked of the human in turn; the human approves one and declines the other, and exactly
+  that happens (each answer resolves its own question);
 - 2026-07-28: the retry carrying the human's answer is served by the other instance than the
   call that asked;
 - 2026-07-28 tasks: a task started through one instance is cancelled through the other and
@@ -106,6 +109,37 @@ async def elicitation_across(url, base):
         served.log,
     )
     check(f"{label}: nothing left pending on either", pending(base) == [], pending(base))
+
+
+async def concurrent_elicitations(url, base):
+    label = "python 2025-11-25 two questions at once through two instances"
+    served = Served()
+    asked = []
+
+    async def human(context, params):
+        # Approves the first question it sees, declines the second.
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": len(asked) == 1})
+
+    results = {}
+    async with Client(served.transport(url), mode="legacy", elicitation_callback=human) as client:
+
+        async def call(n):
+            results[n] = await client.call_tool(CONFIRMED, {})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call, 1)
+            group.start_soon(call, 2)
+    texts = sorted(text_of(r) for r in results.values())
+    calls = served.backends("tools/call")
+    check(f"{label}: the calls ran on both instances", len(set(calls)) == 2, served.log)
+    check(f"{label}: each asked the human once", len(asked) == 2, asked)
+    check(
+        f"{label}: one approved and run, one declined",
+        len(texts) == 2 and texts[1] == "state-ok: confirmed" and "DECLINED" in texts[0],
+        texts,
+    )
+    check(f"{label}: nothing left pending", pending(base) == [], pending(base))
 
 
 async def retry_across(url):
@@ -315,6 +349,7 @@ async def main(fixture, proxy, database):
         base = f"http://127.0.0.1:{ports[0]}"
         url = f"{base}/mcp"
         await elicitation_across(url, base)
+        await concurrent_elicitations(url, base)
         await retry_across(url)
         for mode in ("legacy", "2026-07-28"):
             await host_approval_across(url, base, mode)

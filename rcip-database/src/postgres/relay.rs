@@ -181,18 +181,18 @@ impl PostgresRelay {
         let last = match reader.last {
             Some(last) => last,
             None => {
-                // Notices written before this instance subscribed are not for it; those
-                // written since are. With none since, the sequence's current value (the
-                // table may have been swept empty at any number).
+                // Where to start: a little before the sequence's value (notices numbered
+                // but not committed yet are still to be read), and only those written since
+                // this instance subscribed (the read's `created_at` bound).
                 let row = client
                     .query_one(
-                        "SELECT COALESCE((SELECT min(seq) - 1 FROM rcip_relay WHERE created_at >= $1), \
-                         (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM rcip_relay_seq_seq))",
-                        &[&reader.since],
+                        "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM rcip_relay_seq_seq",
+                        &[],
                     )
                     .await
                     .map_err(failed)?;
-                let last: i64 = row.try_get(0).map_err(failed)?;
+                let value: i64 = row.try_get(0).map_err(failed)?;
+                let last = value.saturating_sub(MAX_GAP).max(0);
                 reader.last = Some(last);
                 last
             }
@@ -200,13 +200,13 @@ impl PostgresRelay {
         let select = client
             .prepare_cached(
                 "SELECT seq, origin, notice FROM rcip_relay \
-                 WHERE seq > $1 OR seq = ANY($2) ORDER BY seq",
+                 WHERE (seq > $1 OR seq = ANY($2)) AND created_at >= $3 ORDER BY seq",
             )
             .await
             .map_err(failed)?;
         let gaps: Vec<i64> = reader.gaps.keys().copied().collect();
         let rows = client
-            .query(&select, &[&last, &gaps])
+            .query(&select, &[&last, &gaps, &reader.since])
             .await
             .map_err(failed)?;
         let now = now_ms();
@@ -284,6 +284,83 @@ impl Reader {
     }
 }
 
+/// The database server's clock in epoch milliseconds (turns lapse by it).
+const DB_NOW_MS: &str = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
+
+/// How soon an instance waiting for a session's turn looks again.
+const TURN_POLL: Duration = Duration::from_millis(25);
+
+impl PostgresRelay {
+    /// One try at the turn on `session`: whether this instance holds it now.
+    async fn try_turn(&self, session: &str, hold: Duration) -> Result<bool, SessionStoreError> {
+        let hold = i64::try_from(hold.as_millis()).unwrap_or(i64::MAX / 2);
+        let client = self.pool.get().await.map_err(failed)?;
+        let take = client
+            .prepare_cached(&format!(
+                "INSERT INTO rcip_mcp_turns AS t (session_id, holder, holders, until) \
+                 VALUES ($1, $2, 1, {DB_NOW_MS} + $3) ON CONFLICT (session_id) DO UPDATE SET \
+                 holders = CASE WHEN t.holder = EXCLUDED.holder AND t.until >= {DB_NOW_MS} \
+                 THEN t.holders + 1 ELSE 1 END, \
+                 until = GREATEST(CASE WHEN t.holder = EXCLUDED.holder THEN t.until ELSE 0 END, \
+                 EXCLUDED.until), \
+                 holder = EXCLUDED.holder \
+                 WHERE t.holder = EXCLUDED.holder OR t.holders <= 0 OR t.until < {DB_NOW_MS} \
+                 RETURNING 1"
+            ))
+            .await
+            .map_err(failed)?;
+        let taken = client
+            .query_opt(&take, &[&session, &&*self.origin, &hold])
+            .await
+            .map_err(failed)?;
+        Ok(taken.is_some())
+    }
+
+    async fn take(&self, session: &str, hold: Duration) {
+        let deadline = tokio::time::Instant::now() + hold;
+        loop {
+            match self.try_turn(session, hold).await {
+                Ok(true) => return,
+                Ok(false) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(TURN_POLL).await;
+                }
+                Ok(false) => {
+                    tracing::warn!(target: "rcip::mcp", "another instance kept a session's turn past the wait; asking anyway");
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(target: "rcip::mcp", %error, "a session's turn could not be taken; asking anyway");
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn leave(&self, session: &str) -> Result<(), SessionStoreError> {
+        let client = self.pool.get().await.map_err(failed)?;
+        let leave = client
+            .prepare_cached(
+                "UPDATE rcip_mcp_turns SET holders = GREATEST(holders - 1, 0) \
+                 WHERE session_id = $1 AND holder = $2",
+            )
+            .await
+            .map_err(failed)?;
+        client
+            .execute(&leave, &[&session, &&*self.origin])
+            .await
+            .map_err(failed)?;
+        let sweep = client
+            .prepare_cached(&format!(
+                "DELETE FROM rcip_mcp_turns WHERE session_id IN (SELECT session_id FROM \
+                 rcip_mcp_turns WHERE until < {DB_NOW_MS} - 3600000 LIMIT 100)"
+            ))
+            .await
+            .map_err(failed)?;
+        client.execute(&sweep, &[]).await.map_err(failed)?;
+        Ok(())
+    }
+}
+
 impl Relay for PostgresRelay {
     fn publish(&self, notice: Value) -> BoxFuture<Result<(), SessionStoreError>> {
         let relay = self.clone();
@@ -313,6 +390,20 @@ impl Relay for PostgresRelay {
             let asked = listening.reader.lock().await.reads;
             if let Err(error) = relay.read_after(listening, Some(asked)).await {
                 tracing::warn!(target: "rcip::mcp", %error, "the relay could not be read");
+            }
+        })
+    }
+
+    fn take_turn(&self, session: &str, hold: Duration) -> BoxFuture<()> {
+        let (relay, session) = (self.clone(), session.to_owned());
+        Box::pin(async move { relay.take(&session, hold).await })
+    }
+
+    fn leave_turn(&self, session: &str) -> BoxFuture<()> {
+        let (relay, session) = (self.clone(), session.to_owned());
+        Box::pin(async move {
+            if let Err(error) = relay.leave(&session).await {
+                tracing::warn!(target: "rcip::mcp", %error, "a session's turn was not given back; it lapses");
             }
         })
     }

@@ -35,3 +35,15 @@ CREATE INDEX rcip_relay_created ON rcip_relay (created_at);
 
 -- How many events each stream has had: past 256 (the memory store's limit) its oldest go.
 ALTER TABLE rcip_mcp_streams ADD COLUMN events BIGINT NOT NULL DEFAULT 0;
+
+-- Which instance may have requests outstanding to a 2025-11-25 session's client (rcip-mcp's
+-- Relay::take_turn): rmcp numbers them from 0 on each instance, so instances ask one at a
+-- time. `holders` counts the holder's requests outstanding; `until` (the database's clock,
+-- epoch ms) is when the turn lapses whatever the count, should the holder die.
+CREATE TABLE rcip_mcp_turns (
+    session_id TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    holders INT NOT NULL,
+    until BIGINT NOT NULL
+);
+CREATE INDEX rcip_mcp_turns_until ON rcip_mcp_turns (until);
