@@ -165,6 +165,11 @@ fn arguments() -> Result<Arguments, Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Warnings (a store or relay that failed) to stderr, where the interop scripts keep it.
+    tracing_subscriber::fmt()
+        .with_max_level(tracing_subscriber::filter::LevelFilter::WARN)
+        .with_writer(std::io::stderr)
+        .init();
     let Arguments {
         addr,
         database,

@@ -161,7 +161,7 @@ pub(crate) async fn finish(
     )?;
     let wait = Duration::from_millis(confirmation.expires_at.saturating_sub(now_ms()));
     // Instances sharing the session ask one at a time (see `Relay::take_turn`).
-    let _held = match crate::relay::Turn::of(ctx) {
+    let _held = match crate::relay::SessionLink::of(ctx) {
         Some(turn) => Some(turn.take(wait).await),
         None => None,
     };

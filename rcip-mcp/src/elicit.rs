@@ -245,7 +245,7 @@ enum Era {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
         /// The turn to take before asking, when instances share the session.
-        turn: Option<crate::relay::Turn>,
+        turn: Option<crate::relay::SessionLink>,
     },
     Modern {
         /// Answers of earlier rounds (from the opened state).
@@ -767,7 +767,7 @@ pub(crate) fn for_request(
         Era::Legacy {
             peer: ctx.peer.clone(),
             cancelled: ctx.ct.clone(),
-            turn: crate::relay::Turn::of(ctx),
+            turn: crate::relay::SessionLink::of(ctx),
         }
     };
     McpElicitor::with_era(capabilities, era)

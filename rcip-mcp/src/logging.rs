@@ -169,6 +169,9 @@ impl Levels {
 pub struct McpLog {
     peer: Peer<RoleServer>,
     threshold: Option<McpLogLevel>,
+    /// Where the messages also go when another instance holds the session's standalone
+    /// stream (rmcp sends them there).
+    elsewhere: Option<crate::relay::SessionLink>,
 }
 
 impl fmt::Debug for McpLog {
@@ -182,9 +185,11 @@ impl fmt::Debug for McpLog {
 impl McpLog {
     /// The logger for `ctx`, with the level its client asked for.
     pub(crate) fn for_request(levels: &Levels, ctx: &RequestContext<RoleServer>) -> Self {
+        let threshold = levels.threshold(ctx);
         McpLog {
             peer: ctx.peer.clone(),
-            threshold: levels.threshold(ctx),
+            elsewhere: threshold.and_then(|_| crate::relay::SessionLink::of(ctx)),
+            threshold,
         }
     }
 
@@ -204,6 +209,14 @@ impl McpLog {
         let mut param = LoggingMessageNotificationParam::new(level.to_rmcp(), data);
         if let Some(logger) = logger {
             param = param.with_logger(logger);
+        }
+        if let Some(elsewhere) = &self.elsewhere {
+            let message = serde_json::json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": param,
+            });
+            elsewhere.notify(message).await;
         }
         self.peer.notify_logging_message(param).await.is_ok()
     }

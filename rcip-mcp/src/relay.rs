@@ -41,7 +41,7 @@ const MAX_BODY: usize = 4 * 1024 * 1024;
 
 /// How long a request waits for what the other instances published before it (a database
 /// that is slow to answer delays requests no more than this).
-const SETTLE_AT_MOST: std::time::Duration = std::time::Duration::from_millis(250);
+const SETTLE_AT_MOST: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The member of a notice saying the listed tools changed on the instance that published it.
 pub(crate) const LIST_CHANGED: &str = "listChanged";
@@ -107,30 +107,109 @@ pub trait Relay: Send + Sync + 'static {
     }
 }
 
-/// The deployment's relay, as a request's extensions carry it to the bridge.
+/// The deployment's relay, as a request's extensions carry it to the bridge, with the
+/// sessions whose standalone stream (`GET`) this instance holds.
 #[derive(Clone)]
-pub(crate) struct RelayHandle(pub(crate) Arc<dyn Relay>);
+pub(crate) struct RelayHandle {
+    pub(crate) relay: Arc<dyn Relay>,
+    pub(crate) streams: Arc<Streams>,
+}
 
-/// This instance's turn to ask the client of one 2025-11-25 session something (see
-/// [`Relay::take_turn`]), for a request served through an endpoint with a relay.
+/// The member of a notice carrying a notification for a session's standalone stream.
+const NOTIFY: &str = "notify";
+
+/// One standalone stream's way in for relayed notifications (with its registration's id).
+type Writer = (u64, tokio::sync::mpsc::UnboundedSender<String>);
+
+/// The 2025-11-25 standalone streams (`GET`) this instance holds, by session: rmcp sends a
+/// session's notifications that belong to no request (log messages) on that stream, which
+/// may be held by another instance than the one whose call logs. Those are relayed, and
+/// written into the stream here.
+#[derive(Default)]
+pub(crate) struct Streams {
+    by_session: std::sync::Mutex<std::collections::HashMap<String, Vec<Writer>>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Streams {
+    /// Whether this instance holds a standalone stream of `session`.
+    pub(crate) fn holds(&self, session: &str) -> bool {
+        crate::context::lock(&self.by_session).contains_key(session)
+    }
+
+    /// Writes `message` (a JSON-RPC notification) into `session`'s standalone streams here.
+    fn write(&self, session: &str, message: &Value) {
+        let text = message.to_string();
+        if let Some(streams) = crate::context::lock(&self.by_session).get(session) {
+            for (_, stream) in streams {
+                let _ = stream.send(text.clone());
+            }
+        }
+    }
+
+    fn open(
+        self: &Arc<Self>,
+        session: &str,
+    ) -> (u64, tokio::sync::mpsc::UnboundedReceiver<String>) {
+        let (to, from) = tokio::sync::mpsc::unbounded_channel();
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::context::lock(&self.by_session)
+            .entry(session.to_owned())
+            .or_default()
+            .push((id, to));
+        (id, from)
+    }
+
+    fn close(&self, session: &str, id: u64) {
+        let mut by_session = crate::context::lock(&self.by_session);
+        if let Some(streams) = by_session.get_mut(session) {
+            streams.retain(|(other, _)| *other != id);
+            if streams.is_empty() {
+                by_session.remove(session);
+            }
+        }
+    }
+}
+
+/// Relays a notification for `session`'s standalone stream, which another instance holds.
+pub(crate) async fn publish_notification(relay: &dyn Relay, session: &str, message: Value) {
+    let notice = json!({ "session": session, NOTIFY: message });
+    if let Err(error) = relay.publish(notice).await {
+        tracing::warn!(target: "rcip::mcp", %error, "a notification was not relayed");
+    }
+}
+
+/// A request's session, as the relay reaches the other instances serving it: to take this
+/// instance's turn to ask the session's client something (see [`Relay::take_turn`]), and to
+/// relay the log messages rmcp sends on the session's standalone stream when another instance
+/// holds it.
 #[derive(Clone)]
-pub(crate) struct Turn {
+pub(crate) struct SessionLink {
     relay: Arc<dyn Relay>,
+    streams: Arc<Streams>,
     session: String,
 }
 
-impl Turn {
-    /// The turn a request would take: `None` without a relay or a session.
+impl SessionLink {
+    /// For a request served through an endpoint with a relay, in a session; `None` otherwise.
     pub(crate) fn of(
         ctx: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
     ) -> Option<Self> {
         let parts = ctx.extensions.get::<axum::http::request::Parts>()?;
-        let relay = parts.extensions.get::<RelayHandle>()?;
+        let handle = parts.extensions.get::<RelayHandle>()?;
         let session = parts.headers.get(SESSION_HEADER)?.to_str().ok()?;
         Some(Self {
-            relay: Arc::clone(&relay.0),
+            relay: Arc::clone(&handle.relay),
+            streams: Arc::clone(&handle.streams),
             session: session.to_owned(),
         })
+    }
+
+    /// Relays `message` unless this instance holds the session's standalone stream.
+    pub(crate) async fn notify(&self, message: Value) {
+        if !self.streams.holds(&self.session) {
+            publish_notification(&*self.relay, &self.session, message).await;
+        }
     }
 
     /// Waits for the turn (at most `hold`); it is held until the returned value is dropped.
@@ -141,7 +220,7 @@ impl Turn {
 }
 
 /// A share of this instance's turn, given back when dropped.
-pub(crate) struct HeldTurn(Option<Turn>);
+pub(crate) struct HeldTurn(Option<SessionLink>);
 
 impl Drop for HeldTurn {
     fn drop(&mut self) {
@@ -171,6 +250,8 @@ pub(crate) struct Delivery {
     pub(crate) bridge: Arc<dyn Heard>,
     /// The application's hook for another instance's listing change.
     pub(crate) on_remote_change: Option<RemoteChange>,
+    /// The standalone streams this instance holds.
+    pub(crate) streams: Arc<Streams>,
 }
 
 impl Delivery {
@@ -213,6 +294,10 @@ impl Delivery {
             && let Ok(level) = serde_json::from_value::<LoggingLevel>(level.clone())
         {
             self.bridge.set_level(&session, level);
+            return;
+        }
+        if let Some(message) = notice.get(NOTIFY) {
+            self.streams.write(&session, message);
             return;
         }
         let Some(message) = notice.get("message") else {
@@ -258,10 +343,16 @@ fn travels(message: &Value) -> Option<Told> {
 }
 
 /// The layer: handles the request here, then publishes what the others must know.
-pub(crate) async fn relay(relay: Arc<dyn Relay>, mut request: Request, next: Next) -> Response {
-    request
-        .extensions_mut()
-        .insert(RelayHandle(Arc::clone(&relay)));
+pub(crate) async fn relay(
+    relay: Arc<dyn Relay>,
+    streams: Arc<Streams>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    request.extensions_mut().insert(RelayHandle {
+        relay: Arc::clone(&relay),
+        streams: Arc::clone(&streams),
+    });
     let Some(session) = request
         .headers()
         .get(SESSION_HEADER)
@@ -281,6 +372,14 @@ pub(crate) async fn relay(relay: Arc<dyn Relay>, mut request: Request, next: Nex
     }
     let (told, request) = match *request.method() {
         Method::DELETE => (Some(Told::Ended), request),
+        Method::GET => {
+            let response = next.run(request).await;
+            return if response.status() == StatusCode::OK {
+                standalone(&streams, &session, response)
+            } else {
+                response
+            };
+        }
         Method::POST => {
             let (parts, body) = request.into_parts();
             let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
@@ -318,4 +417,47 @@ pub(crate) async fn relay(relay: Arc<dyn Relay>, mut request: Request, next: Nex
         tracing::warn!(target: "rcip::mcp", %error, "a notice to the other instances was lost");
     }
     response
+}
+
+/// A standalone stream this instance holds: rmcp's events, and the notifications other
+/// instances relay for its session written between them (each of rmcp's body chunks is one
+/// whole event, so an event written between two never splits one). The session is
+/// registered while the stream lasts.
+fn standalone(streams: &Arc<Streams>, session: &str, response: Response) -> Response {
+    use futures_util::StreamExt;
+    let (parts, body) = response.into_parts();
+    let (id, relayed) = streams.open(session);
+    let registered = Registered {
+        streams: Arc::clone(streams),
+        session: session.to_owned(),
+        id,
+    };
+    let events = body.into_data_stream();
+    let merged = futures_util::stream::unfold(
+        (events, relayed, registered),
+        |(mut events, mut relayed, registered)| async move {
+            let item = tokio::select! {
+                biased;
+                event = events.next() => event?,
+                Some(message) = relayed.recv() => {
+                    Ok(axum::body::Bytes::from(format!("data: {message}\n\n")))
+                }
+            };
+            Some((item, (events, relayed, registered)))
+        },
+    );
+    Response::from_parts(parts, Body::from_stream(merged))
+}
+
+/// A standalone stream's registration, ended with the stream.
+struct Registered {
+    streams: Arc<Streams>,
+    session: String,
+    id: u64,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.streams.close(&self.session, self.id);
+    }
 }

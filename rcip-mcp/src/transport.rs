@@ -294,12 +294,14 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
         manager = manager.with_event_store(store);
     }
     let manager = Arc::new(manager);
+    let streams = Arc::new(crate::relay::Streams::default());
     if let Some(relay) = &options.relay {
         let _ = bridge.inner.relay.set(Arc::clone(relay));
         let delivery = Delivery {
             manager: Arc::clone(&manager),
             bridge: bridge.inner.clone(),
             on_remote_change: options.on_remote_change.clone(),
+            streams: Arc::clone(&streams),
         };
         relay.subscribe(Arc::new(move |notice| delivery.hear(notice)));
     }
@@ -315,7 +317,7 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     // Outside the guard: only what the guard let through (and rmcp accepted) is published.
     if let Some(relay) = options.relay {
         router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
-            crate::relay::relay(Arc::clone(&relay), request, next)
+            crate::relay::relay(Arc::clone(&relay), Arc::clone(&streams), request, next)
         }));
     }
     let router = router

@@ -8,6 +8,8 @@ instance that served each answer in `x-backend`:
 - 2025-11-25: two confirmed writes of one session at once, one through each instance, each
   asked of the human in turn; the human approves one and declines the other, and exactly
   that happens (each answer resolves its own question);
+- 2025-11-25: a call's log messages reach the client whose standalone stream (`GET`) another
+  instance holds, once each;
 - 2026-07-28: the retry carrying the human's answer is served by the other instance than the
   call that asked;
 - 2026-07-28 tasks: a task started through one instance is cancelled through the other and
@@ -43,8 +45,9 @@ from mcp_fixture_clients import CONFIRMED, Handle, TaskRef, Tasks, TasksCancel, 
 failures = []
 passed = []
 
-# `ping` is a 2025-11-25 request, used here on a 2025-11-25 session only.
+# `ping` and logging are 2025-11-25 features, used here on 2025-11-25 sessions only.
 warnings.filterwarnings("ignore", message="ping is removed")
+warnings.filterwarnings("ignore", message="The logging capability is deprecated")
 
 
 def check(label, condition, detail=""):
@@ -140,6 +143,32 @@ async def concurrent_elicitations(url, base):
         texts,
     )
     check(f"{label}: nothing left pending", pending(base) == [], pending(base))
+
+
+async def logs_across(url):
+    label = "python 2025-11-25 log messages through two instances"
+    for attempt in range(6):
+        logs = []
+
+        async def keep(params):
+            logs.append(params)
+
+        served = Served()
+        async with Client(served.transport(url), mode="legacy", logging_callback=keep) as client:
+            if attempt % 2:
+                await client.send_ping()
+            await client.session.set_logging_level("debug")
+            await client.call_tool("test_tool_with_logging", {})
+            await anyio.sleep(0.3)
+        stream, call = served.backends("GET"), served.backends("tools/call")
+        if stream and call and stream[0] != call[0]:
+            check(
+                f"{label}: the call's messages reach the stream on the other instance, once each",
+                len(logs) == 3,
+                (len(logs), served.log),
+            )
+            return
+    check(f"{label}: a call on the other instance than the stream", False, "never arranged")
 
 
 async def retry_across(url):
@@ -350,6 +379,7 @@ async def main(fixture, proxy, database):
         url = f"{base}/mcp"
         await elicitation_across(url, base)
         await concurrent_elicitations(url, base)
+        await logs_across(url)
         await retry_across(url)
         for mode in ("legacy", "2026-07-28"):
             await host_approval_across(url, base, mode)

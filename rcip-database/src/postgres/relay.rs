@@ -140,6 +140,10 @@ impl PostgresRelay {
             .batch_execute(&format!("LISTEN {CHANNEL}"))
             .await
             .map_err(failed)?;
+        // Reads go through this connection of the relay's own while it is up: a pool busy
+        // with the instance's other work does not hold back what the instances tell each
+        // other.
+        *std_lock(&listening.connection) = Some(Arc::new(client));
         let result = loop {
             if let Err(error) = self.read(listening).await {
                 break Err(error);
@@ -155,6 +159,7 @@ impl PostgresRelay {
                 () = tokio::time::sleep(POLL) => {}
             }
         };
+        *std_lock(&listening.connection) = None;
         driver.abort();
         result
     }
@@ -177,7 +182,15 @@ impl PostgresRelay {
             return Ok(());
         }
         reader.reads += 1;
-        let client = self.pool.get().await.map_err(failed)?;
+        let own = std_lock(&listening.connection).clone();
+        let pooled;
+        let client: &tokio_postgres::Client = match &own {
+            Some(own) => own,
+            None => {
+                pooled = self.pool.get().await.map_err(failed)?;
+                &pooled
+            }
+        };
         let last = match reader.last {
             Some(last) => last,
             None => {
@@ -197,16 +210,13 @@ impl PostgresRelay {
                 last
             }
         };
-        let select = client
-            .prepare_cached(
-                "SELECT seq, origin, notice FROM rcip_relay \
-                 WHERE (seq > $1 OR seq = ANY($2)) AND created_at >= $3 ORDER BY seq",
-            )
-            .await
-            .map_err(failed)?;
         let gaps: Vec<i64> = reader.gaps.keys().copied().collect();
         let rows = client
-            .query(&select, &[&last, &gaps, &reader.since])
+            .query(
+                "SELECT seq, origin, notice FROM rcip_relay \
+                 WHERE (seq > $1 OR seq = ANY($2)) AND created_at >= $3 ORDER BY seq",
+                &[&last, &gaps, &reader.since],
+            )
             .await
             .map_err(failed)?;
         let now = now_ms();
@@ -226,17 +236,12 @@ impl PostgresRelay {
             .retain(|_, since| now - *since < i64::try_from(GAP_MS).unwrap_or(i64::MAX));
         if now - reader.swept > 10_000 {
             reader.swept = now;
-            let sweep = client
-                .prepare_cached(
-                    "DELETE FROM rcip_relay WHERE seq IN (SELECT seq FROM rcip_relay \
-                     WHERE created_at < $1 ORDER BY seq LIMIT 1000)",
-                )
-                .await
-                .map_err(failed)?;
+            let sweep = "DELETE FROM rcip_relay WHERE seq IN (SELECT seq FROM rcip_relay \
+                 WHERE created_at < $1 ORDER BY seq LIMIT 1000)";
             let horizon = now - i64::try_from(KEPT_MS).unwrap_or(i64::MAX);
             // Until less than a batch is left (at most ten batches a sweep).
             for _ in 0..10 {
-                if client.execute(&sweep, &[&horizon]).await.map_err(failed)? < 1000 {
+                if client.execute(sweep, &[&horizon]).await.map_err(failed)? < 1000 {
                     break;
                 }
             }
@@ -250,6 +255,15 @@ impl PostgresRelay {
 struct Listening {
     hear: Arc<dyn Fn(Value) + Send + Sync>,
     reader: tokio::sync::Mutex<Reader>,
+    /// The listening connection, while it is up.
+    connection: std::sync::Mutex<Option<Arc<tokio_postgres::Client>>>,
+}
+
+/// A std lock, poison or not (nothing it guards can be left half-changed).
+fn std_lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Where the reading stands: the highest `seq` read, and the lower ones not read yet (a
@@ -374,6 +388,7 @@ impl Relay for PostgresRelay {
                 since: now_ms(),
                 ..Reader::default()
             }),
+            connection: std::sync::Mutex::new(None),
         });
         if self.listening.set(Arc::clone(&listening)).is_ok() {
             tokio::spawn(self.clone().listen(listening));
