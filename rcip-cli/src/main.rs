@@ -82,6 +82,21 @@ enum Command {
         /// standard input.
         catalog: String,
     },
+    /// What changed between two catalog exports, judged from the consumer's side: breaking,
+    /// warning or info, each with its rule, capability and JSON pointer. Exit 0 when no change
+    /// reaches `--fail-on`, 1 when one does, 2 when a file cannot be read or is not a catalog.
+    Diff {
+        /// The old catalog export (`-` reads standard input).
+        old: String,
+        /// The new catalog export.
+        new: String,
+        /// `text` (a line per change, then the counts) or `json`.
+        #[arg(long, value_enum, default_value = "text")]
+        format: DiffFormat,
+        /// The severity that fails: `breaking`, `warning` or `never`.
+        #[arg(long, value_enum, default_value = "breaking")]
+        fail_on: FailOn,
+    },
     /// Serve the Relationship Protocol platform on REST and MCP until SIGTERM or Ctrl-C.
     #[cfg(feature = "serve")]
     Serve(Box<serve::ServeArgs>),
@@ -106,6 +121,12 @@ fn main() -> ExitCode {
         Command::Check { files, quiet } => check(&files, quiet),
         Command::Digest { file, canonical } => digest(&file, canonical),
         Command::Export { profile, catalog } => export(profile, &catalog),
+        Command::Diff {
+            old,
+            new,
+            format,
+            fail_on,
+        } => diff(&old, &new, format, fail_on),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::serve(*args),
         #[cfg(feature = "serve")]
@@ -131,6 +152,68 @@ fn read_json(file: &str) -> Result<serde_json::Value, ExitCode> {
         eprintln!("{file}: not JSON: {error}");
         ExitCode::from(UNREADABLE)
     })
+}
+
+/// How `rcip diff` prints its report.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum DiffFormat {
+    Text,
+    Json,
+}
+
+/// From which severity on `rcip diff` exits 1.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum FailOn {
+    Breaking,
+    Warning,
+    Never,
+}
+
+fn diff(old: &str, new: &str, format: DiffFormat, fail_on: FailOn) -> ExitCode {
+    let (old_catalog, new_catalog) = match (read_json(old), read_json(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let report = match rcip_diff::diff_catalogs(&old_catalog, &new_catalog) {
+        Ok(report) => report,
+        Err(error) => {
+            let rcip_diff::DiffError::NotACatalog { which, .. } = &error;
+            let file = if *which == "old" { old } else { new };
+            eprintln!("{file}: {error}");
+            return ExitCode::from(UNREADABLE);
+        }
+    };
+    match format {
+        DiffFormat::Json => println!("{}", report.to_json()),
+        DiffFormat::Text => {
+            for change in &report.changes {
+                println!(
+                    "{:<8} {} {}{} {}",
+                    change.severity.as_str(),
+                    change.rule,
+                    change.capability.as_deref().unwrap_or("(catalog)"),
+                    change.pointer,
+                    change.message
+                );
+            }
+            println!(
+                "{} breaking, {} warning, {} info",
+                report.count(rcip_diff::Severity::Breaking),
+                report.count(rcip_diff::Severity::Warning),
+                report.count(rcip_diff::Severity::Info)
+            );
+        }
+    }
+    let failing = match fail_on {
+        FailOn::Breaking => Some(rcip_diff::Severity::Breaking),
+        FailOn::Warning => Some(rcip_diff::Severity::Warning),
+        FailOn::Never => None,
+    };
+    if failing.is_some_and(|level| report.reaches(level)) {
+        ExitCode::from(INVALID)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn export(profile: Profile, file: &str) -> ExitCode {

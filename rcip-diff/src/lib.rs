@@ -1,0 +1,147 @@
+//! What changed between two RCIP catalog exports, judged from the consumer's side: an agent
+//! or tool that sends a capability's input and reads its output.
+//!
+//! - **breaking**: a consumer that worked with the old catalog can fail with the new one (a
+//!   capability removed, an input made stricter, an output made looser in a way a reader of
+//!   the old closed schema refuses, an effect escalated, a scope added or removed, an
+//!   idempotent capability no longer idempotent);
+//! - **warning**: it keeps working, but should look (an effect de-escalated, idempotent
+//!   now, a default value changed);
+//! - **info**: everything else that changed.
+//!
+//! The input is the export `cargo run --example polls -- export` prints (the catalog with
+//! its content revision). Two exports with the same revision have no changes.
+//!
+//! ```
+//! use rcip_diff::{Severity, diff_catalogs};
+//! use serde_json::json;
+//!
+//! let old = json!({"application": {"id": "notes"}, "scopes": [], "capabilities": [
+//!     {"id": "notes.add", "effect": "write", "scopeIds": [],
+//!      "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+//!                      "additionalProperties": false},
+//!      "outputSchema": {"type": "null"}}
+//! ]});
+//! let mut new = old.clone();
+//! new["capabilities"][0]["inputSchema"]["required"] = json!(["text"]);
+//! let report = diff_catalogs(&old, &new).unwrap();
+//! assert_eq!(report.changes[0].rule, "input-required-added");
+//! assert_eq!(report.changes[0].severity, Severity::Breaking);
+//! assert_eq!(report.changes[0].pointer, "/inputSchema/required");
+//! ```
+#![deny(missing_docs)]
+
+mod catalog;
+mod schema;
+
+use serde_json::{Value, json};
+
+pub use catalog::diff_catalogs;
+
+/// How much a change matters to a consumer of the old catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Changed, and nothing a consumer relies on.
+    Info,
+    /// A consumer keeps working but should look.
+    Warning,
+    /// A consumer of the old catalog can fail.
+    Breaking,
+}
+
+impl Severity {
+    /// `breaking`, `warning` or `info`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Breaking => "breaking",
+        }
+    }
+}
+
+/// One change between the two catalogs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// How much it matters.
+    pub severity: Severity,
+    /// The rule that found it (a stable id, documented with an example pair).
+    pub rule: &'static str,
+    /// The capability it is about, if any.
+    pub capability: Option<String>,
+    /// Where, as a JSON pointer into the capability (or the catalog, without one).
+    pub pointer: String,
+    /// What changed, in words.
+    pub message: String,
+}
+
+/// Every change, in the order found (capabilities in the old catalog's order, then those
+/// added; within one, its members and then its schemas, depth first).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The changes.
+    pub changes: Vec<Change>,
+}
+
+impl Report {
+    /// How many changes there are of `severity`.
+    #[must_use]
+    pub fn count(&self, severity: Severity) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| c.severity == severity)
+            .count()
+    }
+
+    /// Whether some change is at or above `level`.
+    #[must_use]
+    pub fn reaches(&self, level: Severity) -> bool {
+        self.changes.iter().any(|c| c.severity >= level)
+    }
+
+    /// The report as JSON: `{"changes": [{"severity", "rule", "capability", "pointer",
+    /// "message"}], "summary": {"breaking", "warning", "info"}}`.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let changes: Vec<Value> = self
+            .changes
+            .iter()
+            .map(|c| {
+                json!({
+                    "severity": c.severity.as_str(),
+                    "rule": c.rule,
+                    "capability": c.capability,
+                    "pointer": c.pointer,
+                    "message": c.message,
+                })
+            })
+            .collect();
+        json!({
+            "changes": changes,
+            "summary": {
+                "breaking": self.count(Severity::Breaking),
+                "warning": self.count(Severity::Warning),
+                "info": self.count(Severity::Info),
+            }
+        })
+    }
+}
+
+/// Why two exports could not be compared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DiffError {
+    /// The document is not a catalog export: what is wrong, and where.
+    #[error("{which} catalog: {reason}")]
+    NotACatalog {
+        /// `old` or `new`.
+        which: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A JSON pointer token (RFC 6901): `~` as `~0`, `/` as `~1`.
+pub(crate) fn token(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}

@@ -1,0 +1,458 @@
+//! The schema rules: one schema against its new version, keyword by keyword, with the
+//! schema's role deciding what a stricter or looser change means.
+//!
+//! A consumer *sends* input: a stricter input schema can refuse what it sent before
+//! (breaking), a looser one cannot (info). It *reads* output, checking it against the schema
+//! it knew: a looser output schema can hand it what that schema refuses (breaking), a
+//! stricter one cannot (info). A change that is neither stricter nor looser (a pattern
+//! replaced, a composition rewritten) is breaking either way.
+
+use serde_json::{Map, Value};
+
+use crate::{Severity, token};
+
+/// Whether the schema is a capability's input or its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Input,
+    Output,
+}
+
+/// Which way a change moves what the schema accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Stricter,
+    Looser,
+    /// Neither contained in the other.
+    Other,
+}
+
+/// Where changes are reported: severity, rule, pointer, message.
+pub(crate) type Sink<'a> = dyn FnMut(Severity, &'static str, &str, String) + 'a;
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Input => "input",
+            Role::Output => "output",
+        }
+    }
+
+    /// The severity of a change that moves what the schema accepts `way`.
+    fn severity(self, way: Way) -> Severity {
+        match (self, way) {
+            (_, Way::Other) | (Role::Input, Way::Stricter) | (Role::Output, Way::Looser) => {
+                Severity::Breaking
+            }
+            _ => Severity::Info,
+        }
+    }
+}
+
+/// The rule ids, per role and keyword family (`input-…`, `output-…`).
+fn rule(role: Role, family: &str) -> &'static str {
+    match (role, family) {
+        (Role::Input, "type") => "input-type-changed",
+        (Role::Output, "type") => "output-type-changed",
+        (Role::Input, "enum") => "input-enum-changed",
+        (Role::Output, "enum") => "output-enum-changed",
+        (Role::Input, "bound") => "input-bound-changed",
+        (Role::Output, "bound") => "output-bound-changed",
+        (Role::Input, "format") => "input-format-changed",
+        (Role::Output, "format") => "output-format-changed",
+        (Role::Input, "pattern") => "input-pattern-changed",
+        (Role::Output, "pattern") => "output-pattern-changed",
+        (Role::Input, "required-added") => "input-required-added",
+        (Role::Output, "required-added") => "output-required-added",
+        (Role::Input, "required-removed") => "input-required-removed",
+        (Role::Output, "required-removed") => "output-required-removed",
+        (Role::Input, "property-added") => "input-property-added",
+        (Role::Output, "property-added") => "output-property-added",
+        (Role::Input, "property-removed") => "input-property-removed",
+        (Role::Output, "property-removed") => "output-property-removed",
+        (Role::Input, "closed") => "input-additional-properties-changed",
+        (Role::Output, "closed") => "output-additional-properties-changed",
+        (Role::Input, "composition") => "input-composition-changed",
+        (Role::Output, "composition") => "output-composition-changed",
+        (Role::Input, "unique") => "input-unique-items-changed",
+        (Role::Output, "unique") => "output-unique-items-changed",
+        (_, "default") => "default-changed",
+        (_, "text") => "schema-text-changed",
+        (Role::Input, _) => "input-schema-changed",
+        (Role::Output, _) => "output-schema-changed",
+    }
+}
+
+/// The keywords that only describe.
+const TEXTS: [&str; 5] = ["title", "description", "examples", "$comment", "deprecated"];
+
+/// Lower bounds (raised: stricter) and upper bounds (lowered: stricter).
+const LOWER: [&str; 5] = [
+    "minimum",
+    "exclusiveMinimum",
+    "minLength",
+    "minItems",
+    "minProperties",
+];
+const UPPER: [&str; 5] = [
+    "maximum",
+    "exclusiveMaximum",
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+];
+
+/// Subschemas compared as a whole: a change in them is a rewrite of the composition.
+const COMPOSITIONS: [&str; 6] = ["anyOf", "oneOf", "allOf", "not", "if", "prefixItems"];
+
+/// Compares `old` with `new`, reporting each change under `pointer`.
+pub(crate) fn compare(old: &Value, new: &Value, role: Role, pointer: &str, sink: &mut Sink<'_>) {
+    if old == new {
+        return;
+    }
+    if let (Some(before), Some(after)) = (old.as_object(), new.as_object()) {
+        return compare_objects(before, after, role, pointer, sink);
+    }
+    // A boolean schema, or none, on one side: compared as a whole.
+    let way = match (accepts_all(old), accepts_all(new)) {
+        (true, false) => Way::Stricter,
+        (false, true) => Way::Looser,
+        _ => Way::Other,
+    };
+    sink(
+        role.severity(way),
+        rule(role, "schema"),
+        pointer,
+        format!("The {} schema changed.", role.name()),
+    );
+}
+
+/// Whether `schema` accepts every value: `true`, no schema, or only descriptions.
+fn accepts_all(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(accepts) => *accepts,
+        Value::Null => true,
+        Value::Object(object) => object.keys().all(|k| TEXTS.contains(&k.as_str())),
+        _ => false,
+    }
+}
+
+fn compare_objects(
+    before: &Map<String, Value>,
+    after: &Map<String, Value>,
+    role: Role,
+    pointer: &str,
+    sink: &mut Sink<'_>,
+) {
+    let at = |key: &str| format!("{pointer}/{}", token(key));
+    let mut report = |way: Way, family: &str, key: &str, message: String| {
+        sink(role.severity(way), rule(role, family), &at(key), message);
+    };
+    // type
+    if before.get("type") != after.get("type") {
+        let (from, to) = (types(before.get("type")), types(after.get("type")));
+        let way = if subset(&to, &from) {
+            Way::Stricter
+        } else if subset(&from, &to) {
+            Way::Looser
+        } else {
+            Way::Other
+        };
+        report(
+            way,
+            "type",
+            "type",
+            format!("The type changed from {} to {}.", shown(&from), shown(&to)),
+        );
+    }
+    // enum and const
+    for key in ["enum", "const"] {
+        if before.get(key) != after.get(key) {
+            let values = |schema: &Map<String, Value>| -> Option<Vec<Value>> {
+                match (key, schema.get(key)) {
+                    ("enum", Some(Value::Array(values))) => Some(values.clone()),
+                    ("const", Some(value)) => Some(vec![value.clone()]),
+                    _ => None,
+                }
+            };
+            let (from, to) = (values(before), values(after));
+            let way = match (&from, &to) {
+                (None, Some(_)) => Way::Stricter,
+                (Some(_), None) => Way::Looser,
+                (Some(from), Some(to)) => {
+                    let removed = from.iter().any(|v| !to.contains(v));
+                    let added = to.iter().any(|v| !from.contains(v));
+                    match (removed, added) {
+                        (true, false) => Way::Stricter,
+                        (false, true) => Way::Looser,
+                        _ => Way::Other,
+                    }
+                }
+                (None, None) => Way::Other,
+            };
+            report(
+                way,
+                "enum",
+                key,
+                format!("The allowed values ({key}) changed."),
+            );
+        }
+    }
+    // bounds
+    for (keys, lower) in [(&LOWER, true), (&UPPER, false)] {
+        for key in keys.iter() {
+            let (from, to) = (
+                before.get(*key).and_then(Value::as_f64),
+                after.get(*key).and_then(Value::as_f64),
+            );
+            if from == to {
+                continue;
+            }
+            let way = match (from, to) {
+                (None, Some(_)) => Way::Stricter,
+                (Some(_), None) => Way::Looser,
+                (Some(a), Some(b)) if (b > a) == lower => Way::Stricter,
+                _ => Way::Looser,
+            };
+            report(
+                way,
+                "bound",
+                key,
+                format!(
+                    "The bound {key} changed from {} to {}.",
+                    number(from),
+                    number(to)
+                ),
+            );
+        }
+    }
+    // format and pattern: added is stricter, removed looser, replaced neither
+    for (key, family) in [("format", "format"), ("pattern", "pattern")] {
+        if before.get(key) != after.get(key) {
+            let way = match (before.get(key), after.get(key)) {
+                (None, Some(_)) => Way::Stricter,
+                (Some(_), None) => Way::Looser,
+                _ => Way::Other,
+            };
+            report(way, family, key, format!("The {key} changed."));
+        }
+    }
+    // uniqueItems
+    if before.get("uniqueItems") != after.get("uniqueItems") {
+        let unique =
+            |s: &Map<String, Value>| s.get("uniqueItems").and_then(Value::as_bool) == Some(true);
+        let way = if unique(after) {
+            Way::Stricter
+        } else {
+            Way::Looser
+        };
+        report(
+            way,
+            "unique",
+            "uniqueItems",
+            "Whether items must be unique changed.".to_owned(),
+        );
+    }
+    // required
+    let required = |s: &Map<String, Value>| -> Vec<String> {
+        s.get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    };
+    let (from, to) = (required(before), required(after));
+    for name in to.iter().filter(|n| !from.contains(n)) {
+        report(
+            Way::Stricter,
+            "required-added",
+            "required",
+            format!("The property {name} is now required."),
+        );
+    }
+    for name in from.iter().filter(|n| !to.contains(n)) {
+        report(
+            Way::Looser,
+            "required-removed",
+            "required",
+            format!("The property {name} is no longer required."),
+        );
+    }
+    // properties
+    let closed =
+        |s: &Map<String, Value>| s.get("additionalProperties") == Some(&Value::Bool(false));
+    let properties = |s: &'_ Map<String, Value>| -> Map<String, Value> {
+        s.get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (from, to) = (properties(before), properties(after));
+    for (name, schema) in &from {
+        let place = format!("{pointer}/properties/{}", token(name));
+        match to.get(name) {
+            Some(new) => compare(schema, new, role, &place, sink),
+            None => {
+                // Gone from a closed object: a value carrying it is refused.
+                let way = if closed(after) {
+                    Way::Stricter
+                } else {
+                    Way::Looser
+                };
+                sink(
+                    role.severity(way),
+                    rule(role, "property-removed"),
+                    &place,
+                    format!("The property {name} was removed."),
+                );
+            }
+        }
+    }
+    for name in to.keys().filter(|n| !from.contains_key(*n)) {
+        let place = format!("{pointer}/properties/{}", token(name));
+        // New in a closed object: a reader of the old schema refuses a value carrying it.
+        let way = if closed(before) {
+            Way::Looser
+        } else {
+            Way::Stricter
+        };
+        sink(
+            role.severity(way),
+            rule(role, "property-added"),
+            &place,
+            format!("The property {name} was added."),
+        );
+    }
+    // additionalProperties, items, and other single subschemas
+    for key in ["additionalProperties", "items", "propertyNames", "contains"] {
+        if before.get(key) == after.get(key) {
+            continue;
+        }
+        let place = at(key);
+        match (before.get(key), after.get(key)) {
+            (Some(Value::Bool(_)) | None, Some(Value::Bool(_)) | None)
+                if key == "additionalProperties" =>
+            {
+                let way = if closed(after) {
+                    Way::Stricter
+                } else {
+                    Way::Looser
+                };
+                sink(
+                    role.severity(way),
+                    rule(role, "closed"),
+                    &place,
+                    "Whether other properties are allowed changed.".to_owned(),
+                );
+            }
+            (from, to) => compare(
+                from.unwrap_or(&Value::Bool(true)),
+                to.unwrap_or(&Value::Bool(true)),
+                role,
+                &place,
+                sink,
+            ),
+        }
+    }
+    // compositions, compared whole
+    for key in COMPOSITIONS {
+        if before.get(key) != after.get(key) {
+            sink(
+                role.severity(Way::Other),
+                rule(role, "composition"),
+                &at(key),
+                format!("The {key} composition changed."),
+            );
+        }
+    }
+    // default: a consumer that leaves the member out now gets another value
+    if before.get("default") != after.get("default") {
+        sink(
+            Severity::Warning,
+            rule(role, "default"),
+            &at("default"),
+            "The default value changed.".to_owned(),
+        );
+    }
+    // texts
+    for key in TEXTS {
+        if before.get(key) != after.get(key) {
+            sink(
+                Severity::Info,
+                rule(role, "text"),
+                &at(key),
+                format!("The {key} changed."),
+            );
+        }
+    }
+    // anything else: not judged, so breaking
+    let judged = |key: &str| {
+        matches!(
+            key,
+            "type"
+                | "enum"
+                | "const"
+                | "format"
+                | "pattern"
+                | "uniqueItems"
+                | "required"
+                | "properties"
+                | "additionalProperties"
+                | "items"
+                | "propertyNames"
+                | "contains"
+                | "default"
+        ) || LOWER.contains(&key)
+            || UPPER.contains(&key)
+            || TEXTS.contains(&key)
+            || COMPOSITIONS.contains(&key)
+    };
+    let mut others: Vec<&String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| !judged(k))
+        .collect();
+    others.sort();
+    others.dedup();
+    for key in others {
+        if before.get(key) != after.get(key) {
+            sink(
+                role.severity(Way::Other),
+                rule(role, "other"),
+                &at(key),
+                format!("The keyword {key} changed."),
+            );
+        }
+    }
+}
+
+/// The types a `type` keyword allows (absent: every type).
+fn types(value: Option<&Value>) -> Vec<String> {
+    const ALL: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "integer", "string",
+    ];
+    match value {
+        Some(Value::String(name)) => vec![name.clone()],
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_owned))
+            .collect(),
+        _ => ALL.iter().map(|n| (*n).to_owned()).collect(),
+    }
+}
+
+/// Whether every type of `inner` is allowed by `outer` (`integer` is within `number`).
+fn subset(inner: &[String], outer: &[String]) -> bool {
+    inner
+        .iter()
+        .all(|t| outer.contains(t) || (t == "integer" && outer.iter().any(|o| o == "number")))
+}
+
+fn shown(types: &[String]) -> String {
+    types.join("|")
+}
+
+fn number(value: Option<f64>) -> String {
+    value.map_or_else(|| "none".to_owned(), |v| v.to_string())
+}

@@ -1,0 +1,314 @@
+//! Each rule on a minimal pair of catalogs: the rule, its severity and its pointer; and a
+//! schema against itself and against stricter and looser versions of itself, in both roles.
+#![allow(clippy::unwrap_used)]
+
+use rcip_diff::{Severity, diff_catalogs};
+use serde_json::{Value, json};
+
+/// A catalog of one capability `c` with these members (and the usual ones).
+fn catalog(capability: Value) -> Value {
+    let mut base = json!({
+        "id": "c", "title": "C", "description": "Does c.", "effect": "write",
+        "scopeIds": ["s"],
+        "inputSchema": {"type": "object", "additionalProperties": false},
+        "outputSchema": {"type": "object", "additionalProperties": false}
+    });
+    for (key, value) in capability.as_object().unwrap() {
+        base[key] = value.clone();
+    }
+    json!({"application": {"id": "app"}, "scopes": [{"id": "s"}], "capabilities": [base]})
+}
+
+/// The one change between two capabilities: (severity, rule, pointer).
+fn only(old: Value, new: Value) -> (Severity, &'static str, String) {
+    let report = diff_catalogs(&catalog(old), &catalog(new)).unwrap();
+    assert_eq!(report.changes.len(), 1, "{report:#?}");
+    let change = &report.changes[0];
+    (change.severity, change.rule, change.pointer.clone())
+}
+
+fn schema(role: &str, schema: Value) -> Value {
+    json!({ role: schema })
+}
+
+use Severity::{Breaking, Info, Warning};
+
+#[test]
+fn capability_level_rules() {
+    let write = json!({"effect": "write"});
+    for (to, expected) in [
+        ("destructive", (Breaking, "effect-escalated")),
+        ("external", (Breaking, "effect-escalated")),
+        ("read", (Warning, "effect-de-escalated")),
+    ] {
+        let (severity, rule, pointer) = only(write.clone(), json!({"effect": to}));
+        assert_eq!((severity, rule), expected, "write -> {to}");
+        assert_eq!(pointer, "/effect");
+    }
+    assert_eq!(
+        only(json!({"effect": "read"}), json!({"effect": "write"})).1,
+        "effect-escalated"
+    );
+    assert_eq!(only(json!({}), json!({"scopeIds": ["s", "t"]})).0, Breaking);
+    assert_eq!(only(json!({}), json!({"scopeIds": []})).1, "scope-removed");
+    assert_eq!(
+        only(json!({"idempotent": true}), json!({})),
+        (Breaking, "idempotent-dropped", "/idempotent".to_owned())
+    );
+    assert_eq!(only(json!({}), json!({"idempotent": true})).0, Warning);
+    assert_eq!(
+        only(json!({}), json!({"title": "Another"})),
+        (Info, "member-changed", "/title".to_owned())
+    );
+}
+
+#[test]
+fn capabilities_removed_and_added() {
+    let old = catalog(json!({}));
+    let mut new = old.clone();
+    new["capabilities"][0]["id"] = json!("renamed");
+    let report = diff_catalogs(&old, &new).unwrap();
+    let rules: Vec<_> = report
+        .changes
+        .iter()
+        .map(|c| (c.severity, c.rule))
+        .collect();
+    assert_eq!(
+        rules,
+        [(Breaking, "capability-removed"), (Info, "capability-added")],
+        "a rename is a removal and an addition"
+    );
+    assert!(report.reaches(Breaking));
+    assert_eq!(
+        report.to_json()["summary"],
+        json!({"breaking": 1, "warning": 0, "info": 1})
+    );
+}
+
+/// A stricter input is breaking, a looser one info; for output the other way round.
+#[test]
+fn schema_rules_by_role() {
+    let cases: Vec<(Value, Value, &str, &str)> = vec![
+        // (looser, stricter, rule family, pointer under the schema)
+        (
+            json!({"type": ["string", "null"]}),
+            json!({"type": "string"}),
+            "type-changed",
+            "/type",
+        ),
+        (
+            json!({"type": "number"}),
+            json!({"type": "integer"}),
+            "type-changed",
+            "/type",
+        ),
+        (
+            json!({"enum": ["a", "b"]}),
+            json!({"enum": ["a"]}),
+            "enum-changed",
+            "/enum",
+        ),
+        (
+            json!({"type": "string"}),
+            json!({"type": "string", "minLength": 1}),
+            "bound-changed",
+            "/minLength",
+        ),
+        (
+            json!({"maximum": 10}),
+            json!({"maximum": 5}),
+            "bound-changed",
+            "/maximum",
+        ),
+        (
+            json!({"minimum": 0}),
+            json!({"minimum": 1}),
+            "bound-changed",
+            "/minimum",
+        ),
+        (
+            json!({"type": "string"}),
+            json!({"type": "string", "format": "uuid"}),
+            "format-changed",
+            "/format",
+        ),
+        (
+            json!({"type": "string"}),
+            json!({"type": "string", "pattern": "^a"}),
+            "pattern-changed",
+            "/pattern",
+        ),
+        (
+            json!({"type": "array"}),
+            json!({"type": "array", "uniqueItems": true}),
+            "unique-items-changed",
+            "/uniqueItems",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}),
+            "required-",
+            "/required",
+        ),
+        (
+            json!({"type": "object", "additionalProperties": true}),
+            json!({"type": "object", "additionalProperties": false}),
+            "additional-properties-changed",
+            "/additionalProperties",
+        ),
+        (
+            json!({"type": "array", "items": {"type": "number"}}),
+            json!({"type": "array", "items": {"type": "integer"}}),
+            "type-changed",
+            "/items/type",
+        ),
+    ];
+    for (looser, stricter, family, under) in cases {
+        for (role, key) in [("input", "inputSchema"), ("output", "outputSchema")] {
+            // Stricter: breaking for input, info for output; looser: the other way round.
+            for (from, to, expected) in [
+                (
+                    &looser,
+                    &stricter,
+                    if role == "input" { Breaking } else { Info },
+                ),
+                (
+                    &stricter,
+                    &looser,
+                    if role == "input" { Info } else { Breaking },
+                ),
+            ] {
+                let (severity, rule, pointer) =
+                    only(schema(key, from.clone()), schema(key, to.clone()));
+                assert_eq!(severity, expected, "{role} {from} -> {to}: {rule}");
+                assert!(
+                    rule.starts_with(role) && rule.contains(family),
+                    "{rule} for {family}"
+                );
+                assert_eq!(pointer, format!("/{key}{under}"), "{rule}");
+            }
+            // Compared with itself: nothing.
+            let same = diff_catalogs(
+                &catalog(schema(key, stricter.clone())),
+                &catalog(schema(key, stricter.clone())),
+            );
+            assert!(same.unwrap().changes.is_empty());
+        }
+    }
+}
+
+#[test]
+fn properties_of_closed_objects() {
+    let closed = |properties: Value| json!({"type": "object", "properties": properties, "additionalProperties": false});
+    let (one, two) = (
+        closed(json!({"a": {"type": "string"}})),
+        closed(json!({"a": {"type": "string"}, "b": {"type": "string"}})),
+    );
+    // Input: a property removed from a closed object refuses what sent it; one added does not.
+    assert_eq!(
+        only(
+            schema("inputSchema", two.clone()),
+            schema("inputSchema", one.clone())
+        ),
+        (
+            Breaking,
+            "input-property-removed",
+            "/inputSchema/properties/b".to_owned()
+        )
+    );
+    assert_eq!(
+        only(
+            schema("inputSchema", one.clone()),
+            schema("inputSchema", two.clone())
+        )
+        .0,
+        Info
+    );
+    // Output: one added is refused by a reader of the old closed schema.
+    assert_eq!(
+        only(
+            schema("outputSchema", one.clone()),
+            schema("outputSchema", two.clone())
+        ),
+        (
+            Breaking,
+            "output-property-added",
+            "/outputSchema/properties/b".to_owned()
+        )
+    );
+    // A required output property made optional: breaking.
+    let required = |names: Value| json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": names, "additionalProperties": false});
+    assert_eq!(
+        only(
+            schema("outputSchema", required(json!(["a"]))),
+            schema("outputSchema", required(json!([])))
+        ),
+        (
+            Breaking,
+            "output-required-removed",
+            "/outputSchema/required".to_owned()
+        )
+    );
+    // A property's own change is reported at its place, with names escaped.
+    let odd = |t: &str| closed(json!({"a/b~c": {"type": t}}));
+    assert_eq!(
+        only(
+            schema("inputSchema", odd("number")),
+            schema("inputSchema", odd("integer"))
+        )
+        .2,
+        "/inputSchema/properties/a~1b~0c/type"
+    );
+}
+
+#[test]
+fn defaults_texts_and_unknown_keywords() {
+    let with = |extra: Value| {
+        let mut s = json!({"type": "string"});
+        for (k, v) in extra.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        schema("inputSchema", s)
+    };
+    assert_eq!(
+        only(with(json!({"default": "a"})), with(json!({"default": "b"}))),
+        (
+            Warning,
+            "default-changed",
+            "/inputSchema/default".to_owned()
+        )
+    );
+    assert_eq!(
+        only(
+            with(json!({"description": "a"})),
+            with(json!({"description": "b"}))
+        )
+        .0,
+        Info
+    );
+    // A composition rewritten is judged breaking either way.
+    assert_eq!(
+        only(
+            with(json!({"anyOf": [{"minLength": 1}]})),
+            with(json!({"anyOf": [{"minLength": 2}]}))
+        )
+        .0,
+        Breaking
+    );
+}
+
+#[test]
+fn equal_revisions_and_bad_input() {
+    let mut a = catalog(json!({}));
+    a["revision"] = json!("sha256:x");
+    let mut b = catalog(json!({"title": "Other"}));
+    b["revision"] = json!("sha256:x");
+    assert!(
+        diff_catalogs(&a, &b).unwrap().changes.is_empty(),
+        "same revision, same catalog"
+    );
+    let error = diff_catalogs(&json!({"capabilities": 3}), &a).unwrap_err();
+    assert_eq!(error.to_string(), "old catalog: no \"capabilities\" list");
+    let error = diff_catalogs(&a, &json!({"capabilities": [{}]})).unwrap_err();
+    assert_eq!(error.to_string(), "new catalog: capability 0 has no \"id\"");
+}
