@@ -38,6 +38,51 @@ use serde_json::{Value, json};
 
 pub use catalog::diff_catalogs;
 
+/// Every rule id a [`Change`] can carry, each documented with an example pair in the
+/// project's `docs/diff-rules.md`.
+pub const RULES: [&str; 40] = [
+    "capability-removed",
+    "capability-added",
+    "effect-escalated",
+    "effect-de-escalated",
+    "scope-added",
+    "scope-removed",
+    "idempotent-dropped",
+    "idempotent-added",
+    "member-changed",
+    "application-changed",
+    "scope-declared",
+    "scope-withdrawn",
+    "input-type-changed",
+    "output-type-changed",
+    "input-enum-changed",
+    "output-enum-changed",
+    "input-bound-changed",
+    "output-bound-changed",
+    "input-format-changed",
+    "output-format-changed",
+    "input-pattern-changed",
+    "output-pattern-changed",
+    "input-required-added",
+    "output-required-added",
+    "input-required-removed",
+    "output-required-removed",
+    "input-property-added",
+    "output-property-added",
+    "input-property-removed",
+    "output-property-removed",
+    "input-additional-properties-changed",
+    "output-additional-properties-changed",
+    "input-composition-changed",
+    "output-composition-changed",
+    "input-unique-items-changed",
+    "output-unique-items-changed",
+    "input-schema-changed",
+    "output-schema-changed",
+    "default-changed",
+    "schema-text-changed",
+];
+
 /// How much a change matters to a consumer of the old catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {

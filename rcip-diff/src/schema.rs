@@ -456,3 +456,37 @@ fn shown(types: &[String]) -> String {
 fn number(value: Option<f64>) -> String {
     value.map_or_else(|| "none".to_owned(), |v| v.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Role, rule};
+
+    /// Every rule the schema comparison can report is listed (and so documented).
+    #[test]
+    fn every_schema_rule_is_listed() {
+        let families = [
+            "type",
+            "enum",
+            "bound",
+            "format",
+            "pattern",
+            "required-added",
+            "required-removed",
+            "property-added",
+            "property-removed",
+            "closed",
+            "composition",
+            "unique",
+            "default",
+            "text",
+            "schema",
+            "other",
+        ];
+        for role in [Role::Input, Role::Output] {
+            for family in families {
+                let id = rule(role, family);
+                assert!(crate::RULES.contains(&id), "{id} is not in RULES");
+            }
+        }
+    }
+}

@@ -312,3 +312,27 @@ fn equal_revisions_and_bad_input() {
     let error = diff_catalogs(&a, &json!({"capabilities": [{}]})).unwrap_err();
     assert_eq!(error.to_string(), "new catalog: capability 0 has no \"id\"");
 }
+
+/// Each rule id has its section, with an example pair, in `docs/diff-rules.md`.
+#[test]
+fn every_rule_is_documented() {
+    let docs = include_str!("../../docs/diff-rules.md");
+    for id in rcip_diff::RULES {
+        let heading = format!("### `{id}`");
+        let at = docs
+            .find(&heading)
+            .unwrap_or_else(|| panic!("{id} has no section"));
+        let section = &docs[at..];
+        let section = &section[..section[heading.len()..]
+            .find("### ")
+            .map_or(section.len(), |end| end + heading.len())];
+        assert!(
+            section.contains("Before:") && section.contains("After:"),
+            "{id} has no example pair"
+        );
+    }
+    let mut ids = rcip_diff::RULES.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), rcip_diff::RULES.len(), "each rule once");
+}
