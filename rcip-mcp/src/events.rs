@@ -153,6 +153,30 @@ fn forget(logs: &mut Logs, stream: &str) {
     }
 }
 
+/// The refusal of an event id no store can replay from (expired, never sent, or naming a
+/// stream with another secret): one text for every case, so an id tells a guesser nothing.
+#[must_use]
+pub fn unknown_event() -> EventStoreError {
+    EventStoreError::from("no such event (expired, never sent, or not this stream's)")
+}
+
+/// An event id as the stores write it, `SECRET-SEQ`: the stream's secret and the event's
+/// number; [`unknown_event`] for anything else.
+///
+/// ```
+/// let (secret, seq) = rcip_mcp::event_id_parts("a1b2-17").unwrap();
+/// assert_eq!((secret, seq), ("a1b2", 17));
+/// assert!(rcip_mcp::event_id_parts("17").is_err());
+/// ```
+///
+/// # Errors
+///
+/// [`unknown_event`] when the id has no `-` or no number after the last one.
+pub fn event_id_parts(id: &str) -> Result<(&str, u64), EventStoreError> {
+    let (secret, seq) = id.rsplit_once('-').ok_or_else(unknown_event)?;
+    Ok((secret, seq.parse().map_err(|_| unknown_event())?))
+}
+
 /// Whether an event ends its stream: a request's stream ends with its answer (a response or
 /// an error). An [`EventStore`] replaying a stream follows it until such an event.
 ///
@@ -262,10 +286,8 @@ impl EventStore for MemoryEventStore {
         &self,
         last_event_id: &str,
     ) -> Result<EventStream, EventStoreError> {
-        let unknown =
-            || EventStoreError::from("no such event (expired, never sent, or not this stream's)");
-        let (secret, after) = last_event_id.rsplit_once('-').ok_or_else(unknown)?;
-        let after: u64 = after.parse().map_err(|_| unknown())?;
+        let unknown = unknown_event;
+        let (secret, after) = event_id_parts(last_event_id)?;
         let stream = {
             let logs = lock(&self.logs);
             let stream = logs.streams_of.get(&after).ok_or_else(unknown)?;

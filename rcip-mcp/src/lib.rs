@@ -216,7 +216,7 @@ pub use elicit::{
     CLIENT_CAPABILITY_MISSING, ELICITATION_FAILED, ELICITOR_UNAVAILABLE, ElicitAnswer, ElicitError,
     INPUT_REQUIRED, McpElicitor, ScriptedAnswers,
 };
-pub use events::{MemoryEventStore, ends_stream};
+pub use events::{MemoryEventStore, ends_stream, event_id_parts, unknown_event};
 pub use logging::{McpLog, McpLogLevel};
 pub use progress::McpProgress;
 pub use providers::{PromptProvider, ProviderContext, ResourceProvider};

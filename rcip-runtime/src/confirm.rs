@@ -404,15 +404,12 @@ impl Inner {
             }
         };
         let pending = match taken {
-            // A ticket whose invocation was cancelled has ended, even if its watcher has not
-            // run yet: the reference ends it synchronously on abort, so resolving it answers
-            // with the `EXECUTION_ABORTED` receipt (handed out here, so not kept), never a
-            // decline or a re-run.
-            Ok(pending) if pending.cancelled() => {
+            Ok(pending) => {
+                // Shared: this instance holds it, but the store decides who resolves it.
                 if let Some(store) = &self.confirmation_store {
                     match store.take(id).await {
                         Ok(Some(_)) => {}
-                        // Resolved on another instance before the cancellation.
+                        // Resolved on another instance.
                         Ok(None) => {
                             let mut pending = pending;
                             pending.reservation.release();
@@ -421,23 +418,15 @@ impl Inner {
                         Err(error) => return self.store_failed(id, pending, &error),
                     }
                 }
-                let receipt = Ending::Aborted.outcome(&pending);
-                ConfirmationObserver::tell(&pending.extensions, &receipt);
-                self.announce_end(pending, Ending::Aborted);
-                return receipt;
-            }
-            Ok(pending) => {
-                // Shared: this instance holds it, but the store decides who resolves it.
-                if let Some(store) = &self.confirmation_store {
-                    match store.take(id).await {
-                        Ok(Some(_)) => {}
-                        Ok(None) => {
-                            let mut pending = pending;
-                            pending.reservation.release();
-                            return self.not_found();
-                        }
-                        Err(error) => return self.store_failed(id, pending, &error),
-                    }
+                // A ticket whose invocation was cancelled has ended, even if its watcher has
+                // not run yet: the reference ends it synchronously on abort, so resolving it
+                // answers with the `EXECUTION_ABORTED` receipt (handed out here, so not
+                // kept), never a decline or a re-run.
+                if pending.cancelled() {
+                    let receipt = Ending::Aborted.outcome(&pending);
+                    ConfirmationObserver::tell(&pending.extensions, &receipt);
+                    self.announce_end(pending, Ending::Aborted);
+                    return receipt;
                 }
                 pending
             }

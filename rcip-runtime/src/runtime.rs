@@ -739,7 +739,7 @@ impl RcipClient for Client {
         let key = inner
             .confirmation_store
             .as_ref()
-            .and(request.extensions().get::<crate::ConfirmationKey>())
+            .and_then(|_| request.extensions().get::<crate::ConfirmationKey>())
             .map(|key| Arc::clone(&key.0));
         Box::pin(
             async move {

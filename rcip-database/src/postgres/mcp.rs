@@ -861,10 +861,9 @@ impl EventStore for PostgresEventStore {
         &self,
         last_event_id: &str,
     ) -> Result<EventStream, EventStoreError> {
-        let unknown =
-            || EventStoreError::from("no such event (expired, never sent, or not this stream's)");
-        let (secret, after) = last_event_id.rsplit_once('-').ok_or_else(unknown)?;
-        let after: i64 = after.parse().map_err(|_| unknown())?;
+        let unknown = rcip_mcp::unknown_event;
+        let (secret, after) = rcip_mcp::event_id_parts(last_event_id)?;
+        let after = i64::try_from(after).map_err(|_| unknown())?;
         let client = Self::client(&self.pool).await?;
         let find = client
             .prepare_cached(

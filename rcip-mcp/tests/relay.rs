@@ -1,0 +1,208 @@
+//! The relay layer (`HttpOptions::relay`) as a client meets it, with a relay that records
+//! what it is given: what a session's requests publish to the other instances, what they do
+//! not, the refusals of bodies it cannot read, and what a notice from another instance does
+//! here.
+#![allow(clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use rcip_mcp::{HttpOptions, McpBridge, Relay, SessionStoreError};
+use rcip_runtime::{
+    ApplicationDefinition, BoxFuture, CapabilityDefinition, Effect, Runtime, RuntimeOptions,
+};
+use rcip_test_support::mcp_post;
+use serde_json::{Value, json};
+
+/// What the endpoint subscribed to hear notices with.
+type Hear = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// Keeps what is published, and the hearer the endpoint subscribed.
+#[derive(Default)]
+struct Recorder {
+    published: Mutex<Vec<Value>>,
+    hear: Mutex<Option<Hear>>,
+}
+
+impl Relay for Recorder {
+    fn publish(&self, notice: Value) -> BoxFuture<Result<(), SessionStoreError>> {
+        self.published.lock().unwrap().push(notice);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn subscribe(&self, hear: Hear) {
+        *self.hear.lock().unwrap() = Some(hear);
+    }
+}
+
+async fn serve(relay: Arc<Recorder>) -> SocketAddr {
+    let definition = ApplicationDefinition::new("notes", "Notes", "Keeps notes.").capability(
+        CapabilityDefinition::new("notes.list", Effect::Read, "List", "Lists the notes."),
+    );
+    let runtime = Runtime::new(definition, RuntimeOptions::default()).unwrap();
+    let bridge = McpBridge::builder(runtime.client()).build().unwrap();
+    let router = rcip_mcp::http_router(bridge, HttpOptions::new().relay(relay));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
+}
+
+/// Opens a 2025-11-25 session; its id.
+async fn session(addr: SocketAddr) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "relay-test", "version": "1"}}});
+    let response = mcp_post(addr, None, init.to_string()).send().await.unwrap();
+    let id = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let accepted = mcp_post(addr, Some(&id), done.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(accepted.status(), 202);
+    id
+}
+
+#[tokio::test]
+async fn what_a_session_publishes_and_what_it_does_not() {
+    let relay = Arc::new(Recorder::default());
+    let addr = serve(relay.clone()).await;
+    let id = session(addr).await;
+    let published = || relay.published.lock().unwrap().clone();
+    assert!(published().is_empty(), "opening a session tells nothing");
+
+    // A client's answer to a server request, a cancellation, a level: published.
+    let answer = json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "decline"}});
+    assert_eq!(
+        mcp_post(addr, Some(&id), answer.to_string())
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        202
+    );
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 9}});
+    mcp_post(addr, Some(&id), cancel.to_string())
+        .send()
+        .await
+        .unwrap();
+    let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+                       "params": {"level": "debug"}});
+    assert_eq!(
+        mcp_post(addr, Some(&id), level.to_string())
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    // A request of its own is not.
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    mcp_post(addr, Some(&id), list.to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(
+        published(),
+        [
+            json!({"session": id, "message": answer}),
+            json!({"session": id, "message": cancel}),
+            json!({"session": id, "level": "debug"}),
+        ]
+    );
+
+    // An unknown session's answer is refused before it is published.
+    let stranger = mcp_post(addr, Some("no-such-session"), answer.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stranger.status(), 404);
+    assert_eq!(published().len(), 3);
+
+    // Ending the session tells every instance.
+    let ended = reqwest::Client::new()
+        .delete(format!("http://{addr}/mcp"))
+        .header("mcp-session-id", &id)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(ended.status().is_success(), "{}", ended.status());
+    assert_eq!(
+        published().last(),
+        Some(&json!({"session": id, "ended": true}))
+    );
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_refused_and_nothing_is_published() {
+    let relay = Arc::new(Recorder::default());
+    let addr = serve(relay.clone()).await;
+    let id = session(addr).await;
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"result":{{"pad":"{}"}}}}"#,
+        "x".repeat(4 * 1024 * 1024)
+    );
+    let refused = mcp_post(addr, Some(&id), huge).send().await.unwrap();
+    assert_eq!(refused.status(), 413);
+    assert!(relay.published.lock().unwrap().is_empty());
+    // The session still serves.
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let listed = mcp_post(addr, Some(&id), list.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 200);
+}
+
+#[tokio::test]
+async fn a_notice_from_another_instance_acts_here() {
+    let relay = Arc::new(Recorder::default());
+    let addr = serve(relay.clone()).await;
+    let id = session(addr).await;
+    let hear = relay
+        .hear
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("the endpoint subscribed");
+    // Malformed notices are ignored, whatever their shape.
+    for junk in [
+        json!(null),
+        json!([1]),
+        json!({"session": 7}),
+        json!({"session": id, "level": "loud"}),
+    ] {
+        hear(junk);
+    }
+    // Another instance ended the session: it is gone here too.
+    hear(json!({"session": id, "ended": true}));
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let mut status = 0;
+    for _ in 0..50 {
+        status = mcp_post(addr, Some(&id), list.to_string())
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+        if status == 404 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        status, 404,
+        "the session another instance ended is unknown here"
+    );
+}
