@@ -123,8 +123,13 @@ fn sibling(app: &App, keys: impl FnOnce(McpBridgeBuilder) -> McpBridgeBuilder) -
 
 /// Adds a note through `app`'s bridge, which asks for a confirmation: its approved retry
 /// is refused by `refuses` (the state does not open there: `-32602`) and finishes on
-/// `finishes`.
-async fn approved_retry(app: &App, text: &str, refuses: &McpBridge, finishes: &McpBridge) {
+/// `finishes`. Returns the retry, to replay.
+async fn approved_retry(
+    app: &App,
+    text: &str,
+    refuses: &McpBridge,
+    finishes: &McpBridge,
+) -> rcip_mcp::rmcp::model::CallToolRequestParams {
     let first = connect(app, Human::new(Answer::Approve), Era::Modern).await;
     let params = call("notes.add", json!({ "text": text }));
     let CallToolResponse::InputRequired(round) =
@@ -146,10 +151,12 @@ async fn approved_retry(app: &App, text: &str, refuses: &McpBridge, finishes: &M
         other => panic!("a bridge without the key opened the state: {other:?}"),
     }
     let client = connect_bridge(finishes, Human::new(Answer::Approve), Era::Modern).await;
-    let CallToolResponse::Complete(done) = client.call_tool_once(retry).await.unwrap() else {
+    let CallToolResponse::Complete(done) = client.call_tool_once(retry.clone()).await.unwrap()
+    else {
         panic!("not complete")
     };
     assert_eq!(done.structured_content, Some(json!({ "added": text })));
+    retry
 }
 
 /// A state sealed by one bridge is refused by a bridge with another key, and accepted by one
@@ -164,8 +171,18 @@ async fn a_shared_key_lets_another_bridge_of_the_same_runtime_finish() {
         b.request_state_key(b"another key, also thirty-two b..".to_vec())
     });
     let same_key = sibling(&app, |b| b.request_state_key(SHARED.to_vec()));
-    approved_retry(&app, "shared", &stranger, &same_key).await;
+    let retry = approved_retry(&app, "shared", &stranger, &same_key).await;
     assert_eq!(app.notes(), ["first", "shared"]);
+    // Replayed through the bridge that sealed it (its own record of used states does not
+    // know the other bridge used it): the confirmation is gone, so it was answered.
+    let first = connect(&app, Human::new(Answer::Approve), Era::Modern).await;
+    match first.call_tool_once(retry).await {
+        Err(ServiceError::McpError(e)) => {
+            assert!(e.message.contains("CONFIRMATION_ALREADY_USED"), "{e:?}");
+        }
+        other => panic!("a replay was not refused: {other:?}"),
+    }
+    assert_eq!(app.notes(), ["first", "shared"], "nothing ran twice");
 }
 
 /// A keyring rotates the `requestState` key without refusing retries in flight: a state
@@ -184,7 +201,7 @@ async fn a_keyring_opens_states_sealed_with_an_older_key() {
     let dropped_old = sibling(&app, |b| {
         b.request_state_keys("new", [("new", NEW.to_vec())])
     });
-    approved_retry(&app, "rotated", &dropped_old, &rotated).await;
+    let _ = approved_retry(&app, "rotated", &dropped_old, &rotated).await;
 }
 
 #[test]
