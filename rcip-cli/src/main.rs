@@ -17,6 +17,14 @@
 //! (`UNSUPPORTED_SCHEMA`, `NAME_COLLISION`, ...) when the catalog cannot be exported, 2 for
 //! unreadable input, invalid JSON or an unknown profile.
 //!
+//! `rcip diff OLD NEW` compares two versions of a contract from its consumer's side and
+//! prints each change with its severity (`breaking`, `warning`, `info`), rule id, capability
+//! and JSON pointer (`--format json` for the report as JSON): two catalog exports (with
+//! `--profile NAME`, also as that provider's tools), two versions of a relationship package,
+//! or two MCPL manifests (`--kind` when the files do not tell). The rules are in
+//! `docs/diff-rules.md`. Exit status: 0 when no change reaches `--fail-on` (`breaking` by
+//! default, `warning`, `never`), 1 when one does, 2 for unreadable or invalid input.
+//!
 //! `rcip serve --bind ADDR --database URL --programs DIR` (feature `serve`, default) serves
 //! the Relationship Protocol platform on REST and MCP (`rcip-server`) over a SQLite file
 //! (`sqlite:PATH` or a path) or PostgreSQL (`postgres://...`, with the `postgres` feature),
@@ -30,7 +38,7 @@
 
 use std::fs;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[cfg(feature = "serve")]
@@ -41,6 +49,7 @@ mod observe;
 mod serve;
 
 use clap::{Parser, Subcommand};
+use rcip_diff::Contract;
 use rcip_export::{Profile, export_catalog};
 use rcip_mcpl::{digest_of_canonical, manifest_canonical_json};
 use rcip_relationship::{duplicate_namespaces, parse_package};
@@ -82,13 +91,14 @@ enum Command {
         /// standard input.
         catalog: String,
     },
-    /// What changed between two catalog exports, judged from the consumer's side: breaking,
-    /// warning or info, each with its rule, capability and JSON pointer. Exit 0 when no change
-    /// reaches `--fail-on`, 1 when one does, 2 when a file cannot be read or is not a catalog.
+    /// What changed between two versions of a contract (catalog export, relationship
+    /// package or MCPL manifest), judged from the consumer's side: breaking, warning or info,
+    /// each with its rule, capability and JSON pointer. Exit 0 when no change reaches
+    /// `--fail-on`, 1 when one does, 2 when a file cannot be read or is not such a contract.
     Diff {
-        /// The old catalog export (`-` reads standard input).
+        /// The old version (`-` reads standard input).
         old: String,
-        /// The new catalog export.
+        /// The new version.
         new: String,
         /// `text` (a line per change, then the counts) or `json`.
         #[arg(long, value_enum, default_value = "text")]
@@ -96,6 +106,14 @@ enum Command {
         /// The severity that fails: `breaking`, `warning` or `never`.
         #[arg(long, value_enum, default_value = "breaking")]
         fail_on: FailOn,
+        /// What the files are: `auto` tells by their marks (`protocol`, `capabilities`,
+        /// `version`).
+        #[arg(long, value_enum, default_value = "auto")]
+        kind: DiffKind,
+        /// Also compare the catalogs as this provider export sees them (tool names):
+        /// mcp-2025-11-25, mcp-2026-07-28, openai, anthropic, gemini or gemini-json-schema.
+        #[arg(long)]
+        profile: Option<Profile>,
     },
     /// Serve the Relationship Protocol platform on REST and MCP until SIGTERM or Ctrl-C.
     #[cfg(feature = "serve")]
@@ -126,7 +144,9 @@ fn main() -> ExitCode {
             new,
             format,
             fail_on,
-        } => diff(&old, &new, format, fail_on),
+            kind,
+            profile,
+        } => diff(&old, &new, format, fail_on, kind, profile),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::serve(*args),
         #[cfg(feature = "serve")]
@@ -169,15 +189,76 @@ enum FailOn {
     Never,
 }
 
-fn diff(old: &str, new: &str, format: DiffFormat, fail_on: FailOn) -> ExitCode {
-    let (old_catalog, new_catalog) = match (read_json(old), read_json(new)) {
+/// What `rcip diff` compares.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum DiffKind {
+    Auto,
+    Catalog,
+    Package,
+    Manifest,
+}
+
+fn diff(
+    old: &str,
+    new: &str,
+    format: DiffFormat,
+    fail_on: FailOn,
+    kind: DiffKind,
+    profile: Option<Profile>,
+) -> ExitCode {
+    let (old_document, new_document) = match (read_json(old), read_json(new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    let report = match rcip_diff::diff_catalogs(&old_catalog, &new_catalog) {
+    let contract = match kind {
+        DiffKind::Catalog => Contract::Catalog,
+        DiffKind::Package => Contract::Package,
+        DiffKind::Manifest => Contract::Manifest,
+        DiffKind::Auto => {
+            let detect = |file: &str, document| {
+                Contract::detect(document).ok_or_else(|| {
+                    eprintln!(
+                        "{file}: not a catalog export, relationship package or MCPL manifest (pass --kind)"
+                    );
+                    ExitCode::from(UNREADABLE)
+                })
+            };
+            match (detect(old, &old_document), detect(new, &new_document)) {
+                (Ok(a), Ok(b)) if a == b => a,
+                (Ok(a), Ok(b)) => {
+                    eprintln!("{old} is a {}, {new} a {}", a.as_str(), b.as_str());
+                    return ExitCode::from(UNREADABLE);
+                }
+                (Err(code), _) | (_, Err(code)) => return code,
+            }
+        }
+    };
+    if contract == Contract::Package {
+        // Only valid packages are compared: the rules read them as the validator left them.
+        for (file, document) in [(old, &old_document), (new, &new_document)] {
+            if let Err(error) = parse_package(&document.to_string()) {
+                eprintln!("{}", error.in_file(Path::new(file)));
+                return ExitCode::from(UNREADABLE);
+            }
+        }
+    }
+    let report = match (contract, profile) {
+        (Contract::Catalog, Some(profile)) => {
+            rcip_diff::diff_exports(profile, &old_document, &new_document)
+        }
+        (_, Some(_)) => {
+            eprintln!(
+                "--profile compares catalog exports, not a {}",
+                contract.as_str()
+            );
+            return ExitCode::from(UNREADABLE);
+        }
+        (contract, None) => contract.diff(&old_document, &new_document),
+    };
+    let report = match report {
         Ok(report) => report,
         Err(error) => {
-            let rcip_diff::DiffError::NotACatalog { which, .. } = &error;
+            let rcip_diff::DiffError::Invalid { which, .. } = &error;
             let file = if *which == "old" { old } else { new };
             eprintln!("{file}: {error}");
             return ExitCode::from(UNREADABLE);
@@ -191,7 +272,7 @@ fn diff(old: &str, new: &str, format: DiffFormat, fail_on: FailOn) -> ExitCode {
                     "{:<8} {} {}{} {}",
                     change.severity.as_str(),
                     change.rule,
-                    change.capability.as_deref().unwrap_or("(catalog)"),
+                    change.capability.as_deref().unwrap_or(""),
                     change.pointer,
                     change.message
                 );

@@ -10,7 +10,7 @@ use crate::{Change, DiffError, Report, Severity};
 ///
 /// # Errors
 ///
-/// [`DiffError::NotACatalog`] when either document lacks the `capabilities` list, or a
+/// [`DiffError::Invalid`] when either document lacks the `capabilities` list, or a
 /// capability lacks its `id`.
 pub fn diff_catalogs(old: &Value, new: &Value) -> Result<Report, DiffError> {
     let old_capabilities = capabilities(old, "old")?;
@@ -54,8 +54,9 @@ fn capabilities<'a>(
     document: &'a Value,
     which: &'static str,
 ) -> Result<Vec<(&'a str, &'a Value)>, DiffError> {
-    let not_a_catalog = |reason: &str| DiffError::NotACatalog {
+    let not_a_catalog = |reason: &str| DiffError::Invalid {
         which,
+        kind: "catalog",
         reason: reason.to_owned(),
     };
     let list = document

@@ -32,15 +32,21 @@
 #![deny(missing_docs)]
 
 mod catalog;
+mod manifest;
+mod package;
 mod schema;
+mod tools;
 
 use serde_json::{Value, json};
 
 pub use catalog::diff_catalogs;
+pub use manifest::{diff_manifests, diff_manifests_with};
+pub use package::diff_packages;
+pub use tools::diff_exports;
 
 /// Every rule id a [`Change`] can carry, each documented with an example pair in the
 /// project's `docs/diff-rules.md`.
-pub const RULES: [&str; 40] = [
+pub const RULES: &[&str] = &[
     "capability-removed",
     "capability-added",
     "effect-escalated",
@@ -81,6 +87,53 @@ pub const RULES: [&str; 40] = [
     "output-schema-changed",
     "default-changed",
     "schema-text-changed",
+    "tool-renamed",
+    "tool-retargeted",
+    "tool-export-refused",
+    "package-version-changed",
+    "package-version-not-raised",
+    "package-text-changed",
+    "package-type-removed",
+    "package-type-added",
+    "package-type-kind-changed",
+    "record-schema-stricter",
+    "record-schema-looser",
+    "record-schema-changed",
+    "package-lifecycle-changed",
+    "package-state-removed",
+    "package-state-added",
+    "package-initial-state-changed",
+    "package-role-removed",
+    "package-role-required-added",
+    "package-role-added",
+    "package-role-bounds-narrowed",
+    "package-role-bounds-widened",
+    "package-role-types-narrowed",
+    "package-role-types-widened",
+    "package-command-removed",
+    "package-command-added",
+    "package-command-from-narrowed",
+    "package-command-from-widened",
+    "package-command-to-changed",
+    "package-command-guard-added",
+    "package-command-guard-removed",
+    "package-command-effects-changed",
+    "package-view-removed",
+    "package-view-added",
+    "package-view-changed",
+    "mcpl-version-changed",
+    "mcpl-capability-withdrawn",
+    "mcpl-capability-advertised",
+    "mcpl-capabilities-rewritten",
+    "mcpl-extension-changed",
+    "mcpl-feature-set-removed",
+    "mcpl-feature-set-added",
+    "mcpl-feature-set-uses-added",
+    "mcpl-feature-set-uses-removed",
+    "mcpl-feature-set-changed",
+    "mcpl-tag-removed",
+    "mcpl-tag-added",
+    "mcpl-tag-ontology-changed",
 ];
 
 /// How much a change matters to a consumer of the old catalog.
@@ -173,17 +226,81 @@ impl Report {
     }
 }
 
-/// Why two exports could not be compared.
+/// Why two documents could not be compared.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DiffError {
-    /// The document is not a catalog export: what is wrong, and where.
-    #[error("{which} catalog: {reason}")]
-    NotACatalog {
+    /// The document is not of the kind compared: what is wrong, and where.
+    #[error("{which} {kind}: {reason}")]
+    Invalid {
         /// `old` or `new`.
         which: &'static str,
+        /// `catalog`, `package` or `manifest`.
+        kind: &'static str,
         /// What is wrong.
         reason: String,
     },
+}
+
+/// The contracts `rcip diff` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contract {
+    /// A catalog export (`{"capabilities": [...]}`).
+    Catalog,
+    /// A `relationship/v1` program package (`{"protocol": "relationship/v1", ...}`).
+    Package,
+    /// An MCPL manifest (`{"version": "0.5", ...}`, the `experimental.mcpl` object).
+    Manifest,
+}
+
+impl Contract {
+    /// What `document` is, by its marks: `protocol: "relationship/v1"` for a package, a
+    /// `capabilities` array for a catalog, a string `version` or a `featureSets` object for a
+    /// manifest.
+    ///
+    /// ```
+    /// use rcip_diff::Contract;
+    /// use serde_json::json;
+    /// assert_eq!(Contract::detect(&json!({"capabilities": []})), Some(Contract::Catalog));
+    /// assert_eq!(Contract::detect(&json!({"version": "0.5"})), Some(Contract::Manifest));
+    /// assert_eq!(Contract::detect(&json!([1])), None);
+    /// ```
+    #[must_use]
+    pub fn detect(document: &Value) -> Option<Contract> {
+        if document.get("protocol").and_then(Value::as_str) == Some("relationship/v1") {
+            Some(Contract::Package)
+        } else if document.get("capabilities").is_some_and(Value::is_array) {
+            Some(Contract::Catalog)
+        } else if document.get("version").is_some_and(Value::is_string)
+            || document.get("featureSets").is_some_and(Value::is_object)
+        {
+            Some(Contract::Manifest)
+        } else {
+            None
+        }
+    }
+
+    /// `catalog`, `package` or `manifest`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Contract::Catalog => "catalog",
+            Contract::Package => "package",
+            Contract::Manifest => "manifest",
+        }
+    }
+
+    /// Compares `old` with `new` as this kind of contract.
+    ///
+    /// # Errors
+    ///
+    /// [`DiffError::Invalid`] when a document is not of this kind.
+    pub fn diff(self, old: &Value, new: &Value) -> Result<Report, DiffError> {
+        match self {
+            Contract::Catalog => diff_catalogs(old, new),
+            Contract::Package => diff_packages(old, new),
+            Contract::Manifest => diff_manifests(old, new),
+        }
+    }
 }
 
 /// A JSON pointer token (RFC 6901): `~` as `~0`, `/` as `~1`.

@@ -7,15 +7,21 @@
 //! stricter one cannot (info). A change that is neither stricter nor looser (a pattern
 //! replaced, a composition rewritten) is breaking either way.
 
-use serde_json::{Map, Value};
+use std::cmp::Ordering;
+
+use serde_json::{Map, Number, Value};
 
 use crate::{Severity, token};
 
-/// Whether the schema is a capability's input or its output.
+/// Whether the schema is a capability's input or its output, or the data of a package's
+/// records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Role {
     Input,
     Output,
+    /// Records written under the old schema must stay valid (stricter: breaking), and their
+    /// readers may hold the old closed schema (looser: warning).
+    Record,
 }
 
 /// Which way a change moves what the schema accepts.
@@ -35,23 +41,33 @@ impl Role {
         match self {
             Role::Input => "input",
             Role::Output => "output",
+            Role::Record => "record",
         }
     }
 
     /// The severity of a change that moves what the schema accepts `way`.
     fn severity(self, way: Way) -> Severity {
         match (self, way) {
-            (_, Way::Other) | (Role::Input, Way::Stricter) | (Role::Output, Way::Looser) => {
-                Severity::Breaking
-            }
+            (_, Way::Other)
+            | (Role::Input | Role::Record, Way::Stricter)
+            | (Role::Output, Way::Looser) => Severity::Breaking,
+            (Role::Record, Way::Looser) => Severity::Warning,
             _ => Severity::Info,
         }
     }
 }
 
-/// The rule ids, per role and keyword family (`input-…`, `output-…`).
-fn rule(role: Role, family: &str) -> &'static str {
+/// The rule ids, per role and keyword family (`input-…`, `output-…`); a record schema's
+/// by the way it moves (`record-schema-…`), the keyword named in the message.
+fn rule(role: Role, family: &str, way: Way) -> &'static str {
     match (role, family) {
+        (_, "default") => "default-changed",
+        (_, "text") => "schema-text-changed",
+        (Role::Record, _) => match way {
+            Way::Stricter => "record-schema-stricter",
+            Way::Looser => "record-schema-looser",
+            Way::Other => "record-schema-changed",
+        },
         (Role::Input, "type") => "input-type-changed",
         (Role::Output, "type") => "output-type-changed",
         (Role::Input, "enum") => "input-enum-changed",
@@ -76,8 +92,6 @@ fn rule(role: Role, family: &str) -> &'static str {
         (Role::Output, "composition") => "output-composition-changed",
         (Role::Input, "unique") => "input-unique-items-changed",
         (Role::Output, "unique") => "output-unique-items-changed",
-        (_, "default") => "default-changed",
-        (_, "text") => "schema-text-changed",
         (Role::Input, _) => "input-schema-changed",
         (Role::Output, _) => "output-schema-changed",
     }
@@ -121,7 +135,7 @@ pub(crate) fn compare(old: &Value, new: &Value, role: Role, pointer: &str, sink:
     };
     sink(
         role.severity(way),
-        rule(role, "schema"),
+        rule(role, "schema", way),
         pointer,
         format!("The {} schema changed.", role.name()),
     );
@@ -146,50 +160,72 @@ fn compare_objects(
 ) {
     let at = |key: &str| format!("{pointer}/{}", token(key));
     let mut report = |way: Way, family: &str, key: &str, message: String| {
-        sink(role.severity(way), rule(role, family), &at(key), message);
+        sink(
+            role.severity(way),
+            rule(role, family, way),
+            &at(key),
+            message,
+        );
     };
     // type
     if before.get("type") != after.get("type") {
         let (from, to) = (types(before.get("type")), types(after.get("type")));
-        let way = if subset(&to, &from) {
-            Way::Stricter
-        } else if subset(&from, &to) {
-            Way::Looser
-        } else {
-            Way::Other
+        let way = match (subset(&to, &from), subset(&from, &to)) {
+            // The same types, reordered (`["null", "string"]`): not stricter, no change.
+            (true, true) => None,
+            (true, false) => Some(Way::Stricter),
+            (false, true) => Some(Way::Looser),
+            (false, false) => Some(Way::Other),
         };
-        report(
-            way,
-            "type",
-            "type",
-            format!("The type changed from {} to {}.", shown(&from), shown(&to)),
-        );
+        if let Some(way) = way {
+            report(
+                way,
+                "type",
+                "type",
+                format!("The type changed from {} to {}.", shown(&from), shown(&to)),
+            );
+        }
     }
-    // enum and const
+    // enum and const, judged together as the values they allow: `enum: [c, null]` narrowed
+    // to `const: c` (schemars' `Option<T>` of a const, undone) is stricter, not an enum
+    // removed (looser) beside a const added.
+    let allowed = |schema: &Map<String, Value>| -> Option<Vec<Value>> {
+        let listed = match schema.get("enum") {
+            Some(Value::Array(values)) => Some(values.clone()),
+            _ => None,
+        };
+        match schema.get("const") {
+            Some(value) => Some(
+                listed
+                    .is_none_or(|listed| listed.contains(value))
+                    .then(|| value.clone())
+                    .into_iter()
+                    .collect(),
+            ),
+            None => listed,
+        }
+    };
+    let way = match (allowed(before), allowed(after)) {
+        (None, Some(_)) => Some(Way::Stricter),
+        (Some(_), None) => Some(Way::Looser),
+        (Some(from), Some(to)) => {
+            let removed = from.iter().any(|v| !to.contains(v));
+            let added = to.iter().any(|v| !from.contains(v));
+            match (removed, added) {
+                (true, false) => Some(Way::Stricter),
+                (false, true) => Some(Way::Looser),
+                (true, true) => Some(Way::Other),
+                // The same values, reordered or written the other way (`enum: [c]` as
+                // `const: c`): nothing a consumer can tell apart.
+                (false, false) => None,
+            }
+        }
+        (None, None) => Some(Way::Other),
+    };
     for key in ["enum", "const"] {
-        if before.get(key) != after.get(key) {
-            let values = |schema: &Map<String, Value>| -> Option<Vec<Value>> {
-                match (key, schema.get(key)) {
-                    ("enum", Some(Value::Array(values))) => Some(values.clone()),
-                    ("const", Some(value)) => Some(vec![value.clone()]),
-                    _ => None,
-                }
-            };
-            let (from, to) = (values(before), values(after));
-            let way = match (&from, &to) {
-                (None, Some(_)) => Way::Stricter,
-                (Some(_), None) => Way::Looser,
-                (Some(from), Some(to)) => {
-                    let removed = from.iter().any(|v| !to.contains(v));
-                    let added = to.iter().any(|v| !from.contains(v));
-                    match (removed, added) {
-                        (true, false) => Way::Stricter,
-                        (false, true) => Way::Looser,
-                        _ => Way::Other,
-                    }
-                }
-                (None, None) => Way::Other,
-            };
+        if let Some(way) = way
+            && before.get(key) != after.get(key)
+        {
             report(
                 way,
                 "enum",
@@ -202,17 +238,21 @@ fn compare_objects(
     for (keys, lower) in [(&LOWER, true), (&UPPER, false)] {
         for key in keys.iter() {
             let (from, to) = (
-                before.get(*key).and_then(Value::as_f64),
-                after.get(*key).and_then(Value::as_f64),
+                before.get(*key).and_then(Value::as_number),
+                after.get(*key).and_then(Value::as_number),
             );
-            if from == to {
-                continue;
-            }
             let way = match (from, to) {
+                (None, None) => continue,
                 (None, Some(_)) => Way::Stricter,
                 (Some(_), None) => Way::Looser,
-                (Some(a), Some(b)) if (b > a) == lower => Way::Stricter,
-                _ => Way::Looser,
+                // Exactly, not as f64: rcip writes 64-bit bounds as exact integers, and past
+                // 2^53 neighbours round to one f64 (`maximum` 2^63-1 lowered by one would go
+                // unreported).
+                (Some(a), Some(b)) => match numeric_order(a, b) {
+                    Ordering::Equal => continue,
+                    order if (order == Ordering::Less) == lower => Way::Stricter,
+                    _ => Way::Looser,
+                },
             };
             report(
                 way,
@@ -237,10 +277,11 @@ fn compare_objects(
             report(way, family, key, format!("The {key} changed."));
         }
     }
-    // uniqueItems
-    if before.get("uniqueItems") != after.get("uniqueItems") {
-        let unique =
-            |s: &Map<String, Value>| s.get("uniqueItems").and_then(Value::as_bool) == Some(true);
+    // uniqueItems: only `true` asks anything, so `false` written out or left out is no change
+    // (not a looser schema, which as output would be breaking).
+    let unique =
+        |s: &Map<String, Value>| s.get("uniqueItems").and_then(Value::as_bool) == Some(true);
+    if unique(before) != unique(after) {
         let way = if unique(after) {
             Way::Stricter
         } else {
@@ -302,7 +343,7 @@ fn compare_objects(
                 };
                 sink(
                     role.severity(way),
-                    rule(role, "property-removed"),
+                    rule(role, "property-removed", way),
                     &place,
                     format!("The property {name} was removed."),
                 );
@@ -319,7 +360,7 @@ fn compare_objects(
         };
         sink(
             role.severity(way),
-            rule(role, "property-added"),
+            rule(role, "property-added", way),
             &place,
             format!("The property {name} was added."),
         );
@@ -341,7 +382,7 @@ fn compare_objects(
                 };
                 sink(
                     role.severity(way),
-                    rule(role, "closed"),
+                    rule(role, "closed", way),
                     &place,
                     "Whether other properties are allowed changed.".to_owned(),
                 );
@@ -360,7 +401,7 @@ fn compare_objects(
         if before.get(key) != after.get(key) {
             sink(
                 role.severity(Way::Other),
-                rule(role, "composition"),
+                rule(role, "composition", Way::Other),
                 &at(key),
                 format!("The {key} composition changed."),
             );
@@ -370,7 +411,7 @@ fn compare_objects(
     if before.get("default") != after.get("default") {
         sink(
             Severity::Warning,
-            rule(role, "default"),
+            rule(role, "default", Way::Other),
             &at("default"),
             "The default value changed.".to_owned(),
         );
@@ -380,7 +421,7 @@ fn compare_objects(
         if before.get(key) != after.get(key) {
             sink(
                 Severity::Info,
-                rule(role, "text"),
+                rule(role, "text", Way::Other),
                 &at(key),
                 format!("The {key} changed."),
             );
@@ -419,7 +460,7 @@ fn compare_objects(
         if before.get(key) != after.get(key) {
             sink(
                 role.severity(Way::Other),
-                rule(role, "other"),
+                rule(role, "other", Way::Other),
                 &at(key),
                 format!("The keyword {key} changed."),
             );
@@ -453,13 +494,32 @@ fn shown(types: &[String]) -> String {
     types.join("|")
 }
 
-fn number(value: Option<f64>) -> String {
-    value.map_or_else(|| "none".to_owned(), |v| v.to_string())
+fn number(value: Option<&Number>) -> String {
+    value.map_or_else(|| "none".to_owned(), Number::to_string)
+}
+
+/// The order of two JSON numbers by value, exact for integers up to `u64::MAX` and for an
+/// integer against a float.
+fn numeric_order(a: &Number, b: &Number) -> Ordering {
+    let integer = |n: &Number| n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
+    if let (Some(a), Some(b)) = (integer(a), integer(b)) {
+        return a.cmp(&b);
+    }
+    let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+    match x.partial_cmp(&y) {
+        // Rounding an integer to f64 keeps its order against a float, so only a tie is in
+        // doubt; then the float is a whole number (below 2^53 the integer was exact, above
+        // every f64 is whole) well within i128, and the two compare exactly.
+        Some(Ordering::Equal) => integer(a)
+            .unwrap_or(x as i128)
+            .cmp(&integer(b).unwrap_or(y as i128)),
+        order => order.unwrap_or(Ordering::Equal),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Role, rule};
+    use super::{Role, Way, rule};
 
     /// Every rule the schema comparison can report is listed (and so documented).
     #[test]
@@ -482,10 +542,12 @@ mod tests {
             "schema",
             "other",
         ];
-        for role in [Role::Input, Role::Output] {
+        for role in [Role::Input, Role::Output, Role::Record] {
             for family in families {
-                let id = rule(role, family);
-                assert!(crate::RULES.contains(&id), "{id} is not in RULES");
+                for way in [Way::Stricter, Way::Looser, Way::Other] {
+                    let id = rule(role, family, way);
+                    assert!(crate::RULES.contains(&id), "{id} is not in RULES");
+                }
             }
         }
     }

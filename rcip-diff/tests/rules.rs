@@ -336,3 +336,112 @@ fn every_rule_is_documented() {
     ids.dedup();
     assert_eq!(ids.len(), rcip_diff::RULES.len(), "each rule once");
 }
+
+/// Every change between two schemas in the role `key`: (severity, rule, pointer).
+fn all(key: &str, old: Value, new: Value) -> Vec<(Severity, &'static str, String)> {
+    diff_catalogs(&catalog(schema(key, old)), &catalog(schema(key, new)))
+        .unwrap()
+        .changes
+        .into_iter()
+        .map(|c| (c.severity, c.rule, c.pointer))
+        .collect()
+}
+
+/// Found by the property tests: 64-bit bounds compared exactly. rcip writes them as exact
+/// JSON integers, and past 2^53 neighbouring integers are one f64, so a bound moved by one
+/// went unreported.
+#[test]
+fn bounds_compare_exactly_past_2_to_the_53() {
+    for (looser, stricter, key) in [
+        (json!(i64::MAX), json!(i64::MAX - 1), "maximum"),
+        (json!(u64::MAX - 1), json!(u64::MAX), "minimum"),
+        (
+            json!(1u64 << 53),
+            json!((1u64 << 53) + 1),
+            "exclusiveMinimum",
+        ),
+        // An integer against a float (2^64, just past u64::MAX).
+        (
+            json!(u64::MAX),
+            json!(18_446_744_073_709_551_616.0),
+            "exclusiveMinimum",
+        ),
+    ] {
+        let (looser, stricter) = (
+            json!({"type": "number", key: looser}),
+            json!({"type": "number", key: stricter}),
+        );
+        let pointer = format!("/inputSchema/{key}");
+        assert_eq!(
+            only(
+                schema("inputSchema", looser.clone()),
+                schema("inputSchema", stricter.clone())
+            ),
+            (Breaking, "input-bound-changed", pointer.clone()),
+            "{looser} -> {stricter}"
+        );
+        assert_eq!(
+            only(
+                schema("inputSchema", stricter),
+                schema("inputSchema", looser)
+            ),
+            (Info, "input-bound-changed", pointer)
+        );
+    }
+}
+
+/// Found by the property tests: `enum` and `const` are one set of allowed values. schemars
+/// writes an `Option<T>` of a const as `enum: [c, null]`; made required again it is
+/// `const: c`, which is stricter, not an enum removed (looser) beside a const added.
+#[test]
+fn enum_and_const_are_one_set_of_values() {
+    let (nullable, plain) = (json!({"enum": ["a", null]}), json!({"const": "a"}));
+    let stricter = all("inputSchema", nullable.clone(), plain.clone());
+    assert_eq!(
+        stricter,
+        [
+            (
+                Breaking,
+                "input-enum-changed",
+                "/inputSchema/enum".to_owned()
+            ),
+            (
+                Breaking,
+                "input-enum-changed",
+                "/inputSchema/const".to_owned()
+            ),
+        ]
+    );
+    let stricter = all("outputSchema", nullable.clone(), plain.clone());
+    assert!(stricter.iter().all(|c| c.0 == Info), "{stricter:?}");
+    let looser = all("outputSchema", plain, nullable);
+    assert!(
+        !looser.is_empty() && looser.iter().all(|c| c.0 == Breaking),
+        "{looser:?}"
+    );
+}
+
+/// Found by the property tests: a rewrite that allows the same values is no change, where
+/// it was judged stricter, looser or both (an output reordered its enum: breaking).
+#[test]
+fn the_same_values_rewritten_are_no_change() {
+    for (before, after) in [
+        (json!({"enum": ["a", "b"]}), json!({"enum": ["b", "a"]})),
+        (json!({"enum": ["a"]}), json!({"const": "a"})),
+        (
+            json!({"type": ["string", "null"]}),
+            json!({"type": ["null", "string"]}),
+        ),
+        (
+            json!({"type": "array"}),
+            json!({"type": "array", "uniqueItems": false}),
+        ),
+    ] {
+        for key in ["inputSchema", "outputSchema"] {
+            for (from, to) in [(&before, &after), (&after, &before)] {
+                let found = all(key, from.clone(), to.clone());
+                assert!(found.is_empty(), "{key}: {from} -> {to}: {found:?}");
+            }
+        }
+    }
+}
