@@ -378,7 +378,10 @@ fn polls_export_is_the_catalog_json_and_deterministic() {
 /// The export is the same bytes on every build of the same source: it is compared with the
 /// copy committed beside the example (`examples/polls.catalog.json`). After an intended change
 /// of the catalog, regenerate that file with
-/// `cargo run --example polls -- export > examples/polls.catalog.json` and review the diff.
+/// `cargo run --example polls -- export > examples/polls.catalog.json` and review the diff. The
+/// build then checks that file against the last published contract (`build.rs`,
+/// `examples/polls.contract.lock`): a breaking change fails `cargo build` until the version's
+/// major component moves or `RCIP_ACCEPT_BREAKING=1` rewrites the lock.
 #[test]
 fn polls_export_matches_the_committed_catalog() {
     let output = Command::new(example_binary())

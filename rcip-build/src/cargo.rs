@@ -52,8 +52,13 @@ pub(crate) fn write_output(
 /// them and fails the build), no panic.
 pub(crate) fn report(result: Result<PathBuf, BuildError>) {
     if let Err(error) = result {
-        for line in error.to_string().lines() {
-            println!("cargo::error={line}");
-        }
+        fail(&error.to_string());
+    }
+}
+
+/// Each line of `text` as a `cargo::error`.
+pub(crate) fn fail(text: &str) {
+    for line in text.lines() {
+        println!("cargo::error={line}");
     }
 }

@@ -50,15 +50,51 @@
 //! Every version's `Capabilities` declares the same capability ids (they are named after the
 //! namespace, not the version): list one of them in `catalog!`, usually the module's own.
 //! A type named like a version submodule (`v1`) is reachable only as `ns::vN::v1`.
+//!
+//! ## The catalog's contract
+//!
+//! [`Contract`] fails the build when the application's catalog breaks the contract it last
+//! published, by `rcip-diff`'s rules (a capability removed, an input made stricter, an effect
+//! escalated, ...), unless the crate's major version moved:
+//!
+//! ```no_run
+//! // build.rs
+//! rcip_build::Contract::new("polls.catalog.json")
+//!     .lock("polls.contract.lock")
+//!     .export_command("cargo run --example polls -- export > examples/polls.catalog.json")
+//!     .check_or_fail();
+//! ```
+//!
+//! A build script runs before its crate is compiled, so it cannot compute the catalog (the
+//! schemas of `#[capability]` functions are derived when the program runs): it checks the
+//! catalog export committed beside the code, which a test of the application keeps equal to
+//! what the code exports. The lock (`polls.contract.lock`, committed too) holds the version
+//! the contract was published under and that version's export; the first build writes it.
+//! How a change goes:
+//!
+//! 1. The code's catalog changes: the application's export test fails until the export is
+//!    regenerated (`cargo run --example polls -- export > examples/polls.catalog.json`).
+//! 2. The regenerated export is compared with the lock. Nothing breaking: the build passes.
+//!    Breaking: `cargo build` fails with one `breaking <rule> <capability> <pointer>:
+//!    <message>` line per change, and the ways on:
+//!    - keep the contract: undo the change in the code and regenerate the export;
+//!    - publish a major version: the crate's version from `0.1.x` to `0.2.0` (Cargo's rule:
+//!      the leftmost non-zero component) passes, warning what it breaks;
+//!    - accept the break: `RCIP_ACCEPT_BREAKING=1 cargo build -p <crate>` rewrites the lock
+//!      with the export and the crate's version ([`ACCEPT_BREAKING_ENV`]); commit it.
+//! 3. Once a major version is published, the same variable records its contract as the new
+//!    lock (a build script rewrites no source file unasked: `cargo publish` refuses that).
 #![deny(missing_docs)]
 
 mod cargo;
+mod contract;
 mod generate;
 mod rust_names;
 mod string_enum;
 mod tokens;
 mod vocabulary;
 
+pub use contract::{ACCEPT_BREAKING_ENV, Breaking, Contract, ContractError, DEFAULT_LOCK, Outcome};
 pub use vocabulary::VocabularyFile;
 
 use std::fmt;

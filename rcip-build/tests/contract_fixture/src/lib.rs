@@ -1,0 +1,1 @@
+//! Nothing to compile: the build script's check is the point.
