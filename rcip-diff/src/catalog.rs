@@ -1,6 +1,8 @@
 //! The catalog's own rules: capabilities added and removed, effects, scopes, idempotency,
 //! texts, the application's metadata; each kept capability's schemas go to `schema.rs`.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::Value;
 
 use crate::schema::{Role, compare};
@@ -21,8 +23,11 @@ pub fn diff_catalogs(old: &Value, new: &Value) -> Result<Report, DiffError> {
     }
     let changes = &mut report.changes;
     application(old, new, changes);
+    // Looked up by id: a catalog of thousands stays linear.
+    let old_ids: HashSet<&str> = old_capabilities.iter().map(|(id, _)| *id).collect();
+    let new_by_id: HashMap<&str, &Value> = new_capabilities.iter().copied().collect();
     for (id, before) in &old_capabilities {
-        match new_capabilities.iter().find(|(other, _)| other == id) {
+        match new_by_id.get(id).map(|after| (id, after)) {
             None => changes.push(Change {
                 severity: Severity::Breaking,
                 rule: "capability-removed",
@@ -36,7 +41,7 @@ pub fn diff_catalogs(old: &Value, new: &Value) -> Result<Report, DiffError> {
         }
     }
     for (id, _) in &new_capabilities {
-        if !old_capabilities.iter().any(|(other, _)| other == id) {
+        if !old_ids.contains(id) {
             changes.push(Change {
                 severity: Severity::Info,
                 rule: "capability-added",

@@ -42,6 +42,7 @@ use serde_json::{Value, json};
 pub use catalog::diff_catalogs;
 pub use manifest::{diff_manifests, diff_manifests_with};
 pub use package::diff_packages;
+pub use schema::MAX_SCHEMA_DEPTH;
 pub use tools::diff_exports;
 
 /// Every rule id a [`Change`] can carry, each documented with an example pair in the
@@ -127,6 +128,7 @@ pub const RULES: &[&str] = &[
     "mcpl-capabilities-rewritten",
     "mcpl-extension-changed",
     "mcpl-feature-set-removed",
+    "mcpl-feature-set-disabled",
     "mcpl-feature-set-added",
     "mcpl-feature-set-uses-added",
     "mcpl-feature-set-uses-removed",

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use rcip_mcpl::{VOCABULARY, Vocabulary};
+use rcip_mcpl::{VOCABULARY, VocabNode, Vocabulary};
 use serde_json::{Map, Value};
 
 use crate::{Change, DiffError, Report, Severity, token};
@@ -65,7 +65,17 @@ pub fn diff_manifests_with(
     };
     let (before, after) = (object("old", old)?, object("new", new)?);
     let mut report = Report::default();
-    if before.get("revision").is_some() && before.get("revision") == after.get("revision") {
+    // A revision is server-authored and untrusted (RFC-003): equal revisions mean equal
+    // content only when each is the digest of its manifest.
+    let digest_is = |manifest: &Value, claimed: Option<&Value>| {
+        claimed.and_then(Value::as_str).is_some_and(|claimed| {
+            rcip_mcpl::manifest_digest(manifest).is_ok_and(|digest| digest == claimed)
+        })
+    };
+    if before.get("revision") == after.get("revision")
+        && digest_is(old, before.get("revision"))
+        && digest_is(new, after.get("revision"))
+    {
         return Ok(report);
     }
     let changes = &mut report.changes;
@@ -79,7 +89,12 @@ pub fn diff_manifests_with(
         ));
     }
     capabilities(vocabulary, old, new, &before, &after, changes);
-    feature_sets(before.get("featureSets"), after.get("featureSets"), changes);
+    feature_sets(
+        vocabulary,
+        before.get("featureSets"),
+        after.get("featureSets"),
+        changes,
+    );
     Ok(report)
 }
 
@@ -97,11 +112,6 @@ fn change(
         pointer,
         message,
     }
-}
-
-/// A dotted capability path as a JSON pointer into the manifest.
-fn pointer_of(path: &str) -> String {
-    path.split('.').map(|s| format!("/{}", token(s))).collect()
 }
 
 /// The capabilities domain.
@@ -122,7 +132,7 @@ fn capabilities(
             Severity::Breaking,
             "mcpl-capability-withdrawn",
             Some(path.clone()),
-            pointer_of(path),
+            existing_pointer(old, path),
             format!("The server no longer advertises {path}."),
         ));
     }
@@ -131,11 +141,11 @@ fn capabilities(
             Severity::Info,
             "mcpl-capability-advertised",
             Some(path.clone()),
-            pointer_of(path),
+            existing_pointer(new, path),
             format!("The server now advertises {path}."),
         ));
     }
-    let known = |member: &str| vocabulary.roots.iter().any(|r| r.segment == member);
+    let root = |member: &str| vocabulary.roots.iter().find(|r| r.segment == member);
     let members: BTreeSet<&String> = before
         .keys()
         .chain(after.keys())
@@ -146,13 +156,21 @@ fn capabilities(
             continue;
         }
         let pointer = format!("/{}", token(member));
-        if !known(member) {
+        let (was, now) = (before.get(member), after.get(member));
+        let extension_changed = match root(member) {
+            None => true,
+            Some(node) => {
+                was.and_then(|v| unknown_members(node, v))
+                    != now.and_then(|v| unknown_members(node, v))
+            }
+        };
+        if extension_changed {
             changes.push(change(
                 Severity::Warning,
                 "mcpl-extension-changed",
                 Some(member.clone()),
                 pointer,
-                format!("The member {member}, which the vocabulary does not know, changed."),
+                format!("In {member}, what the vocabulary does not know changed."),
             ));
         } else if !from
             .symmetric_difference(&to)
@@ -172,6 +190,47 @@ fn capabilities(
     }
 }
 
+/// The members of `value` that the vocabulary's tree under `node` does not know (a vendor's
+/// `{"publish": {"maxBytes": 1000}}` under `channels`), at any depth; `None` when there are
+/// none. The recursion follows the vocabulary's tree, so its depth is the tree's.
+fn unknown_members(node: &VocabNode, value: &Value) -> Option<Value> {
+    let Value::Object(members) = value else {
+        return None;
+    };
+    let mut rest = Map::new();
+    for (key, value) in members {
+        match node.children.iter().find(|c| c.segment == key.as_str()) {
+            Some(child) => {
+                if let Some(inner) = unknown_members(child, value) {
+                    rest.insert(key.clone(), inner);
+                }
+            }
+            None => {
+                rest.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    (!rest.is_empty()).then_some(Value::Object(rest))
+}
+
+/// A pointer to the deepest member of `manifest` on `path`: `channels.register`, advertised
+/// by `"channels": true`, points at `/channels`.
+fn existing_pointer(manifest: &Value, path: &str) -> String {
+    let mut pointer = String::new();
+    let mut at = manifest;
+    for segment in path.split('.') {
+        match at.get(segment) {
+            Some(next) => {
+                pointer.push('/');
+                pointer.push_str(&token(segment));
+                at = next;
+            }
+            None => break,
+        }
+    }
+    pointer
+}
+
 /// The strings of a set-valued array (a non-string member is left out: such an array is not
 /// a set, and validation refuses it).
 fn set(value: Option<&Value>) -> BTreeSet<&str> {
@@ -184,7 +243,12 @@ fn set(value: Option<&Value>) -> BTreeSet<&str> {
 }
 
 /// The featureSets and tagOntology domains.
-fn feature_sets(old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<Change>) {
+fn feature_sets(
+    vocabulary: &Vocabulary,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    changes: &mut Vec<Change>,
+) {
     if old == new {
         return;
     }
@@ -216,7 +280,7 @@ fn feature_sets(old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<Chan
             ));
             continue;
         };
-        feature_set(name, &pointer, set_before, set_after, changes);
+        feature_set(vocabulary, name, &pointer, set_before, set_after, changes);
     }
     for name in after.keys().filter(|n| !before.contains_key(*n)) {
         changes.push(change(
@@ -230,7 +294,47 @@ fn feature_sets(old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<Chan
 }
 
 /// One feature set kept in both manifests.
-fn feature_set(name: &str, pointer: &str, old: &Value, new: &Value, changes: &mut Vec<Change>) {
+fn feature_set(
+    vocabulary: &Vocabulary,
+    name: &str,
+    pointer: &str,
+    old: &Value,
+    new: &Value,
+    changes: &mut Vec<Change>,
+) {
+    // A set whose `uses` is absent, empty, not an array, or names what is not a path of the
+    // vocabulary is disabled (`InvalidUses`): to a host, as good as gone.
+    let usable = |set: &Value| {
+        set.get("uses")
+            .and_then(Value::as_array)
+            .is_some_and(|uses| {
+                !uses.is_empty()
+                    && uses
+                        .iter()
+                        .all(|u| u.as_str().is_some_and(|p| vocabulary.contains(p)))
+            })
+    };
+    match (usable(old), usable(new)) {
+        (true, false) => {
+            return changes.push(change(
+                Severity::Breaking,
+                "mcpl-feature-set-disabled",
+                None,
+                format!("{pointer}/uses"),
+                format!(
+                    "The feature set {name} is disabled now (its uses is empty, missing or names no capability path): a host's grant of it fails."
+                ),
+            ));
+        }
+        (false, true) => changes.push(change(
+            Severity::Info,
+            "mcpl-feature-set-changed",
+            None,
+            format!("{pointer}/uses"),
+            format!("The feature set {name}, disabled before, can be granted now."),
+        )),
+        _ => {}
+    }
     let (uses_before, uses_after) = (set(old.get("uses")), set(new.get("uses")));
     for path in uses_after.difference(&uses_before) {
         changes.push(change(
@@ -336,7 +440,7 @@ fn tag_ontology(
         ));
     }
     // What else changed, with the tags on one side only left out and the sets sorted.
-    let common: BTreeSet<&String> = before.intersection(&after).collect();
+    let common: BTreeSet<&str> = before.intersection(&after).map(String::as_str).collect();
     if normalized(old, &common) != normalized(new, &common) {
         changes.push(change(
             Severity::Info,
@@ -350,7 +454,7 @@ fn tag_ontology(
 
 /// A tag ontology keeping only the tags in `common`, its set-valued arrays (`coreTags`,
 /// `tags.*.implies`) sorted and deduplicated, as the digest normalizes them.
-fn normalized(ontology: Option<&Value>, common: &BTreeSet<&String>) -> Option<Value> {
+fn normalized(ontology: Option<&Value>, common: &BTreeSet<&str>) -> Option<Value> {
     let mut ontology = ontology?.clone();
     let sorted = |value: &mut Value| {
         if let Some(array) = value.as_array_mut()
@@ -363,11 +467,11 @@ fn normalized(ontology: Option<&Value>, common: &BTreeSet<&String>) -> Option<Va
     if let Some(core) = ontology.get_mut("coreTags") {
         sorted(core);
         if let Some(array) = core.as_array_mut() {
-            array.retain(|t| t.as_str().is_none_or(|t| common.iter().any(|c| *c == t)));
+            array.retain(|t| t.as_str().is_none_or(|t| common.contains(t)));
         }
     }
     if let Some(Value::Object(tags)) = ontology.get_mut("tags") {
-        tags.retain(|name, _| common.contains(name));
+        tags.retain(|name, _| common.contains(name.as_str()));
         for tag in tags.values_mut() {
             if let Some(implies) = tag.get_mut("implies") {
                 sorted(implies);

@@ -6,15 +6,20 @@
 //! version refuses (breaking). A command is a capability: its input schema follows the
 //! input rules, and it must still run where it ran (`from`, its guard).
 //!
-//! The documents are compared as JSON; they are expected to be valid packages (`rcip diff`
-//! checks them first with the package validator).
+//! Both packages go through the package validator first and are compared in its normalized
+//! form (schemas with their defaults written out, rules in their one spelling), so the
+//! same program written two ways has no changes. The capabilities a package generates (its
+//! commands, the record operations, the views' searches) are then compared by the catalog
+//! rules too: a state added is harmless to records but widens the `state` every record read
+//! returns, which a reader of the old output schema refuses.
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value};
+use rcip_relationship::{package_capabilities, parse_package};
+use serde_json::{Map, Value, json};
 
 use crate::schema::{Role, compare};
-use crate::{Change, DiffError, Report, Severity, token};
+use crate::{Change, DiffError, Report, Severity, diff_catalogs, token};
 
 /// Compares two versions of one namespace's package.
 ///
@@ -24,7 +29,7 @@ use crate::{Change, DiffError, Report, Severity, token};
 ///
 /// let old = json!({"protocol": "relationship/v1", "namespace": "polls", "version": 1,
 ///     "types": {"poll": {"kind": "entity", "schema": {"type": "object", "properties": {},
-///         "additionalProperties": false},
+///         "required": [], "additionalProperties": false},
 ///         "lifecycle": {"initial": "open", "states": ["open", "closed"]}}}});
 /// let mut new = old.clone();
 /// new["version"] = json!(2);
@@ -37,29 +42,28 @@ use crate::{Change, DiffError, Report, Severity, token};
 ///
 /// # Errors
 ///
-/// [`DiffError::Invalid`] when either document is not an object with `namespace` and
-/// `types`, or the two namespaces differ.
+/// [`DiffError::Invalid`] when either document is not a valid package (with the
+/// validator's problems), or the two namespaces differ.
 pub fn diff_packages(old: &Value, new: &Value) -> Result<Report, DiffError> {
-    let namespace = |which: &'static str, package: &Value| {
-        package
-            .get("namespace")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .filter(|_| package.get("types").is_some_and(Value::is_object))
-            .ok_or(DiffError::Invalid {
-                which,
-                kind: "package",
-                reason: "no \"namespace\" and \"types\"".to_owned(),
-            })
+    let parse = |which: &'static str, document: &Value| {
+        parse_package(&document.to_string()).map_err(|error| DiffError::Invalid {
+            which,
+            kind: "package",
+            reason: error.to_string(),
+        })
     };
-    let (from, to) = (namespace("old", old)?, namespace("new", new)?);
-    if from != to {
+    let (old_package, new_package) = (parse("old", old)?, parse("new", new)?);
+    if old_package.namespace != new_package.namespace {
         return Err(DiffError::Invalid {
             which: "new",
             kind: "package",
-            reason: format!("its namespace is {to}, the old package's {from}"),
+            reason: format!(
+                "its namespace is {}, the old package's {}",
+                new_package.namespace, old_package.namespace
+            ),
         });
     }
+    let (old, new) = (&old_package.to_json(), &new_package.to_json());
     let mut report = Report::default();
     let changes = &mut report.changes;
     version(old, new, changes);
@@ -133,6 +137,10 @@ pub fn diff_packages(old: &Value, new: &Value) -> Result<Report, DiffError> {
             format!("The view {name} was added."),
         );
     }
+    // What the package generates, as a consumer of the catalog sees it.
+    let capabilities = |package| json!({"capabilities": package_capabilities(package)});
+    let generated = diff_catalogs(&capabilities(&old_package), &capabilities(&new_package))?;
+    report.changes.extend(generated.changes);
     Ok(report)
 }
 
@@ -175,14 +183,16 @@ fn version(old: &Value, new: &Value, changes: &mut Vec<Change>) {
         })
     };
     let shown = |v: Option<u64>| v.map_or_else(|| "none".to_owned(), |v| v.to_string());
-    if content(old) != content(new) && !matches!((from, to), (Some(a), Some(b)) if b > a) {
+    let raised = matches!((from, to), (Some(a), Some(b)) if b > a);
+    let lowered = matches!((from, to), (Some(a), Some(b)) if b < a);
+    if (content(old) != content(new) && !raised) || lowered {
         push(
             changes,
             Severity::Warning,
             "package-version-not-raised",
             "/version",
             format!(
-                "The package changed but its version went from {} to {}: one namespace/version with two contents is a VERSION_CONFLICT.",
+                "The version went from {} to {} for this content: one namespace/version with two contents is a VERSION_CONFLICT, and a lower version meets the one before.",
                 shown(from),
                 shown(to)
             ),

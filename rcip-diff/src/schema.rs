@@ -8,6 +8,7 @@
 //! replaced, a composition rewritten) is breaking either way.
 
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 use serde_json::{Map, Number, Value};
 
@@ -119,15 +120,33 @@ const UPPER: [&str; 5] = [
 /// Subschemas compared as a whole: a change in them is a rewrite of the composition.
 const COMPOSITIONS: [&str; 6] = ["anyOf", "oneOf", "allOf", "not", "if", "prefixItems"];
 
+/// How deep subschemas are compared keyword by keyword; deeper, a changed subschema is
+/// judged whole (neither stricter nor looser). rcip's own schemas stay far above it; the
+/// bound keeps a hostile document from costing its depth times its size.
+pub const MAX_SCHEMA_DEPTH: usize = 64;
+
 /// Compares `old` with `new`, reporting each change under `pointer`.
 pub(crate) fn compare(old: &Value, new: &Value, role: Role, pointer: &str, sink: &mut Sink<'_>) {
+    compare_at(old, new, role, pointer, sink, 0);
+}
+
+fn compare_at(
+    old: &Value,
+    new: &Value,
+    role: Role,
+    pointer: &str,
+    sink: &mut Sink<'_>,
+    depth: usize,
+) {
     if old == new {
         return;
     }
-    if let (Some(before), Some(after)) = (old.as_object(), new.as_object()) {
-        return compare_objects(before, after, role, pointer, sink);
+    if depth < MAX_SCHEMA_DEPTH
+        && let (Some(before), Some(after)) = (old.as_object(), new.as_object())
+    {
+        return compare_objects(before, after, role, pointer, sink, depth);
     }
-    // A boolean schema, or none, on one side: compared as a whole.
+    // A boolean schema, or none, on one side (or past the depth bound): compared as a whole.
     let way = match (accepts_all(old), accepts_all(new)) {
         (true, false) => Way::Stricter,
         (false, true) => Way::Looser,
@@ -157,6 +176,7 @@ fn compare_objects(
     role: Role,
     pointer: &str,
     sink: &mut Sink<'_>,
+    depth: usize,
 ) {
     let at = |key: &str| format!("{pointer}/{}", token(key));
     let mut report = |way: Way, family: &str, key: &str, message: String| {
@@ -189,19 +209,22 @@ fn compare_objects(
     // enum and const, judged together as the values they allow: `enum: [c, null]` narrowed
     // to `const: c` (schemars' `Option<T>` of a const, undone) is stricter, not an enum
     // removed (looser) beside a const added.
-    let allowed = |schema: &Map<String, Value>| -> Option<Vec<Value>> {
-        let listed = match schema.get("enum") {
-            Some(Value::Array(values)) => Some(values.clone()),
+    let allowed = |schema: &Map<String, Value>| -> Option<BTreeSet<String>> {
+        let listed: Option<BTreeSet<String>> = match schema.get("enum") {
+            Some(Value::Array(values)) => Some(values.iter().map(value_key).collect()),
             _ => None,
         };
         match schema.get("const") {
-            Some(value) => Some(
-                listed
-                    .is_none_or(|listed| listed.contains(value))
-                    .then(|| value.clone())
-                    .into_iter()
-                    .collect(),
-            ),
+            Some(value) => {
+                let key = value_key(value);
+                Some(
+                    listed
+                        .is_none_or(|listed| listed.contains(&key))
+                        .then_some(key)
+                        .into_iter()
+                        .collect(),
+                )
+            }
             None => listed,
         }
     };
@@ -209,14 +232,14 @@ fn compare_objects(
         (None, Some(_)) => Some(Way::Stricter),
         (Some(_), None) => Some(Way::Looser),
         (Some(from), Some(to)) => {
-            let removed = from.iter().any(|v| !to.contains(v));
-            let added = to.iter().any(|v| !from.contains(v));
+            let removed = !from.is_subset(&to);
+            let added = !to.is_subset(&from);
             match (removed, added) {
                 (true, false) => Some(Way::Stricter),
                 (false, true) => Some(Way::Looser),
                 (true, true) => Some(Way::Other),
                 // The same values, reordered or written the other way (`enum: [c]` as
-                // `const: c`): nothing a consumer can tell apart.
+                // `const: c`, `1` as `1.0`): nothing a consumer can tell apart.
                 (false, false) => None,
             }
         }
@@ -295,16 +318,16 @@ fn compare_objects(
         );
     }
     // required
-    let required = |s: &Map<String, Value>| -> Vec<String> {
+    fn required(s: &Map<String, Value>) -> BTreeSet<&str> {
         s.get("required")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter_map(|v| v.as_str().map(str::to_owned))
+            .filter_map(Value::as_str)
             .collect()
-    };
+    }
     let (from, to) = (required(before), required(after));
-    for name in to.iter().filter(|n| !from.contains(n)) {
+    for name in to.difference(&from) {
         report(
             Way::Stricter,
             "required-added",
@@ -312,7 +335,7 @@ fn compare_objects(
             format!("The property {name} is now required."),
         );
     }
-    for name in from.iter().filter(|n| !to.contains(n)) {
+    for name in from.difference(&to) {
         report(
             Way::Looser,
             "required-removed",
@@ -323,17 +346,18 @@ fn compare_objects(
     // properties
     let closed =
         |s: &Map<String, Value>| s.get("additionalProperties") == Some(&Value::Bool(false));
-    let properties = |s: &'_ Map<String, Value>| -> Map<String, Value> {
-        s.get("properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let (from, to) = (properties(before), properties(after));
-    for (name, schema) in &from {
+    fn properties(s: &Map<String, Value>) -> Option<&Map<String, Value>> {
+        s.get("properties").and_then(Value::as_object)
+    }
+    let empty = Map::new();
+    let (from, to) = (
+        properties(before).unwrap_or(&empty),
+        properties(after).unwrap_or(&empty),
+    );
+    for (name, schema) in from {
         let place = format!("{pointer}/properties/{}", token(name));
         match to.get(name) {
-            Some(new) => compare(schema, new, role, &place, sink),
+            Some(new) => compare_at(schema, new, role, &place, sink, depth + 1),
             None => {
                 // Gone from a closed object: a value carrying it is refused.
                 let way = if closed(after) {
@@ -387,12 +411,13 @@ fn compare_objects(
                     "Whether other properties are allowed changed.".to_owned(),
                 );
             }
-            (from, to) => compare(
+            (from, to) => compare_at(
                 from.unwrap_or(&Value::Bool(true)),
                 to.unwrap_or(&Value::Bool(true)),
                 role,
                 &place,
                 sink,
+                depth + 1,
             ),
         }
     }
@@ -465,6 +490,21 @@ fn compare_objects(
                 format!("The keyword {key} changed."),
             );
         }
+    }
+}
+
+/// A value as a key of a set of allowed values: its JSON text, with a number written by its
+/// value (`1.0` as `1`), since a validator compares numbers by value.
+fn value_key(value: &Value) -> String {
+    match value {
+        Value::Number(number) => match (number.as_i64(), number.as_u64(), number.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            // An integral float within i64 is the integer (above it, f64 text is exact).
+            (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => format!("{}", f as i64),
+            _ => number.to_string(),
+        },
+        other => other.to_string(),
     }
 }
 

@@ -37,6 +37,10 @@ use crate::{Change, DiffError, Report, Severity, diff_catalogs};
 pub fn diff_exports(profile: Profile, old: &Value, new: &Value) -> Result<Report, DiffError> {
     let mut report = diff_catalogs(old, new)?;
     let name = profile.name();
+    // An old catalog the profile refused had no tools there: nothing to lose or rename.
+    let Ok(before) = export_catalog(profile, old) else {
+        return Ok(report);
+    };
     let after = match export_catalog(profile, new) {
         Ok(export) => export,
         Err(error) => {
@@ -52,10 +56,6 @@ pub fn diff_exports(profile: Profile, old: &Value, new: &Value) -> Result<Report
             });
             return Ok(report);
         }
-    };
-    // An old catalog the profile refused had no tools there: nothing to be renamed.
-    let Ok(before) = export_catalog(profile, old) else {
-        return Ok(report);
     };
     for tool in before.tools() {
         let (id, old_name) = (tool.capability_id(), tool.name());

@@ -12,8 +12,15 @@ type Found = Vec<(Severity, &'static str, String)>;
 /// A change to the base package, and what it should find.
 type Case = (fn(&mut Value), Found);
 
-/// Every change as (severity, rule, pointer).
+/// Every change as (severity, rule, pointer); each rule must be a listed (documented) one.
 fn found(report: &rcip_diff::Report) -> Found {
+    for change in &report.changes {
+        assert!(
+            rcip_diff::RULES.contains(&change.rule),
+            "{} is not in RULES",
+            change.rule
+        );
+    }
     report
         .changes
         .iter()
@@ -34,11 +41,11 @@ fn package() -> Value {
                 "schema": {"type": "object",
                            "properties": {"question": {"type": "string", "maxLength": 200}},
                            "required": ["question"], "additionalProperties": false},
-                "lifecycle": {"initial": "open", "states": ["open", "closed"]},
+                "lifecycle": {"initial": "open", "states": ["open", "closed", "archived"]},
                 "commands": {
                     "close": {
                         "input": {"type": "object", "properties": {"reason": {"type": "string"}},
-                                  "additionalProperties": false},
+                                  "required": [], "additionalProperties": false},
                         "from": ["open"], "to": "closed",
                         "set_data": {}
                     }
@@ -46,7 +53,8 @@ fn package() -> Value {
             },
             "ballot": {
                 "kind": "relationship",
-                "schema": {"type": "object", "properties": {}, "additionalProperties": false},
+                "schema": {"type": "object", "properties": {}, "required": [],
+                           "additionalProperties": false},
                 "roles": {
                     "poll": {"min": 1, "max": 1, "types": ["polls/poll"]},
                     "voter": {"min": 1, "max": 3, "types": ["people/person"]}
@@ -65,9 +73,21 @@ fn changed(change: impl FnOnce(&mut Value)) -> Value {
     new
 }
 
-/// The changes from the base package to `new`, without the version's own info.
+/// The package's own changes (not those of the capabilities it generates, which name their
+/// capability), as (severity, rule, pointer).
+fn own(report: &rcip_diff::Report) -> Found {
+    let _listed = found(report);
+    report
+        .changes
+        .iter()
+        .filter(|c| c.capability.is_none())
+        .map(|c| (c.severity, c.rule, c.pointer.clone()))
+        .collect()
+}
+
+/// The package's own changes from the base package to `new`, without the version's info.
 fn package_changes(new: &Value) -> Found {
-    found(&diff_packages(&package(), new).unwrap())
+    own(&diff_packages(&package(), new).unwrap())
         .into_iter()
         .filter(|(_, rule, _)| *rule != "package-version-changed")
         .collect()
@@ -75,7 +95,7 @@ fn package_changes(new: &Value) -> Found {
 
 /// The changes between two packages of the same version, without the version's warning.
 fn between(old: &Value, new: &Value) -> Found {
-    found(&diff_packages(old, new).unwrap())
+    own(&diff_packages(old, new).unwrap())
         .into_iter()
         .filter(|(_, rule, _)| *rule != "package-version-not-raised")
         .collect()
@@ -94,13 +114,13 @@ fn package_versions() {
             .is_empty()
     );
     assert_eq!(
-        found(&diff_packages(&package(), &changed(|_| {})).unwrap()),
+        own(&diff_packages(&package(), &changed(|_| {})).unwrap()),
         one(Severity::Info, "package-version-changed", "/version")
     );
     let mut same_version = package();
     same_version["description"] = json!("Polls.");
     assert_eq!(
-        found(&diff_packages(&package(), &same_version).unwrap()),
+        own(&diff_packages(&package(), &same_version).unwrap()),
         vec![
             (
                 Severity::Warning,
@@ -120,11 +140,13 @@ fn package_versions() {
         diff_packages(&package(), &other).unwrap_err().to_string(),
         "new package: its namespace is votes, the old package's polls"
     );
-    assert_eq!(
-        diff_packages(&json!({"namespace": "x"}), &package())
-            .unwrap_err()
-            .to_string(),
-        "old package: no \"namespace\" and \"types\""
+    // Not a valid package: the validator's problems.
+    let error = diff_packages(&json!({"namespace": "x"}), &package()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("old package: a package needs \"protocol\""),
+        "{error}"
     );
 }
 
@@ -141,14 +163,21 @@ fn package_types() {
         diff_packages(&new, &package()).unwrap().changes[1].rule,
         "package-type-added"
     );
-    let new = changed(|p| p["types"]["poll"]["kind"] = json!("relationship"));
+    let new = changed(|p| {
+        p["types"]["ballot"]["kind"] = json!("entity");
+        p["types"]["ballot"]
+            .as_object_mut()
+            .unwrap()
+            .remove("roles");
+    });
+    let rules: Vec<_> = package_changes(&new).into_iter().map(|c| c.1).collect();
     assert_eq!(
-        package_changes(&new),
-        one(
-            Severity::Breaking,
+        rules,
+        [
             "package-type-kind-changed",
-            "/types/poll/kind"
-        )
+            "package-role-removed",
+            "package-role-removed"
+        ]
     );
 }
 
@@ -170,17 +199,17 @@ fn record_schemas() {
         one(Severity::Warning, "record-schema-looser", schema)
     );
     let rewritten = changed(|p| {
-        p["types"]["poll"]["schema"]["properties"]["question"]["pattern"] = json!("^a");
+        p["types"]["poll"]["schema"]["properties"]["question"] = json!({"type": "integer"});
     });
     let old = changed(|p| {
-        p["types"]["poll"]["schema"]["properties"]["question"]["pattern"] = json!("^b");
+        p["types"]["poll"]["schema"]["properties"]["question"] = json!({"type": "boolean"});
     });
     assert_eq!(
         between(&old, &rewritten),
         one(
             Severity::Breaking,
             "record-schema-changed",
-            "/types/poll/schema/properties/question/pattern"
+            "/types/poll/schema/properties/question/type"
         )
     );
     // A property required: stricter for records that exist.
@@ -198,7 +227,9 @@ fn record_schemas() {
 #[test]
 fn lifecycles() {
     let at = "/types/poll/lifecycle";
-    let removed = changed(|p| p["types"]["poll"]["lifecycle"]["states"] = json!(["open"]));
+    let removed = changed(|p| {
+        p["types"]["poll"]["lifecycle"]["states"] = json!(["open", "closed"]);
+    });
     assert_eq!(
         package_changes(&removed),
         one(
@@ -224,15 +255,73 @@ fn lifecycles() {
             &format!("{at}/initial")
         )
     );
+    // Without a lifecycle the command can name no state either.
     let gone = changed(|p| {
         p["types"]["poll"]
             .as_object_mut()
             .unwrap()
             .remove("lifecycle");
+        let close = p["types"]["poll"]["commands"]["close"]
+            .as_object_mut()
+            .unwrap();
+        close.remove("from");
+        close.remove("to");
     });
+    let rules: Vec<_> = package_changes(&gone).into_iter().map(|c| c.1).collect();
     assert_eq!(
-        package_changes(&gone),
-        one(Severity::Breaking, "package-lifecycle-changed", at)
+        rules,
+        [
+            "package-lifecycle-changed",
+            "package-command-from-widened",
+            "package-command-to-changed"
+        ]
+    );
+}
+
+/// The capabilities the package generates are compared by the catalog rules: a state added
+/// is harmless to records, but every record read now returns a `state` the old output
+/// schema refuses.
+#[test]
+fn generated_capabilities() {
+    let added = changed(|p| {
+        p["types"]["poll"]["lifecycle"]["states"] = json!(["open", "closed", "archived", "hidden"]);
+    });
+    let report = diff_packages(&package(), &added).unwrap();
+    let outputs: Vec<_> = report
+        .changes
+        .iter()
+        .filter(|c| c.capability.is_some())
+        .map(|c| (c.severity, c.rule, c.capability.clone().unwrap()))
+        .collect();
+    assert!(
+        outputs.contains(&(
+            Severity::Breaking,
+            "output-enum-changed",
+            "polls.poll.get".to_owned()
+        )),
+        "{outputs:?}"
+    );
+    // Searches take a state to filter by (info), reads return it (breaking).
+    assert!(
+        outputs.iter().all(|c| matches!(
+            (c.0, c.1),
+            (Severity::Breaking, "output-enum-changed")
+                | (Severity::Info, "input-enum-changed" | "member-changed")
+        )),
+        "{outputs:?}"
+    );
+    // A command removed is also its capability removed.
+    let gone = changed(|p| {
+        p["types"]["poll"]["commands"]
+            .as_object_mut()
+            .unwrap()
+            .remove("close");
+    });
+    let report = diff_packages(&package(), &gone).unwrap();
+    assert!(
+        report.changes.iter().any(|c| c.rule == "capability-removed"
+            && c.capability.as_deref() == Some("polls.poll.close")),
+        "{report:?}"
     );
 }
 
@@ -307,7 +396,7 @@ fn roles() {
         assert_eq!(package_changes(&changed(change)), expected, "{expected:?}");
     }
     let wider = changed(|p| {
-        p["types"]["ballot"]["roles"]["poll"]["types"] = json!(["polls/poll", "polls/survey"]);
+        p["types"]["ballot"]["roles"]["poll"]["types"] = json!(["polls/poll", "people/team"]);
     });
     assert_eq!(
         between(&wider, &changed(|_| {}))[0],
@@ -450,7 +539,9 @@ fn views() {
         between(&gone, &changed(|_| {})),
         one(Severity::Info, "package-view-added", "/views/open_polls")
     );
-    let other = changed(|p| p["views"]["open_polls"]["fields"] = json!([]));
+    let other = changed(|p| {
+        p["views"]["open_polls"]["where"] = json!({"eq": [{"path": "state"}, "open"]});
+    });
     assert_eq!(
         package_changes(&other),
         one(
@@ -545,12 +636,20 @@ fn manifest_capabilities() {
             .iter()
             .all(|c| c.rule == "mcpl-capability-withdrawn")
     );
-    // The same revision: no changes; not an object: refused.
+    // A revision is trusted only as the digest of its manifest: a stale one hides nothing.
     let (mut a, mut b) = (manifest(), manifest());
-    a["revision"] = json!("sha256:x");
-    b["revision"] = json!("sha256:x");
-    b["pushEvents"] = json!(false);
+    a["revision"] = json!(rcip_mcpl::manifest_digest(&a).unwrap());
+    b["revision"] = a["revision"].clone();
     assert!(diff_manifests(&a, &b).unwrap().changes.is_empty());
+    b["pushEvents"] = json!(false);
+    assert_eq!(
+        found(&diff_manifests(&a, &b).unwrap()),
+        one(
+            Severity::Breaking,
+            "mcpl-capability-withdrawn",
+            "/pushEvents"
+        )
+    );
     assert_eq!(
         diff_manifests(&json!([]), &a).unwrap_err().to_string(),
         "old manifest: not a JSON object"
@@ -692,4 +791,122 @@ fn provider_exports() {
         "{}",
         refused.message
     );
+}
+
+// ----- review findings, each a minimal pair --------------------------------------------------
+
+/// Packages are compared in the validator's normalized form: a string's default
+/// `maxLength` (4000) written out is no change, and dropping a larger one is stricter.
+#[test]
+fn packages_are_compared_normalized() {
+    let with_bound = |bound: Option<u64>| {
+        changed(|p| {
+            let question = &mut p["types"]["poll"]["schema"]["properties"]["question"];
+            match bound {
+                Some(bound) => question["maxLength"] = json!(bound),
+                None => {
+                    question.as_object_mut().unwrap().remove("maxLength");
+                }
+            }
+        })
+    };
+    assert!(between(&with_bound(None), &with_bound(Some(4000))).is_empty());
+    assert_eq!(
+        between(&with_bound(Some(5000)), &with_bound(None)),
+        one(
+            Severity::Breaking,
+            "record-schema-stricter",
+            "/types/poll/schema/properties/question/maxLength"
+        )
+    );
+    // A lower version for the same content is a warning too.
+    let mut lower = changed(|_| {});
+    lower["version"] = json!(1);
+    assert_eq!(
+        own(&diff_packages(&changed(|_| {}), &lower).unwrap()),
+        one(Severity::Warning, "package-version-not-raised", "/version")
+    );
+}
+
+#[test]
+fn a_feature_set_disabled_is_breaking() {
+    for uses in [json!([]), json!("channels.publish"), json!(["nowhere"])] {
+        assert_eq!(
+            manifest_changes(|m| m["featureSets"]["demo.messaging"]["uses"] = uses.clone()),
+            one(
+                Severity::Breaking,
+                "mcpl-feature-set-disabled",
+                "/featureSets/demo.messaging/uses"
+            ),
+            "{uses}"
+        );
+    }
+    let disabled = manifest_changes(|m| {
+        m["featureSets"]["demo.messaging"]
+            .as_object_mut()
+            .unwrap()
+            .remove("uses");
+    });
+    assert_eq!(disabled[0].1, "mcpl-feature-set-disabled");
+}
+
+#[test]
+fn vendor_members_inside_a_known_capability() {
+    let old = json!({"version": "0.5", "channels": {"publish": {"maxBytes": 1000}}});
+    let new = json!({"version": "0.5", "channels": {"publish": {"maxBytes": 10}}});
+    assert_eq!(
+        found(&diff_manifests(&old, &new).unwrap()),
+        one(Severity::Warning, "mcpl-extension-changed", "/channels")
+    );
+    // A withdrawn path points at the deepest member that advertised it.
+    let all = json!({"version": "0.5", "channels": true});
+    let report = diff_manifests(&all, &json!({"version": "0.5"})).unwrap();
+    assert!(
+        report.changes.iter().all(|c| c.pointer == "/channels"),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn a_catalog_refused_before_and_after_is_no_new_refusal() {
+    let both = json!({"capabilities": [tool("notes.list"), tool("notes_list")]});
+    assert!(
+        diff_exports(Profile::OpenAi, &both, &both)
+            .unwrap()
+            .changes
+            .is_empty()
+    );
+}
+
+#[test]
+fn numbers_in_enums_compare_by_value() {
+    let schema = |values: Value| {
+        json!({"capabilities": [{"id": "c", "effect": "read", "scopeIds": [],
+            "inputSchema": {"type": "number", "enum": values}, "outputSchema": {"type": "null"}}]})
+    };
+    let report =
+        rcip_diff::diff_catalogs(&schema(json!([1, 2.5])), &schema(json!([1.0, 2.5]))).unwrap();
+    assert!(report.changes.is_empty(), "{report:?}");
+}
+
+/// Past `MAX_SCHEMA_DEPTH` a changed subschema is judged whole: a change, breaking both ways.
+#[test]
+fn deep_schemas_are_bounded() {
+    let nested = |leaf: Value| {
+        let mut schema = leaf;
+        for _ in 0..(rcip_diff::MAX_SCHEMA_DEPTH + 10) {
+            schema = json!({"type": "object", "properties": {"a": schema},
+                            "required": ["a"], "additionalProperties": false});
+        }
+        json!({"capabilities": [{"id": "c", "effect": "read", "scopeIds": [],
+            "inputSchema": schema, "outputSchema": {"type": "null"}}]})
+    };
+    let report = rcip_diff::diff_catalogs(
+        &nested(json!({"type": "string"})),
+        &nested(json!({"type": "string", "maxLength": 3})),
+    )
+    .unwrap();
+    assert_eq!(report.changes.len(), 1);
+    assert_eq!(report.changes[0].rule, "input-schema-changed");
+    assert_eq!(report.changes[0].severity, Severity::Breaking);
 }
