@@ -5,7 +5,7 @@
 //! it with [`Runtime::from_catalog`](crate::Runtime::from_catalog) without any schema work.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use rcip_core::{
     ApplicationDefinition, ApplicationMetadata, CapabilityContract, CapabilityDefinition,
@@ -190,15 +190,14 @@ impl Interner {
         let entry = match self.by_text.get(&text) {
             Some(&entry) => entry,
             None => {
-                let validator = SchemaValidator::compile(schema).map_err(|reason| {
-                    DefinitionError::InvalidSchema {
+                let validator =
+                    shared_validator(schema).map_err(|reason| DefinitionError::InvalidSchema {
                         id: cap.id.clone(),
                         role,
                         rule: "INVALID_JSON_SCHEMA",
                         pointer: String::new(),
                         reason,
-                    }
-                })?;
+                    })?;
                 self.distinct.push((schema.clone(), validator));
                 self.by_text.insert(text, self.distinct.len() - 1);
                 self.distinct.len() - 1
@@ -206,5 +205,93 @@ impl Interner {
         };
         self.by_address.insert(address, entry);
         Ok(entry)
+    }
+}
+
+/// The validators compiled in this process, by the address of the schema value they were
+/// compiled from. Schemas are shared by content ([`Schema::from`]), so a catalog compiled
+/// from an equal definition, in any runtime, reuses the validator of an equal schema still
+/// alive. Both sides are `Weak`: the cache keeps nothing alive, and a `Weak<Value>` keeps
+/// its allocation (so its address) from being reused while the entry exists.
+static VALIDATORS: LazyLock<Mutex<Validators>> = LazyLock::new(Mutex::default);
+
+#[derive(Default)]
+struct Validators {
+    by_address: HashMap<usize, (Weak<Value>, Weak<SchemaValidator>)>,
+    /// Entries added since the last sweep of dead ones.
+    added: usize,
+}
+
+/// The validator of `schema`: a live one compiled from the same value, or a new one.
+fn shared_validator(schema: &Schema) -> Result<Arc<SchemaValidator>, String> {
+    let value = schema.as_arc();
+    let address = Arc::as_ptr(value) as usize;
+    let live = |cache: &Validators| {
+        let (held, validator) = cache.by_address.get(&address)?;
+        held.upgrade()
+            .filter(|held| Arc::ptr_eq(held, value))
+            .and(validator.upgrade())
+    };
+    if let Some(validator) = live(&VALIDATORS.lock().unwrap_or_else(PoisonError::into_inner)) {
+        return Ok(validator);
+    }
+    // Compiled outside the lock: another catalog's compile need not wait for this one.
+    let validator = SchemaValidator::compile(schema)?;
+    let mut cache = VALIDATORS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(raced) = live(&cache) {
+        return Ok(raced);
+    }
+    cache
+        .by_address
+        .insert(address, (Arc::downgrade(value), Arc::downgrade(&validator)));
+    cache.added += 1;
+    // Amortized: a sweep when the additions since the last reach the table's size.
+    if cache.added >= cache.by_address.len().max(64) {
+        cache
+            .by_address
+            .retain(|_, (held, validator)| held.strong_count() > 0 && validator.strong_count() > 0);
+        cache.added = 0;
+    }
+    Ok(validator)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use rcip_core::{CapabilityDefinition, Effect};
+    use serde_json::json;
+
+    use super::*;
+
+    fn definition() -> ApplicationDefinition {
+        // Built apart each time, equal by content.
+        ApplicationDefinition::new("notes", "Notes", "A notebook.").capability(
+            CapabilityDefinition::new("notes.find", Effect::Read, "Find", "Finds a note.")
+                .input_schema(json!({"type": "object",
+                    "properties": {"text": {"type": "string", "maxLength": 77}},
+                    "required": ["text"], "additionalProperties": false}))
+                .output_schema(json!({"type": "string", "minLength": 7})),
+        )
+    }
+
+    /// Two catalogs compiled from equal definitions built apart share their validators.
+    #[test]
+    fn equal_schemas_share_one_validator_across_catalogs() {
+        let a = CompiledCatalog::compile(definition()).unwrap();
+        let b = CompiledCatalog::compile(definition()).unwrap();
+        assert!(Arc::ptr_eq(
+            &a.capabilities[0].input,
+            &b.capabilities[0].input
+        ));
+        assert!(Arc::ptr_eq(
+            &a.capabilities[0].output,
+            &b.capabilities[0].output
+        ));
+        // Once every holder is gone, a new compile makes a new one (nothing kept alive).
+        let weak = Arc::downgrade(&a.capabilities[0].input);
+        drop((a, b));
+        assert_eq!(weak.strong_count(), 0);
+        let c = CompiledCatalog::compile(definition()).unwrap();
+        assert!(c.capabilities[0].input.check(&json!({"text": "x"})).is_ok());
     }
 }

@@ -1,8 +1,10 @@
 //! [`Schema`]: a JSON Schema held once and shared by every definition, contract and snapshot
 //! that carries it.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, LazyLock};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
@@ -21,6 +23,10 @@ use serde_json::{Value, json};
 ///   `Schema` compares with a `Value` too;
 /// - its JSON (serde, `Display`) and `Debug` are the value's own, so wire formats and digests
 ///   do not change.
+///
+/// Schemas are shared by content: [`Schema::from`] a value equal to a live schema's gives
+/// that schema's value (the new one is dropped), so a catalog whose capabilities each build
+/// the same schema holds it once, and so does everything compiled from it.
 ///
 /// To change one, [`make_mut`](Self::make_mut) copies it first if it is shared.
 ///
@@ -116,8 +122,100 @@ impl AsRef<Value> for Schema {
 }
 
 impl From<Value> for Schema {
+    /// The schema of `value`, sharing the value of a live schema equal to it (built apart,
+    /// read from JSON, derived again): equal schemas are held once however they were built.
     fn from(value: Value) -> Self {
-        Schema(Arc::new(value))
+        // A value deeper than any schema the checks accept is not hashed or compared (both
+        // walk it recursively); it is refused where it is checked.
+        if crate::depth::exceeds_depth(&value, crate::depth::MAX_VALUE_DEPTH) {
+            return Schema(Arc::new(value));
+        }
+        let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
+        Schema(live.intern(value))
+    }
+}
+
+/// The live schemas by a hash of their content, so a schema built apart from an equal one
+/// shares its value: an application that builds each capability's schema in a loop (or a
+/// catalog read from JSON) holds each distinct schema once, as one built from a shared
+/// `Schema` does. The table holds `Weak`s only: it keeps no schema alive, and its dead
+/// entries are swept as it grows.
+static LIVE: LazyLock<Mutex<LiveSchemas>> = LazyLock::new(Mutex::default);
+
+#[derive(Default)]
+struct LiveSchemas {
+    by_hash: HashMap<u64, Vec<Weak<Value>>>,
+    /// Entries added since the last sweep.
+    added: usize,
+}
+
+impl LiveSchemas {
+    /// The live schema equal to `value`, or `value` made one.
+    fn intern(&mut self, value: Value) -> Arc<Value> {
+        let bucket = self.by_hash.entry(content_hash(&value)).or_default();
+        for weak in bucket.iter() {
+            if let Some(live) = weak.upgrade()
+                && *live == value
+            {
+                return live;
+            }
+        }
+        bucket.retain(|weak| weak.strong_count() > 0);
+        let live = Arc::new(value);
+        bucket.push(Arc::downgrade(&live));
+        self.added += 1;
+        // Sweeping costs a pass over the table; doing it when the additions since the last
+        // sweep reach the table's size keeps it amortized constant per schema.
+        if self.added >= self.by_hash.len().max(64) {
+            self.by_hash.retain(|_, bucket| {
+                bucket.retain(|weak| weak.strong_count() > 0);
+                !bucket.is_empty()
+            });
+            self.added = 0;
+        }
+        live
+    }
+}
+
+/// A hash of `value` consistent with its equality: numbers by their stored kind (`1` and
+/// `1.0` are unequal values), object members in any order.
+fn content_hash(value: &Value) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    hash_value(value, &mut hasher);
+    hasher.finish()
+}
+
+fn hash_value(value: &Value, hasher: &mut DefaultHasher) {
+    match value {
+        Value::Null => 0u8.hash(hasher),
+        Value::Bool(b) => (1u8, *b).hash(hasher),
+        Value::Number(n) => {
+            2u8.hash(hasher);
+            if let Some(u) = n.as_u64() {
+                (0u8, u).hash(hasher);
+            } else if let Some(i) = n.as_i64() {
+                (1u8, i).hash(hasher);
+            } else {
+                (2u8, n.as_f64().map(f64::to_bits)).hash(hasher);
+            }
+        }
+        Value::String(s) => (3u8, s).hash(hasher),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(hasher);
+            for item in items {
+                hash_value(item, hasher);
+            }
+        }
+        Value::Object(members) => {
+            // Summed member hashes: the same whatever order the map iterates in.
+            let sum = members.iter().fold(0u64, |sum, (key, member)| {
+                let mut one = DefaultHasher::new();
+                key.hash(&mut one);
+                hash_value(member, &mut one);
+                sum.wrapping_add(one.finish())
+            });
+            (5u8, members.len(), sum).hash(hasher);
+        }
     }
 }
 
@@ -194,7 +292,6 @@ mod tests {
     fn equality_is_by_content() {
         let a = Schema::from(json!({"type": "string"}));
         let b = Schema::from(json!({"type": "string"}));
-        assert!(!Schema::ptr_eq(&a, &b));
         assert_eq!(a, b);
         assert_ne!(a, Schema::from(json!({"type": "integer"})));
         assert_eq!(a, json!({"type": "string"}));
@@ -228,6 +325,50 @@ mod tests {
         own.make_mut()["maxLength"] = json!(2);
         assert_eq!(Arc::as_ptr(own.as_arc()), before);
         assert_eq!(own.into_value()["maxLength"], 2);
+    }
+
+    #[test]
+    fn equal_schemas_built_apart_share_one_value() {
+        let build = || {
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}},
+                             "required": ["n"], "additionalProperties": false})
+        };
+        let a = Schema::from(build());
+        let b = Schema::from(build());
+        assert!(Schema::ptr_eq(&a, &b));
+        // Read from JSON, in another member order: the same value.
+        let read: Schema = serde_json::from_str(
+            r#"{"additionalProperties": false, "required": ["n"], "type": "object",
+                "properties": {"n": {"minimum": 1, "type": "integer"}}}"#,
+        )
+        .unwrap();
+        assert!(Schema::ptr_eq(&a, &read));
+        // Unequal values stay apart: 1 and 1.0 are different numbers to `Value`.
+        let float = Schema::from(json!({"type": "integer", "minimum": 1.0}));
+        let int = Schema::from(json!({"type": "integer", "minimum": 1}));
+        assert!(!Schema::ptr_eq(&float, &int));
+        // A changed copy leaves the shared value alone, and is not handed out for it.
+        let mut changed = a.clone();
+        changed.make_mut()["title"] = json!("N");
+        assert!(Schema::ptr_eq(&a, &Schema::from(build())));
+        assert!(!Schema::ptr_eq(&changed, &a));
+    }
+
+    #[test]
+    fn the_table_keeps_nothing_alive() {
+        let value =
+            json!({"type": "string", "description": "only here: the_table_keeps_nothing_alive"});
+        let weak = Arc::downgrade(Schema::from(value.clone()).as_arc());
+        assert_eq!(weak.strong_count(), 0, "dropped with its last holder");
+        // Built again, it is a new value (the dead entry is not revived).
+        let again = Schema::from(value);
+        assert_eq!(Arc::strong_count(again.as_arc()), 1);
+        // Many short-lived schemas: the sweep keeps the table from growing with them.
+        for i in 0..1_000 {
+            drop(Schema::from(json!({"const": i})));
+        }
+        let live = LIVE.lock().unwrap();
+        assert!(live.by_hash.len() < 1_000, "{} entries", live.by_hash.len());
     }
 
     #[test]

@@ -95,17 +95,31 @@ pub(crate) fn definition(size: usize) -> ApplicationDefinition {
 pub(crate) fn definition_with(size: usize, input: impl Into<Schema>) -> ApplicationDefinition {
     let input = input.into();
     let output = Schema::from(output_schema());
+    catalog(size, || (input.clone(), output.clone()))
+}
+
+/// A catalog of `size` note readers, each given the (input, output) schemas `schemas` makes.
+fn catalog(size: usize, mut schemas: impl FnMut() -> (Schema, Schema)) -> ApplicationDefinition {
     let mut app = ApplicationDefinition::new("bench", "Bench", "Benchmark catalog.")
         .scope(ScopeDefinition::new("notes", "Notes", "Notes."));
     for i in 0..size {
+        let (input, output) = schemas();
         app = app.capability(
             CapabilityDefinition::new(id(i), Effect::Read, "Read a note", "Reads a note.")
                 .scope("notes")
-                .input_schema(input.clone())
-                .output_schema(output.clone()),
+                .input_schema(input)
+                .output_schema(output),
         );
     }
     app
+}
+
+/// [`definition`] as an application that builds each capability's schemas in a loop writes
+/// it (issue 39's copy-built workload): every capability's input and output schema a value
+/// of its own, equal by content to the others'.
+#[allow(dead_code)] // The memory example's arm; the benches share one schema.
+pub(crate) fn definition_built_apart(size: usize) -> ApplicationDefinition {
+    catalog(size, || (input_schema().into(), output_schema().into()))
 }
 
 /// The typed binding of the handler.
