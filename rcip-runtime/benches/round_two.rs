@@ -36,6 +36,7 @@ mod support;
 
 use std::cell::RefCell;
 use std::hint::black_box;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use criterion::measurement::WallTime;
@@ -314,7 +315,50 @@ fn interleaved_ratios() {
         })
     };
     const INVOKE_ITERATIONS: u32 = 1_000;
-    let arms: [&dyn Fn() -> Arm; 10] = [
+    // Issue 39's copy-built workload: 16 proposals whose inputs a consumer built apart (as
+    // it deserialized them), made outside the clock just before the arm's run (one batch
+    // per timed preflight), so they are as warm as a consumer's fresh proposals. Two ways:
+    // the batch owns the inputs (`Input::Value`: preflight frees them), or the consumer
+    // holds them to invoke the ready ones next (`Input::Shared`, one `Arc` each).
+    let owned_pool = Rc::new(RefCell::new(Vec::new()));
+    let held_pool = Rc::new(RefCell::new(Vec::new()));
+    let held_inputs = RefCell::new(Vec::new());
+    let refill = {
+        let (owned_pool, held_pool) = (owned_pool.clone(), held_pool.clone());
+        let ids = batch16_ids();
+        move |arm: usize| {
+            if arm == APART_OWNED {
+                let mut pool = owned_pool.borrow_mut();
+                pool.clear();
+                pool.extend((0..INVOKE_ITERATIONS).map(|_| batch16(&input_value())));
+            } else if arm == APART_HELD {
+                let (mut pool, mut held) = (held_pool.borrow_mut(), held_inputs.borrow_mut());
+                pool.clear();
+                held.clear();
+                for _ in 0..INVOKE_ITERATIONS {
+                    let (batch, inputs) = batch16_held(&ids);
+                    pool.push(batch);
+                    held.push(inputs);
+                }
+            }
+        }
+    };
+    let pooled = |pool: Rc<RefCell<Vec<PreflightBatch>>>| {
+        let client = runtime.client();
+        move || -> Arm {
+            let batch = pool
+                .borrow_mut()
+                .pop()
+                .unwrap_or_else(|| batch16(&input_value()));
+            let report = client.preflight(batch);
+            Box::pin(async move {
+                black_box(report.await.unwrap());
+            })
+        }
+    };
+    let apart_owned = pooled(owned_pool);
+    let apart_held = pooled(held_pool);
+    let arms: [&dyn Fn() -> Arm; 12] = [
         &invoke_value,
         &floor_value,
         &invoke_text,
@@ -325,8 +369,12 @@ fn interleaved_ratios() {
         &shared_preflight,
         &macro_value,
         &macro_text,
+        &apart_owned,
+        &apart_held,
     ];
-    let (ratios, times) = support::interleaved(
+    const APART_OWNED: usize = 10;
+    const APART_HELD: usize = 11;
+    let (ratios, times) = support::interleaved_with(
         &rt,
         ROUNDS,
         INVOKE_ITERATIONS,
@@ -340,7 +388,10 @@ fn interleaved_ratios() {
             (6, 3),
             (8, 1),
             (9, 3),
+            (APART_OWNED, 0),
+            (APART_HELD, 0),
         ],
+        &refill,
     );
     println!(
         "interleaved medians over {ROUNDS} rounds of {INVOKE_ITERATIONS}: \
@@ -353,14 +404,26 @@ fn interleaved_ratios() {
          invoke / typed floor (text input) = {:.2}; \
          over `#[capability]` functions bound by `catalog!`: \
          invoke / floor (value input) = {:.2}, \
-         invoke / typed floor (text input) = {:.2}",
-        ratios[0], ratios[1], ratios[2], ratios[3], ratios[4], ratios[5], ratios[6], ratios[7]
+         invoke / typed floor (text input) = {:.2}; \
+         preflight of 16 proposals built apart beforehand / one invoke: \
+         the consumer holds their inputs = {:.2} (target <= 4), the batch owns them = {:.2}",
+        ratios[0],
+        ratios[1],
+        ratios[2],
+        ratios[3],
+        ratios[4],
+        ratios[5],
+        ratios[6],
+        ratios[7],
+        ratios[9],
+        ratios[8]
     );
     println!(
         "median ns per operation: invoke value {:.0}, value floor {:.0}, invoke text {:.0}, \
          typed floor {:.0}, preflight of 16 (copies) {:.0}, derived value {:.0}, \
          derived text {:.0}, preflight of 16 (shared) {:.0}, macro value {:.0}, \
-         macro text {:.0}",
+         macro text {:.0}, preflight of 16 built apart (owned) {:.0}, \
+         preflight of 16 built apart (held) {:.0}",
         times[0],
         times[1],
         times[2],
@@ -370,7 +433,9 @@ fn interleaved_ratios() {
         times[6],
         times[7],
         times[8],
-        times[9]
+        times[9],
+        times[10],
+        times[11]
     );
 
     // The synchronous snapshot arms, wrapped as arms of the same helper.

@@ -4,7 +4,8 @@
 //! Run: `cargo run --release -p rcip-runtime --example invoke_profile -- ARM [COUNT]`, where
 //! ARM is one of `invoke-value`, `invoke-text`, `floor-value`, `floor-text`, `preflight`,
 //! `preflight-shared` (the batch's inputs shared, its ids
-//! copied), `derived-value`, `derived-text`, `macro-value`, `macro-text` (over `#[capability]`
+//! copied), `preflight-held` (16 inputs built apart, each shared with its proposal and
+//! kept; subtract `held-build`, which builds them alone), `derived-value`, `derived-text`, `macro-value`, `macro-text` (over `#[capability]`
 //! functions bound by `catalog!`), `none` (the set-up alone, to subtract). The arms are the
 //! bench's (`benches/round_two.rs`), on the same workload.
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -69,6 +70,14 @@ fn main() {
                             .await
                             .unwrap(),
                     );
+                }
+                "held-build" => {
+                    black_box(batch16_held(&ids));
+                }
+                "preflight-held" => {
+                    let (batch, inputs) = batch16_held(&ids);
+                    black_box(client.preflight(batch).await.unwrap());
+                    drop(inputs);
                 }
                 "none" => {}
                 other => panic!("unknown arm {other}"),

@@ -236,3 +236,16 @@ pub(crate) fn batch16_shared(ids: &[String], input: &Arc<Value>) -> PreflightBat
             .collect(),
     )
 }
+
+/// [`batch16`] over 16 inputs built apart, each an `Arc` the caller keeps (to invoke the
+/// ready proposals next) and shares with its proposal: the batch and the inputs.
+pub(crate) fn batch16_held(ids: &[String]) -> (PreflightBatch, Vec<Arc<Value>>) {
+    let inputs: Vec<Arc<Value>> = ids.iter().map(|_| Arc::new(input_value())).collect();
+    let batch = PreflightBatch::new(
+        ids.iter()
+            .zip(&inputs)
+            .map(|(id, input)| PreflightProposal::new(id.clone(), Input::Shared(input.clone())))
+            .collect(),
+    );
+    (batch, inputs)
+}
