@@ -15,7 +15,9 @@
 //! - `preflight/16_at_catalog_10`: one preflight batch of 16 proposals (value inputs, each
 //!   its own copy, the ids cycling through a catalog of 10);
 //! - `preflight/16_at_catalog_10_shared`: the same batch with one input shared by every
-//!   proposal (`Input::Shared`): the figure the acceptance ratio uses;
+//!   proposal (`Input::Shared`);
+//! - after the interleaved ratios, preflight of 16 proposals built apart (issue 39's
+//!   acceptance ratio), each batch built outside the clock (`apart_ratios`);
 //! - `refresh_snapshot/one_changed_{10,1000}`: one capability's binding changes (bound and
 //!   unbound in turn, each publishing a revision), then `get_snapshot`;
 //! - `refresh_snapshot/unchanged_{10,1000}`: `host.refresh()` (a revision with nothing
@@ -36,7 +38,6 @@ mod support;
 
 use std::cell::RefCell;
 use std::hint::black_box;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use criterion::measurement::WallTime;
@@ -315,50 +316,7 @@ fn interleaved_ratios() {
         })
     };
     const INVOKE_ITERATIONS: u32 = 1_000;
-    // Issue 39's copy-built workload: 16 proposals whose inputs a consumer built apart (as
-    // it deserialized them), made outside the clock just before the arm's run (one batch
-    // per timed preflight), so they are as warm as a consumer's fresh proposals. Two ways:
-    // the batch owns the inputs (`Input::Value`: preflight frees them), or the consumer
-    // holds them to invoke the ready ones next (`Input::Shared`, one `Arc` each).
-    let owned_pool = Rc::new(RefCell::new(Vec::new()));
-    let held_pool = Rc::new(RefCell::new(Vec::new()));
-    let held_inputs = RefCell::new(Vec::new());
-    let refill = {
-        let (owned_pool, held_pool) = (owned_pool.clone(), held_pool.clone());
-        let ids = batch16_ids();
-        move |arm: usize| {
-            if arm == APART_OWNED {
-                let mut pool = owned_pool.borrow_mut();
-                pool.clear();
-                pool.extend((0..INVOKE_ITERATIONS).map(|_| batch16(&input_value())));
-            } else if arm == APART_HELD {
-                let (mut pool, mut held) = (held_pool.borrow_mut(), held_inputs.borrow_mut());
-                pool.clear();
-                held.clear();
-                for _ in 0..INVOKE_ITERATIONS {
-                    let (batch, inputs) = batch16_held(&ids);
-                    pool.push(batch);
-                    held.push(inputs);
-                }
-            }
-        }
-    };
-    let pooled = |pool: Rc<RefCell<Vec<PreflightBatch>>>| {
-        let client = runtime.client();
-        move || -> Arm {
-            let batch = pool
-                .borrow_mut()
-                .pop()
-                .unwrap_or_else(|| batch16(&input_value()));
-            let report = client.preflight(batch);
-            Box::pin(async move {
-                black_box(report.await.unwrap());
-            })
-        }
-    };
-    let apart_owned = pooled(owned_pool);
-    let apart_held = pooled(held_pool);
-    let arms: [&dyn Fn() -> Arm; 12] = [
+    let arms: [&dyn Fn() -> Arm; 10] = [
         &invoke_value,
         &floor_value,
         &invoke_text,
@@ -369,12 +327,8 @@ fn interleaved_ratios() {
         &shared_preflight,
         &macro_value,
         &macro_text,
-        &apart_owned,
-        &apart_held,
     ];
-    const APART_OWNED: usize = 10;
-    const APART_HELD: usize = 11;
-    let (ratios, times) = support::interleaved_with(
+    let (ratios, times) = support::interleaved(
         &rt,
         ROUNDS,
         INVOKE_ITERATIONS,
@@ -388,10 +342,7 @@ fn interleaved_ratios() {
             (6, 3),
             (8, 1),
             (9, 3),
-            (APART_OWNED, 0),
-            (APART_HELD, 0),
         ],
-        &refill,
     );
     println!(
         "interleaved medians over {ROUNDS} rounds of {INVOKE_ITERATIONS}: \
@@ -404,26 +355,14 @@ fn interleaved_ratios() {
          invoke / typed floor (text input) = {:.2}; \
          over `#[capability]` functions bound by `catalog!`: \
          invoke / floor (value input) = {:.2}, \
-         invoke / typed floor (text input) = {:.2}; \
-         preflight of 16 proposals built apart beforehand / one invoke: \
-         the consumer holds their inputs = {:.2} (target <= 4), the batch owns them = {:.2}",
-        ratios[0],
-        ratios[1],
-        ratios[2],
-        ratios[3],
-        ratios[4],
-        ratios[5],
-        ratios[6],
-        ratios[7],
-        ratios[9],
-        ratios[8]
+         invoke / typed floor (text input) = {:.2}",
+        ratios[0], ratios[1], ratios[2], ratios[3], ratios[4], ratios[5], ratios[6], ratios[7]
     );
     println!(
         "median ns per operation: invoke value {:.0}, value floor {:.0}, invoke text {:.0}, \
          typed floor {:.0}, preflight of 16 (copies) {:.0}, derived value {:.0}, \
          derived text {:.0}, preflight of 16 (shared) {:.0}, macro value {:.0}, \
-         macro text {:.0}, preflight of 16 built apart (owned) {:.0}, \
-         preflight of 16 built apart (held) {:.0}",
+         macro text {:.0}",
         times[0],
         times[1],
         times[2],
@@ -433,10 +372,10 @@ fn interleaved_ratios() {
         times[6],
         times[7],
         times[8],
-        times[9],
-        times[10],
-        times[11]
+        times[9]
     );
+
+    apart_ratios(&rt, &runtime, ROUNDS, INVOKE_ITERATIONS);
 
     // The synchronous snapshot arms, wrapped as arms of the same helper.
     let small = RefCell::new(OneChanging::new(10));
@@ -472,6 +411,65 @@ fn interleaved_ratios() {
          refresh + get_snapshot, one capability changed, catalog_1000 / catalog_10 = {:.2} \
          (target <= 3); nothing changed, catalog_1000 / catalog_10 = {:.2}",
         ratios[0], ratios[1]
+    );
+}
+
+/// Issue 39's copy-built workload: 16 proposals whose inputs a consumer built apart (as it
+/// deserialized them), against one invoke (value input, as above). Each batch is built
+/// outside the clock just before its preflight, so its inputs are as warm as a consumer's
+/// fresh proposals (a pool built ahead would measure cache misses instead): the preflights
+/// are timed one by one, interleaved by round with the invoke arm. Two ways: the batch owns
+/// the inputs (`Input::Value`: preflight frees them), or the consumer holds them to invoke
+/// the ready ones next (`Input::Shared`, an `Arc` each, dropped after the clock).
+fn apart_ratios(rt: &tokio::runtime::Runtime, runtime: &Runtime, rounds: usize, iterations: u32) {
+    let client = runtime.client();
+    let value = Arc::new(input_value());
+    let (invoke, _) = value_and_text_arms(&client, &value);
+    let ids = batch16_ids();
+    let timed = |make: &dyn Fn() -> (PreflightBatch, Vec<Arc<serde_json::Value>>)| {
+        rt.block_on(async {
+            let mut spent = std::time::Duration::ZERO;
+            for _ in 0..iterations {
+                let (batch, inputs) = make();
+                let start = std::time::Instant::now();
+                black_box(client.preflight(batch).await.unwrap());
+                spent += start.elapsed();
+                drop(inputs);
+            }
+            spent.as_secs_f64()
+        })
+    };
+    let owned = || (batch16(&input_value()), Vec::new());
+    let held = || batch16_held(&ids);
+    let (mut owned_ratios, mut held_ratios) = (Vec::new(), Vec::new());
+    let (mut owned_ns, mut held_ns) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        // Alternating which arm runs first.
+        let (invoke_time, owned_time, held_time) = if round % 2 == 0 {
+            let i = support::time_arm(rt, iterations, &invoke).as_secs_f64();
+            (i, timed(&owned), timed(&held))
+        } else {
+            let (o, h) = (timed(&owned), timed(&held));
+            (
+                support::time_arm(rt, iterations, &invoke).as_secs_f64(),
+                o,
+                h,
+            )
+        };
+        owned_ratios.push(owned_time / invoke_time);
+        held_ratios.push(held_time / invoke_time);
+        owned_ns.push(owned_time * 1e9 / f64::from(iterations));
+        held_ns.push(held_time * 1e9 / f64::from(iterations));
+    }
+    println!(
+        "interleaved medians over {rounds} rounds of {iterations}: preflight of 16 proposals \
+         built apart / one invoke (value input): the consumer holds the inputs = {:.2} \
+         (target <= 4), the batch owns them = {:.2}; median ns per preflight: held {:.0}, \
+         owned {:.0}",
+        support::median(held_ratios),
+        support::median(owned_ratios),
+        support::median(held_ns),
+        support::median(owned_ns)
     );
 }
 

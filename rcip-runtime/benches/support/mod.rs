@@ -75,26 +75,12 @@ pub(crate) fn interleaved(
     arms: &[&dyn Fn() -> Arm],
     pairs: &[(usize, usize)],
 ) -> (Vec<f64>, Vec<f64>) {
-    interleaved_with(rt, rounds, iterations, arms, pairs, &|_| {})
-}
-
-/// [`interleaved`], with `before` called (untimed) before each arm's run with the arm's
-/// index: what an arm consumes is made there, outside the clock.
-pub(crate) fn interleaved_with(
-    rt: &tokio::runtime::Runtime,
-    rounds: usize,
-    iterations: u32,
-    arms: &[&dyn Fn() -> Arm],
-    pairs: &[(usize, usize)],
-    before: &dyn Fn(usize),
-) -> (Vec<f64>, Vec<f64>) {
     let mut ratios: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); pairs.len()];
     let mut per_arm: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); arms.len()];
     let mut times = vec![0.0f64; arms.len()];
     for round in 0..rounds {
         for k in 0..arms.len() {
             let arm = (round + k) % arms.len();
-            before(arm);
             times[arm] = time_arm(rt, iterations, arms[arm]).as_secs_f64();
             per_arm[arm].push(times[arm] * 1e9 / f64::from(iterations));
         }
