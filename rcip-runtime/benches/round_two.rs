@@ -404,13 +404,25 @@ fn interleaved_ratios() {
         &unchanged_small,
         &unchanged_large,
     ];
-    let (ratios, _) =
+    let (ratios, snapshot_times) =
         support::interleaved(&rt, ROUNDS, SNAPSHOT_ITERATIONS, &arms, &[(1, 0), (3, 2)]);
     println!(
         "interleaved medians over {ROUNDS} rounds of {SNAPSHOT_ITERATIONS}: \
          refresh + get_snapshot, one capability changed, catalog_1000 / catalog_10 = {:.2} \
          (target <= 3); nothing changed, catalog_1000 / catalog_10 = {:.2}",
         ratios[0], ratios[1]
+    );
+    println!(
+        "against the TypeScript reference's figures for this machine kind \
+         (docs/performance.md): invoke at catalog 10 {:.0} ns, the reference {:.0} ns: \
+         {:.0}x faster; refresh + snapshot at catalog 1,000 {:.0} ns, the reference {:.0} ns: \
+         {:.0}x faster",
+        times[0],
+        support::REFERENCE_INVOKE_NS,
+        support::REFERENCE_INVOKE_NS / times[0],
+        snapshot_times[1],
+        support::REFERENCE_SNAPSHOT_1000_NS,
+        support::REFERENCE_SNAPSHOT_1000_NS / snapshot_times[1]
     );
 }
 

@@ -14,6 +14,16 @@ pub(crate) mod workload;
 /// One run of an arm, as a future.
 pub(crate) type Arm = Pin<Box<dyn Future<Output = ()>>>;
 
+/// The TypeScript reference's in-process invoke at catalog 10 on this machine kind, in ns:
+/// 134 µs (issue 39's figures; `docs/performance.md` gives the source).
+#[allow(dead_code)] // round_two only.
+pub(crate) const REFERENCE_INVOKE_NS: f64 = 134_000.0;
+
+/// The TypeScript reference's refresh + snapshot at catalog 1,000 on this machine kind, in
+/// ns: 12.2 ms (as [`REFERENCE_INVOKE_NS`]).
+#[allow(dead_code)] // round_two only.
+pub(crate) const REFERENCE_SNAPSHOT_1000_NS: f64 = 12_200_000.0;
+
 /// Whether the bench was asked to measure (`cargo bench` passes `--bench`) rather than only
 /// to check that every arm runs (`cargo test --benches`, criterion's test mode): the
 /// interleaved rounds take seconds and are skipped in test mode.
