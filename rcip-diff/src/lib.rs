@@ -88,7 +88,6 @@ pub const RULES: &[&str] = &[
     "output-schema-changed",
     "default-changed",
     "schema-text-changed",
-    "tool-renamed",
     "tool-retargeted",
     "tool-export-refused",
     "package-version-changed",

@@ -1,8 +1,8 @@
 //! A provider export of the catalog: the catalog's own rules, plus what only the profile's
 //! mapping decides. A model calls a tool by the name the profile's rule makes of the
 //! capability id, so two different ids can be one tool to it (`notes.list` and `notes_list`
-//! are both `notes_list` for OpenAI), and one id can change its tool name when the mapping
-//! changes.
+//! are both `notes_list` for OpenAI). A kept id keeps its name: the rule is a function of
+//! the id alone, and both catalogs are exported by the same rules.
 
 use rcip_export::{Profile, export_catalog};
 use serde_json::Value;
@@ -10,8 +10,7 @@ use serde_json::Value;
 use crate::{Change, DiffError, Report, Severity, diff_catalogs};
 
 /// Compares two catalog exports as `profile`'s consumers see them: [`diff_catalogs`], then,
-/// tool by tool, `tool-renamed` when a kept capability's tool name changed,
-/// `tool-retargeted` when a tool name now calls another capability, or
+/// tool by tool, `tool-retargeted` when a tool name now calls another capability, or
 /// `tool-export-refused` when the profile cannot export the new catalog at all.
 ///
 /// ```
@@ -59,19 +58,6 @@ pub fn diff_exports(profile: Profile, old: &Value, new: &Value) -> Result<Report
     };
     for tool in before.tools() {
         let (id, old_name) = (tool.capability_id(), tool.name());
-        if let Some(now) = after.names().name(id)
-            && now != old_name
-        {
-            report.changes.push(Change {
-                severity: Severity::Breaking,
-                rule: "tool-renamed",
-                capability: Some(id.to_owned()),
-                pointer: String::new(),
-                message: format!(
-                    "The {name} tool name changed from {old_name} to {now}: a model that calls the old name fails."
-                ),
-            });
-        }
         if let Some(other) = after.names().capability(old_name)
             && other != id
         {

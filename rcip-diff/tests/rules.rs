@@ -49,13 +49,19 @@ fn capability_level_rules() {
         only(json!({"effect": "read"}), json!({"effect": "write"})).1,
         "effect-escalated"
     );
-    assert_eq!(only(json!({}), json!({"scopeIds": ["s", "t"]})).0, Breaking);
+    assert_eq!(
+        only(json!({}), json!({"scopeIds": ["s", "t"]})),
+        (Breaking, "scope-added", "/scopeIds".to_owned())
+    );
     assert_eq!(only(json!({}), json!({"scopeIds": []})).1, "scope-removed");
     assert_eq!(
         only(json!({"idempotent": true}), json!({})),
         (Breaking, "idempotent-dropped", "/idempotent".to_owned())
     );
-    assert_eq!(only(json!({}), json!({"idempotent": true})).0, Warning);
+    assert_eq!(
+        only(json!({}), json!({"idempotent": true})),
+        (Warning, "idempotent-added", "/idempotent".to_owned())
+    );
     assert_eq!(
         only(json!({}), json!({"title": "Another"})),
         (Info, "member-changed", "/title".to_owned())
@@ -442,6 +448,180 @@ fn the_same_values_rewritten_are_no_change() {
                 let found = all(key, from.clone(), to.clone());
                 assert!(found.is_empty(), "{key}: {from} -> {to}: {found:?}");
             }
+        }
+    }
+}
+
+/// The application's own members: metadata and declared scopes, all info.
+#[test]
+fn application_rules() {
+    let base = catalog(json!({}));
+    let changes = |change: &dyn Fn(&mut Value)| {
+        let mut new = base.clone();
+        change(&mut new);
+        diff_catalogs(&base, &new)
+            .unwrap()
+            .changes
+            .into_iter()
+            .map(|c| (c.severity, c.rule, c.pointer, c.capability))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        changes(&|c| c["application"]["name"] = json!("App")),
+        [(Info, "application-changed", "/application".to_owned(), None)]
+    );
+    assert_eq!(
+        changes(&|c| c["scopes"] = json!([{"id": "s"}, {"id": "t"}])),
+        [(Info, "scope-declared", "/scopes".to_owned(), None)]
+    );
+    assert_eq!(
+        changes(&|c| c["scopes"] = json!([])),
+        [(Info, "scope-withdrawn", "/scopes".to_owned(), None)]
+    );
+}
+
+/// The rules each role names apart, on one minimal pair per role: compositions, texts,
+/// the schema as a whole, formats, patterns, uniqueItems, required and properties.
+#[test]
+fn every_schema_rule_in_both_roles() {
+    let string = |extra: Value| {
+        let mut schema = json!({"type": "object", "properties": {"p": {"type": "string"}},
+                                "required": ["p"], "additionalProperties": false});
+        for (key, value) in extra.as_object().unwrap() {
+            schema["properties"]["p"][key] = value.clone();
+        }
+        schema
+    };
+    let object = |required: Value, properties: Value, closed: bool| {
+        json!({"type": "object", "properties": properties, "required": required,
+               "additionalProperties": !closed})
+    };
+    let p = json!({"p": {"type": "string"}});
+    let pq = json!({"p": {"type": "string"}, "q": {"type": "string"}});
+    // (old, new, family, input severity, output severity, pointer under the schema)
+    let cases: Vec<(Value, Value, &str, Severity, Severity, &str)> = vec![
+        (
+            string(json!({})),
+            string(json!({"format": "uuid"})),
+            "format-changed",
+            Breaking,
+            Info,
+            "/properties/p/format",
+        ),
+        (
+            string(json!({})),
+            string(json!({"pattern": "^a"})),
+            "pattern-changed",
+            Breaking,
+            Info,
+            "/properties/p/pattern",
+        ),
+        (
+            string(json!({"anyOf": [{"minLength": 1}]})),
+            string(json!({"anyOf": [{"minLength": 2}]})),
+            "composition-changed",
+            Breaking,
+            Breaking,
+            "/properties/p/anyOf",
+        ),
+        (
+            string(json!({"title": "P"})),
+            string(json!({"title": "Q"})),
+            "schema-text-changed",
+            Info,
+            Info,
+            "/properties/p/title",
+        ),
+        (
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true}),
+            "unique-items-changed",
+            Breaking,
+            Info,
+            "/uniqueItems",
+        ),
+        (
+            json!(true),
+            json!({"type": "string"}),
+            "schema-changed",
+            Breaking,
+            Info,
+            "",
+        ),
+        (
+            json!({"type": "string"}),
+            json!({"type": ["string", "null"]}),
+            "type-changed",
+            Info,
+            Breaking,
+            "/type",
+        ),
+        (
+            object(json!(["p"]), p.clone(), true),
+            object(json!([]), p.clone(), true),
+            "required-removed",
+            Info,
+            Breaking,
+            "/required",
+        ),
+        (
+            object(json!([]), p.clone(), true),
+            object(json!(["p"]), p.clone(), true),
+            "required-added",
+            Breaking,
+            Info,
+            "/required",
+        ),
+        (
+            object(json!([]), p.clone(), true),
+            object(json!([]), pq.clone(), true),
+            "property-added",
+            Info,
+            Breaking,
+            "/properties/q",
+        ),
+        (
+            object(json!([]), pq.clone(), true),
+            object(json!([]), p.clone(), true),
+            "property-removed",
+            Breaking,
+            Info,
+            "/properties/q",
+        ),
+        (
+            object(json!([]), p.clone(), false),
+            object(json!([]), p.clone(), true),
+            "additional-properties-changed",
+            Breaking,
+            Info,
+            "/additionalProperties",
+        ),
+        (
+            json!({"type": "integer", "maximum": 9}),
+            json!({"type": "integer", "maximum": 10}),
+            "bound-changed",
+            Info,
+            Breaking,
+            "/maximum",
+        ),
+    ];
+    for (old, new, family, input, output, under) in cases {
+        for (role, key, severity) in [
+            ("input", "inputSchema", input),
+            ("output", "outputSchema", output),
+        ] {
+            let rule = if family == "schema-text-changed" {
+                family.to_owned()
+            } else {
+                format!("{role}-{family}")
+            };
+            let (found_severity, found_rule, pointer) =
+                only(schema(key, old.clone()), schema(key, new.clone()));
+            assert_eq!(
+                (found_severity, found_rule, pointer.as_str()),
+                (severity, rule.as_str(), format!("/{key}{under}").as_str()),
+                "{role} {family}"
+            );
         }
     }
 }
