@@ -101,9 +101,13 @@ impl SessionOwners {
     /// was opened or ended here; one ended by rmcp's idle timeout is counted off at the
     /// next such change).
     async fn count(&self) {
-        let open = self.manager.sessions.read().await.len();
-        #[allow(clippy::cast_precision_loss)] // Exact below 2^53 sessions.
-        metrics::gauge!("rcip_mcp_sessions").set(open as f64);
+        // Without the feature there is no gauge, and the sessions are not read for it.
+        #[cfg(feature = "metrics")]
+        {
+            let open = self.manager.sessions.read().await.len();
+            #[allow(clippy::cast_precision_loss)] // Exact below 2^53 sessions.
+            metrics::gauge!("rcip_mcp_sessions").set(open as f64);
+        }
     }
 
     async fn record(&self, id: SessionId, principal: Option<Principal>) {
