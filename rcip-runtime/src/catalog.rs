@@ -154,18 +154,17 @@ impl CompiledCatalog {
 /// the capabilities' schemas mapped to them.
 ///
 /// Identical schemas (by content) share one entry, so one validator, as the reference's
-/// validator cache does; that is also what makes a repeated identical `$id` fine. Holders of
-/// one shared value (one `Arc`, as a catalog built from one schema has) are found by its
-/// address, without writing the schema out as text.
+/// validator cache does; that is also what makes a repeated identical `$id` fine. Content is
+/// told by [`Schema::shared`] (schemas are shared by content as they are made, so this is
+/// mostly the schema itself); a value already seen is found by its address.
 #[derive(Default)]
 struct Interner {
-    /// Each distinct schema (its first holder's value) and its validator.
+    /// Each distinct schema (the live value of its content) and its validator.
     distinct: Vec<(Schema, Arc<SchemaValidator>)>,
-    /// A schema value already seen, by address; the definition keeps each alive (so its
-    /// address unique) while the interner is used.
+    /// A schema value already seen (the definition's, or the live one of its content), by
+    /// address; the definition and `distinct` keep each alive (so its address unique) while
+    /// the interner is used.
     by_address: HashMap<*const Value, usize>,
-    /// A distinct schema's JSON text (canonical: object members are sorted).
-    by_text: HashMap<String, usize>,
 }
 
 impl Interner {
@@ -183,23 +182,23 @@ impl Interner {
             // The very value that passed every check below.
             return Ok(entry);
         }
-        // Before the text: it also refuses a schema too deep to write out. On a schema equal
-        // to one already interned it passes again and records nothing new.
+        // On a schema equal to one already interned it passes again and records nothing new.
         check_schema(&cap.id, role, schema, ids)?;
-        let text = schema.to_string();
-        let entry = match self.by_text.get(&text) {
+        let shared = schema.shared();
+        let key = Arc::as_ptr(shared.as_arc());
+        let entry = match self.by_address.get(&key) {
             Some(&entry) => entry,
             None => {
                 let validator =
-                    shared_validator(schema).map_err(|reason| DefinitionError::InvalidSchema {
+                    shared_validator(&shared).map_err(|reason| DefinitionError::InvalidSchema {
                         id: cap.id.clone(),
                         role,
                         rule: "INVALID_JSON_SCHEMA",
                         pointer: String::new(),
                         reason,
                     })?;
-                self.distinct.push((schema.clone(), validator));
-                self.by_text.insert(text, self.distinct.len() - 1);
+                self.distinct.push((shared, validator));
+                self.by_address.insert(key, self.distinct.len() - 1);
                 self.distinct.len() - 1
             }
         };
@@ -209,9 +208,9 @@ impl Interner {
 }
 
 /// The validators compiled in this process, by the address of the schema value they were
-/// compiled from. Schemas are shared by content ([`Schema::from`]), so a catalog compiled
-/// from an equal definition, in any runtime, reuses the validator of an equal schema still
-/// alive. Both sides are `Weak`: the cache keeps nothing alive, and a `Weak<Value>` keeps
+/// compiled from. That value is the live one of its content ([`Schema::shared`]), so a
+/// catalog compiled from an equal definition, in any runtime, reuses the validator of an
+/// equal schema still alive. Both sides are `Weak`: the cache keeps nothing alive, and a `Weak<Value>` keeps
 /// its allocation (so its address) from being reused while the entry exists.
 static VALIDATORS: LazyLock<Mutex<Validators>> = LazyLock::new(Mutex::default);
 
@@ -272,6 +271,32 @@ mod tests {
                     "required": ["text"], "additionalProperties": false}))
                 .output_schema(json!({"type": "string", "minLength": 7})),
         )
+    }
+
+    /// Schemas changed apart (`make_mut`, outside the table of live schemas) into equal
+    /// values are still one entry: one value and one validator for both contracts.
+    #[test]
+    fn schemas_changed_apart_into_equal_values_are_one_entry() {
+        let changed = |id: &str| {
+            let mut schema = Schema::from(json!({"type": "string"}));
+            schema.make_mut()["maxLength"] = json!(12_345);
+            CapabilityDefinition::new(id, Effect::Read, "Find", "Finds.").output_schema(schema)
+        };
+        let definition = ApplicationDefinition::new("notes", "Notes", "A notebook.")
+            .capability(changed("notes.a"))
+            .capability(changed("notes.b"));
+        let (a, b) = (
+            &definition.capabilities[0].output_schema,
+            &definition.capabilities[1].output_schema,
+        );
+        assert!(!Schema::ptr_eq(a, b), "changed apart: two values");
+        let catalog = CompiledCatalog::compile(definition).unwrap();
+        let (a, b) = (&catalog.capabilities[0], &catalog.capabilities[1]);
+        assert!(Arc::ptr_eq(&a.output, &b.output));
+        assert!(Schema::ptr_eq(
+            &a.contract.output_schema,
+            &b.contract.output_schema
+        ));
     }
 
     /// Two catalogs compiled from equal definitions built apart share their validators.

@@ -80,6 +80,25 @@ impl Schema {
         Arc::make_mut(&mut self.0)
     }
 
+    /// The live schema equal to this one: this one if it was made by [`Schema::from`] (or
+    /// nothing equal lives), another holder's value if this one was changed apart by
+    /// [`make_mut`](Self::make_mut) into something equal to it. Compiling a catalog keys its
+    /// schemas by the value this returns.
+    ///
+    /// ```
+    /// use rcip_core::Schema;
+    /// use serde_json::json;
+    /// let plain = Schema::from(json!({"type": "string", "maxLength": 80}));
+    /// let mut changed = Schema::from(json!({"type": "string"})).clone();
+    /// changed.make_mut()["maxLength"] = json!(80);
+    /// assert!(!Schema::ptr_eq(&changed, &plain));
+    /// assert!(Schema::ptr_eq(&changed.shared(), &plain));
+    /// ```
+    #[must_use]
+    pub fn shared(&self) -> Schema {
+        Schema::from(self.0.clone())
+    }
+
     /// Whether both hold the very same value (not merely an equal one): then comparing them
     /// costs nothing.
     #[must_use]
@@ -125,13 +144,7 @@ impl From<Value> for Schema {
     /// The schema of `value`, sharing the value of a live schema equal to it (built apart,
     /// read from JSON, derived again): equal schemas are held once however they were built.
     fn from(value: Value) -> Self {
-        // A value deeper than any schema the checks accept is not hashed or compared (both
-        // walk it recursively); it is refused where it is checked.
-        if crate::depth::exceeds_depth(&value, crate::depth::MAX_VALUE_DEPTH) {
-            return Schema(Arc::new(value));
-        }
-        let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
-        Schema(live.intern(value))
+        Schema(LiveSchemas::share(value, Arc::new))
     }
 }
 
@@ -150,30 +163,40 @@ struct LiveSchemas {
 }
 
 impl LiveSchemas {
-    /// The live schema equal to `value`, or `value` made one.
-    fn intern(&mut self, value: Value) -> Arc<Value> {
-        let bucket = self.by_hash.entry(content_hash(&value)).or_default();
+    /// The live value equal to `value`, or `value` made one (`into_arc`) and registered. A
+    /// value deeper than any schema the checks accept is neither hashed nor compared (both
+    /// walk it recursively): it is made one alone, and refused where it is checked.
+    fn share<V: std::borrow::Borrow<Value>>(
+        value: V,
+        into_arc: impl FnOnce(V) -> Arc<Value>,
+    ) -> Arc<Value> {
+        if crate::depth::exceeds_depth(value.borrow(), crate::depth::MAX_VALUE_DEPTH) {
+            return into_arc(value);
+        }
+        let hash = content_hash(value.borrow());
+        let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
+        let bucket = live.by_hash.entry(hash).or_default();
         for weak in bucket.iter() {
-            if let Some(live) = weak.upgrade()
-                && *live == value
+            if let Some(found) = weak.upgrade()
+                && *found == *value.borrow()
             {
-                return live;
+                return found;
             }
         }
         bucket.retain(|weak| weak.strong_count() > 0);
-        let live = Arc::new(value);
-        bucket.push(Arc::downgrade(&live));
-        self.added += 1;
+        let made = into_arc(value);
+        bucket.push(Arc::downgrade(&made));
+        live.added += 1;
         // Sweeping costs a pass over the table; doing it when the additions since the last
         // sweep reach the table's size keeps it amortized constant per schema.
-        if self.added >= self.by_hash.len().max(64) {
-            self.by_hash.retain(|_, bucket| {
+        if live.added >= live.by_hash.len().max(64) {
+            live.by_hash.retain(|_, bucket| {
                 bucket.retain(|weak| weak.strong_count() > 0);
                 !bucket.is_empty()
             });
-            self.added = 0;
+            live.added = 0;
         }
-        live
+        made
     }
 }
 
@@ -220,8 +243,10 @@ fn hash_value(value: &Value, hasher: &mut DefaultHasher) {
 }
 
 impl From<Arc<Value>> for Schema {
+    /// As [`From<Value>`](#impl-From<Value>-for-Schema): a live schema equal to `value`'s,
+    /// else `value` itself, registered.
     fn from(value: Arc<Value>) -> Self {
-        Schema(value)
+        Schema(LiveSchemas::share(value, |value| value))
     }
 }
 
