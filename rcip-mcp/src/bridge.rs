@@ -769,6 +769,9 @@ async fn watch_changes(
             () = tokio::time::sleep(DEBOUNCE) => {}
         }
         let Some(inner) = inner.upgrade() else { return };
+        // Whether this wake came from another instance's notice: taken on every wake, so a
+        // notice that changed nothing here does not silence this instance's next change.
+        let told_elsewhere = inner.remote_change.swap(false, Ordering::Relaxed);
         let Ok(view) = inner.view() else { continue };
         if view.digest != last {
             last.clone_from(&view.digest);
@@ -776,7 +779,6 @@ async fn watch_changes(
             // The deployment's other instances look again too (their clients hear of it
             // if their own listing changed); a change another instance told of is not told
             // back (listings that differ between instances would echo for ever).
-            let told_elsewhere = inner.remote_change.swap(false, Ordering::Relaxed);
             if let Some(relay) = inner.relay.get().filter(|_| !told_elsewhere) {
                 let notice = serde_json::json!({ crate::relay::LIST_CHANGED: true });
                 if let Err(error) = relay.publish(notice).await {

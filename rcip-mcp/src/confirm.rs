@@ -159,23 +159,29 @@ pub(crate) async fn finish(
         &confirmation.description,
         confirmation.effect,
     )?;
-    let wait = Duration::from_millis(confirmation.expires_at.saturating_sub(now_ms()));
-    // Instances sharing the session ask one at a time (see `Relay::take_turn`).
-    let _held = match crate::relay::SessionLink::of(ctx) {
-        Some(turn) => Some(turn.take(wait).await),
-        None => None,
+    let left = || Duration::from_millis(confirmation.expires_at.saturating_sub(now_ms()));
+    let cancelled = || {
+        token.cancel();
+        Ok(error_result(
+            ErrorCode::ExecutionAborted.as_str(),
+            "The capability invocation was cancelled.",
+            &[],
+        )
+        .into())
     };
-    let asked = ctx.peer.create_elicitation_with_timeout(params, Some(wait));
+    // Instances sharing the session ask one at a time (see `Relay::take_turn`); a call
+    // cancelled while it waits for its turn stops waiting.
+    let link = crate::relay::SessionLink::of(ctx);
+    let Some(_held) = crate::relay::turn_unless(link, left(), &ctx.ct).await else {
+        return cancelled();
+    };
+    // The ticket's time left once it is this call's turn: the question ends with the ticket.
+    let asked = ctx
+        .peer
+        .create_elicitation_with_timeout(params, Some(left()));
     let answer = tokio::select! {
         answer = asked => answer,
-        () = ctx.ct.cancelled() => {
-            token.cancel();
-            return Ok(error_result(
-                ErrorCode::ExecutionAborted.as_str(),
-                "The capability invocation was cancelled.",
-                &[],
-            ).into());
-        }
+        () = ctx.ct.cancelled() => return cancelled(),
     };
     let approved = answer.as_ref().is_ok_and(approves);
     let answer = ConfirmationAnswer {

@@ -521,9 +521,10 @@ impl McpElicitor {
                 cancelled,
                 turn,
             } => {
-                let _held = match turn {
-                    Some(turn) => Some(turn.clone().take(ANSWER_TIME).await),
-                    None => None,
+                let Some(_held) =
+                    crate::relay::turn_unless(turn.clone(), ANSWER_TIME, cancelled).await
+                else {
+                    return Err(ElicitError::Failed);
                 };
                 let asked = send(peer, request);
                 tokio::select! {

@@ -211,11 +211,13 @@ impl McpLog {
             param = param.with_logger(logger);
         }
         if let Some(elsewhere) = &self.elsewhere {
-            let message = serde_json::json!({
-                "jsonrpc": "2.0",
-                "method": "notifications/message",
-                "params": param,
-            });
+            let message = || {
+                serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": &param,
+                })
+            };
             elsewhere.notify(message).await;
         }
         self.peer.notify_logging_message(param).await.is_ok()

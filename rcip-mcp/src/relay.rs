@@ -205,10 +205,12 @@ impl SessionLink {
         })
     }
 
-    /// Relays `message` unless this instance holds the session's standalone stream.
-    pub(crate) async fn notify(&self, message: Value) {
+    /// Publishes the JSON-RPC notification `message()` makes, for the instance holding the
+    /// session's standalone stream, unless this one holds it (rmcp sends it there itself):
+    /// the message is made only when it is published.
+    pub(crate) async fn notify(&self, message: impl FnOnce() -> Value) {
         if !self.streams.holds(&self.session) {
-            publish_notification(&*self.relay, &self.session, message).await;
+            publish_notification(&*self.relay, &self.session, message()).await;
         }
     }
 
@@ -216,6 +218,22 @@ impl SessionLink {
     pub(crate) async fn take(self, hold: std::time::Duration) -> HeldTurn {
         self.relay.take_turn(&self.session, hold).await;
         HeldTurn(Some(self))
+    }
+}
+
+/// The turn of `link`'s session (none to take without a link), waiting at most `hold`;
+/// `None` when `cancelled` fires first (the turn, if taken meanwhile, lapses by its lease).
+pub(crate) async fn turn_unless(
+    link: Option<SessionLink>,
+    hold: std::time::Duration,
+    cancelled: &tokio_util::sync::CancellationToken,
+) -> Option<Option<HeldTurn>> {
+    let Some(link) = link else {
+        return Some(None);
+    };
+    tokio::select! {
+        held = link.take(hold) => Some(Some(held)),
+        () = cancelled.cancelled() => None,
     }
 }
 

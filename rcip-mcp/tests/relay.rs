@@ -105,13 +105,13 @@ async fn what_a_session_publishes_and_what_it_does_not() {
     );
     // A request of its own is not.
     let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
-    mcp_post(addr, Some(&id), list.to_string())
+    let listed = mcp_post(addr, Some(&id), list.to_string())
         .send()
         .await
-        .unwrap()
-        .text()
-        .await
         .unwrap();
+    // Served (so not refused before the layer could publish it), and not published.
+    assert_eq!(listed.status(), 200);
+    assert!(listed.text().await.unwrap().contains("\"tools\""));
     assert_eq!(
         published(),
         [

@@ -178,8 +178,10 @@ impl Inner {
             store: Some(Arc::clone(&store)),
             id: confirmation.id.clone(),
         };
-        if let Err(error) = store.put(stored).await {
-            unheld.store = None;
+        let put = store.put(stored).await;
+        // Put or refused, the store holds nothing of this call's to take back.
+        unheld.store = None;
+        if let Err(error) = put {
             tracing::warn!(target: "rcip::confirmation", %error, "a confirmation could not be shared");
             let mut attempt = attempt;
             attempt.reservation.release();
@@ -188,7 +190,6 @@ impl Inner {
                 RcipError::new(ErrorCode::ExecutionFailed, m::EXECUTION_FAILED),
             );
         }
-        unheld.store = None;
         self.hold(attempt, input, ready, confirmation)
     }
 

@@ -16,6 +16,7 @@ use std::time::Duration;
 use deadpool_postgres::Pool;
 use futures_util::StreamExt;
 use rcip_mcp::{Relay, SessionStoreError};
+use rcip_runtime::__private::shared::lock;
 use rcip_runtime::{BoxFuture, Clock, SystemClock};
 use serde_json::Value;
 use tokio_postgres::{AsyncMessage, NoTls};
@@ -143,7 +144,7 @@ impl PostgresRelay {
         // Reads go through this connection of the relay's own while it is up: a pool busy
         // with the instance's other work does not hold back what the instances tell each
         // other.
-        *std_lock(&listening.connection) = Some(Arc::new(client));
+        *lock(&listening.connection) = Some(Arc::new(client));
         let result = loop {
             if let Err(error) = self.read(listening).await {
                 break Err(error);
@@ -159,7 +160,7 @@ impl PostgresRelay {
                 () = tokio::time::sleep(POLL) => {}
             }
         };
-        *std_lock(&listening.connection) = None;
+        *lock(&listening.connection) = None;
         driver.abort();
         result
     }
@@ -182,7 +183,7 @@ impl PostgresRelay {
             return Ok(());
         }
         reader.reads += 1;
-        let own = std_lock(&listening.connection).clone();
+        let own = lock(&listening.connection).clone();
         let pooled;
         let client: &tokio_postgres::Client = match &own {
             Some(own) => own,
@@ -257,13 +258,6 @@ struct Listening {
     reader: tokio::sync::Mutex<Reader>,
     /// The listening connection, while it is up.
     connection: std::sync::Mutex<Option<Arc<tokio_postgres::Client>>>,
-}
-
-/// A std lock, poison or not (nothing it guards can be left half-changed).
-fn std_lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Where the reading stands: the highest `seq` read, and the lower ones not read yet (a
