@@ -38,7 +38,7 @@
 
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[cfg(feature = "serve")]
@@ -206,6 +206,10 @@ fn diff(
     kind: DiffKind,
     profile: Option<Profile>,
 ) -> ExitCode {
+    if old == "-" && new == "-" {
+        eprintln!("-: only one of the two versions can come from standard input");
+        return ExitCode::from(UNREADABLE);
+    }
     let (old_document, new_document) = match (read_json(old), read_json(new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(code), _) | (_, Err(code)) => return code,
@@ -233,15 +237,6 @@ fn diff(
             }
         }
     };
-    if contract == Contract::Package {
-        // Only valid packages are compared: the rules read them as the validator left them.
-        for (file, document) in [(old, &old_document), (new, &new_document)] {
-            if let Err(error) = parse_package(&document.to_string()) {
-                eprintln!("{}", error.in_file(Path::new(file)));
-                return ExitCode::from(UNREADABLE);
-            }
-        }
-    }
     let report = match (contract, profile) {
         (Contract::Catalog, Some(profile)) => {
             rcip_diff::diff_exports(profile, &old_document, &new_document)
@@ -257,10 +252,17 @@ fn diff(
     };
     let report = match report {
         Ok(report) => report,
-        Err(error) => {
-            let rcip_diff::DiffError::Invalid { which, .. } = &error;
-            let file = if *which == "old" { old } else { new };
-            eprintln!("{file}: {error}");
+        Err(rcip_diff::DiffError::Invalid {
+            which,
+            kind,
+            reason,
+        }) => {
+            // A package's validator problems come one a line: each names the file.
+            let file = if which == "old" { old } else { new };
+            eprintln!("{file}: not a valid {which} {kind}:");
+            for line in reason.lines() {
+                eprintln!("{file}: {line}");
+            }
             return ExitCode::from(UNREADABLE);
         }
     };

@@ -87,8 +87,32 @@ fn unreadable_or_invalid_input_exits_two_naming_the_file() {
     assert_eq!(invalid.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&invalid.stderr);
     assert!(
-        stderr.contains("list.json: new catalog: no \"capabilities\" list"),
+        stderr.contains("list.json: not a valid new catalog:\n")
+            && stderr.contains("list.json: no \"capabilities\" list"),
         "{stderr}"
+    );
+    // Not JSON, an unknown kind, both versions from standard input.
+    let broken = write("broken.json", "{\"capabilities\": [");
+    let broken = rcip(&["diff", good, broken.to_str().unwrap()], None);
+    assert_eq!(broken.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&broken.stderr).contains("broken.json: not JSON:"),
+        "{}",
+        String::from_utf8_lossy(&broken.stderr)
+    );
+    assert_eq!(
+        rcip(&["diff", good, good, "--kind", "poem"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    let both = rcip(&["diff", "-", "-"], Some("{}"));
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&both.stderr)
+            .contains("only one of the two versions can come from standard input"),
+        "{}",
+        String::from_utf8_lossy(&both.stderr)
     );
     // Told by its marks: a list is none of the three.
     let unknown = rcip(&["diff", good, not_a_catalog], None);
@@ -165,9 +189,15 @@ fn packages_are_checked_then_compared() {
         stderr.contains("polls-invalid.json: /types/poll"),
         "{stderr}"
     );
-    // --profile is for catalogs.
-    let profile = rcip(&["diff", old, new, "--profile", "openai"], None);
-    assert_eq!(profile.status.code(), Some(2));
+    // --profile is for catalogs: said before anything is compared, invalid packages too.
+    for (a, b) in [(old, new), (old, invalid.to_str().unwrap())] {
+        let profile = rcip(&["diff", a, b, "--profile", "openai"], None);
+        assert_eq!(profile.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&profile.stderr).trim(),
+            "--profile compares catalog exports, not a package"
+        );
+    }
 }
 
 #[test]

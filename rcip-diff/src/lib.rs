@@ -304,7 +304,9 @@ impl Contract {
     }
 }
 
-/// A JSON pointer token (RFC 6901): `~` as `~0`, `/` as `~1`.
+/// A JSON pointer token (RFC 6901), escaped by rcip-core's pointer builder.
 pub(crate) fn token(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
+    let mut pointer = String::new();
+    rcip_core::pointer::push_token(&mut pointer, name);
+    pointer.split_off(1)
 }

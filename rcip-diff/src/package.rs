@@ -14,8 +14,9 @@
 //! returns, which a reader of the old output schema refuses.
 
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
-use rcip_relationship::{package_capabilities, parse_package};
+use rcip_relationship::{package_capabilities, validate_package};
 use serde_json::{Map, Value, json};
 
 use crate::schema::{Role, compare};
@@ -46,7 +47,7 @@ use crate::{Change, DiffError, Report, Severity, diff_catalogs, token};
 /// validator's problems), or the two namespaces differ.
 pub fn diff_packages(old: &Value, new: &Value) -> Result<Report, DiffError> {
     let parse = |which: &'static str, document: &Value| {
-        parse_package(&document.to_string()).map_err(|error| DiffError::Invalid {
+        validate_package(document).map_err(|error| DiffError::Invalid {
             which,
             kind: "package",
             reason: error.to_string(),
@@ -77,7 +78,7 @@ pub fn diff_packages(old: &Value, new: &Value) -> Result<Report, DiffError> {
         );
     }
     let (types_before, types_after) = (members(old, "types"), members(new, "types"));
-    for (name, before) in &types_before {
+    for (name, before) in types_before {
         let pointer = format!("/types/{}", token(name));
         match types_after.get(name) {
             None => push(
@@ -105,7 +106,7 @@ pub fn diff_packages(old: &Value, new: &Value) -> Result<Report, DiffError> {
         );
     }
     let (views_before, views_after) = (members(old, "views"), members(new, "views"));
-    for (name, before) in &views_before {
+    for (name, before) in views_before {
         let pointer = format!("/views/{}", token(name));
         match views_after.get(name) {
             None => push(
@@ -137,20 +138,21 @@ pub fn diff_packages(old: &Value, new: &Value) -> Result<Report, DiffError> {
             format!("The view {name} was added."),
         );
     }
-    // What the package generates, as a consumer of the catalog sees it.
+    // What the package generates, as a consumer of the catalog sees it. Every record read
+    // names the package version (`version: {"enum": [n]}`): the version is judged once,
+    // above, so the new package's capabilities are made at the old version.
     let capabilities = |package| json!({"capabilities": package_capabilities(package)});
-    let generated = diff_catalogs(&capabilities(&old_package), &capabilities(&new_package))?;
+    let mut at_old_version = new_package;
+    at_old_version.version = old_package.version;
+    let generated = diff_catalogs(&capabilities(&old_package), &capabilities(&at_old_version))?;
     report.changes.extend(generated.changes);
     Ok(report)
 }
 
 /// The object member `key` of `value` (none: empty).
-fn members(value: &Value, key: &str) -> Map<String, Value> {
-    value
-        .get(key)
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default()
+fn members<'a>(value: &'a Value, key: &str) -> &'a Map<String, Value> {
+    static EMPTY: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
+    value.get(key).and_then(Value::as_object).unwrap_or(&EMPTY)
 }
 
 fn push(
@@ -326,7 +328,7 @@ fn roles(name: &str, pointer: &str, old: &Value, new: &Value, changes: &mut Vec<
             .collect()
     };
     let (before, after) = (members(old, "roles"), members(new, "roles"));
-    for (role, was) in &before {
+    for (role, was) in before {
         let at = format!("{pointer}/roles/{}", token(role));
         let Some(now) = after.get(role) else {
             push(
@@ -422,7 +424,7 @@ fn shown(value: Option<u64>) -> String {
 /// The commands of a type.
 fn commands(name: &str, pointer: &str, old: &Value, new: &Value, changes: &mut Vec<Change>) {
     let (before, after) = (members(old, "commands"), members(new, "commands"));
-    for (command, was) in &before {
+    for (command, was) in before {
         let at = format!("{pointer}/commands/{}", token(command));
         let Some(now) = after.get(command) else {
             push(

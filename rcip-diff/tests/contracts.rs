@@ -560,11 +560,32 @@ fn the_polls_package() {
         serde_json::from_str(include_str!("../../examples/programs/polls.json")).unwrap();
     assert_eq!(Contract::detect(&polls), Some(Contract::Package));
     assert!(diff_packages(&polls, &polls).unwrap().changes.is_empty());
+    // The next version, unchanged otherwise: only the version's own info (every record read
+    // names the version, and that is judged once, not as each read's output).
     let mut next = polls.clone();
     next["version"] = json!(2);
+    assert_eq!(
+        found(&diff_packages(&polls, &next).unwrap()),
+        one(Severity::Info, "package-version-changed", "/version")
+    );
+    // A command that no longer runs from `closed`: the package's rule, and nothing else
+    // breaking (its capability's contract is unchanged).
     next["types"]["poll"]["commands"]["reopen"]["from"] = json!(["open"]);
     let report = diff_packages(&polls, &next).unwrap();
-    assert!(report.reaches(Severity::Breaking), "{report:?}");
+    let breaking: Vec<_> = report
+        .changes
+        .iter()
+        .filter(|c| c.severity == Severity::Breaking)
+        .map(|c| (c.rule, c.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        breaking,
+        [(
+            "package-command-from-narrowed",
+            "/types/poll/commands/reopen/from"
+        )],
+        "{report:?}"
+    );
 }
 
 // ----- MCPL manifests ----------------------------------------------------------------------
@@ -861,6 +882,7 @@ fn vendor_members_inside_a_known_capability() {
     // A withdrawn path points at the deepest member that advertised it.
     let all = json!({"version": "0.5", "channels": true});
     let report = diff_manifests(&all, &json!({"version": "0.5"})).unwrap();
+    assert_eq!(report.changes.len(), 7, "{report:?}");
     assert!(
         report.changes.iter().all(|c| c.pointer == "/channels"),
         "{report:?}"
