@@ -176,9 +176,7 @@ pub(crate) async fn finish(
         return cancelled();
     };
     // The ticket's time left once it is this call's turn: the question ends with the ticket.
-    let asked = ctx
-        .peer
-        .create_elicitation_with_timeout(params, Some(left()));
+    let asked = crate::elicit::ask_form(&ctx.peer, params, left());
     let answer = tokio::select! {
         answer = asked => answer,
         () = ctx.ct.cancelled() => return cancelled(),

@@ -18,12 +18,13 @@ use std::time::Duration;
 use rcip_runtime::{BoxFuture, FromInvocation, HandlerError, InvocationContext};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequest,
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
-    ElicitResult, ElicitationAction, InputRequest, InputRequests, InputRequiredResult,
-    InputResponses, ListRootsRequest, ListRootsResult, RequestStateCodec, Root, SealOptions,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult,
+    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, ListRootsRequest, ListRootsResult, RequestStateCodec,
+    Root, SealOptions, ServerRequest,
 };
-use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::service::{Peer, PeerRequestOptions, RequestContext, RoleServer, ServiceError};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -627,11 +628,34 @@ fn read<T: DeserializeOwned>(raw: &Value) -> Option<T> {
     T::deserialize(raw).ok()
 }
 
+/// Sends `elicitation/create` to a 2025-11-25 client and awaits the answer, for at most
+/// `timeout`.
+///
+/// rmcp's own `create_elicitation_with_timeout` is behind its `elicitation` feature, which
+/// also turns on `url` and with it `idna` and ICU4X (27 packages, issue 39) for URL-mode
+/// elicitation, which rcip never sends. The request and result types are not behind the
+/// feature, so this sends the same request through the peer's public request API.
+pub(crate) async fn ask_form(
+    peer: &Peer<RoleServer>,
+    params: ElicitRequestParams,
+    timeout: Duration,
+) -> Result<ElicitResult, ServiceError> {
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    match peer
+        .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
+        .await?
+        .await_response()
+        .await?
+    {
+        ClientResult::ElicitResult(result) => Ok(result),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
 /// Sends one request to a 2025-11-25 client and awaits its answer, as JSON.
 async fn send(peer: &Peer<RoleServer>, request: InputRequest) -> Option<Value> {
     match request {
-        InputRequest::Elicitation(request) => peer
-            .create_elicitation_with_timeout(request.params, Some(ANSWER_TIME))
+        InputRequest::Elicitation(request) => ask_form(peer, request.params, ANSWER_TIME)
             .await
             .ok()
             .and_then(|r| serde_json::to_value(r).ok()),
