@@ -98,8 +98,12 @@ fn rule(role: Role, family: &str, way: Way) -> &'static str {
     }
 }
 
-/// The keywords that only describe.
-const TEXTS: [&str; 5] = ["title", "description", "examples", "$comment", "deprecated"];
+/// The keywords that only describe: rcip-core's annotations (which no validator checks),
+/// except `default`, which is judged on its own (a consumer that leaves the member out gets
+/// it).
+fn is_text(key: &str) -> bool {
+    key != "default" && rcip_core::schema::ANNOTATIONS.contains(&key)
+}
 
 /// Lower bounds (raised: stricter) and upper bounds (lowered: stricter).
 const LOWER: [&str; 5] = [
@@ -160,12 +164,14 @@ fn compare_at(
     );
 }
 
-/// Whether `schema` accepts every value: `true`, no schema, or only descriptions.
+/// Whether `schema` accepts every value: `true`, no schema, or only annotations.
 fn accepts_all(schema: &Value) -> bool {
     match schema {
         Value::Bool(accepts) => *accepts,
         Value::Null => true,
-        Value::Object(object) => object.keys().all(|k| TEXTS.contains(&k.as_str())),
+        Value::Object(object) => object
+            .keys()
+            .all(|k| rcip_core::schema::ANNOTATIONS.contains(&k.as_str())),
         _ => false,
     }
 }
@@ -442,7 +448,10 @@ fn compare_objects(
         );
     }
     // texts
-    for key in TEXTS {
+    let texts = rcip_core::schema::ANNOTATIONS
+        .into_iter()
+        .filter(|k| is_text(k));
+    for key in texts {
         if before.get(key) != after.get(key) {
             sink(
                 Severity::Info,
@@ -471,7 +480,7 @@ fn compare_objects(
                 | "default"
         ) || LOWER.contains(&key)
             || UPPER.contains(&key)
-            || TEXTS.contains(&key)
+            || is_text(key)
             || COMPOSITIONS.contains(&key)
     };
     let mut others: Vec<&String> = before
@@ -496,15 +505,72 @@ fn compare_objects(
 /// A value as a key of a set of allowed values: its JSON text, with a number written by its
 /// value (`1.0` as `1`), since a validator compares numbers by value.
 fn value_key(value: &Value) -> String {
-    match value {
-        Value::Number(number) => match (number.as_i64(), number.as_u64(), number.as_f64()) {
-            (Some(i), _, _) => i.to_string(),
-            (_, Some(u), _) => u.to_string(),
-            // An integral float within i64 is the integer (above it, f64 text is exact).
-            (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => format!("{}", f as i64),
-            _ => number.to_string(),
-        },
-        other => other.to_string(),
+    let mut key = String::new();
+    write_value_key(&mut key, value);
+    key
+}
+
+/// [`value_key`] into `out`: numbers by value (`1` and `1.0` alike) at any depth, object
+/// members by name whatever their order, so two enum values JSON Schema calls equal have one
+/// key. Iterative: a value nested deeper than the stack allows is keyed as well.
+fn write_value_key(out: &mut String, value: &Value) {
+    /// What is left to write: a value, or a closing mark once a container's members are out.
+    enum Step<'v> {
+        Value(&'v Value),
+        Name(&'v str),
+        Text(&'static str),
+    }
+    let mut steps = vec![Step::Value(value)];
+    while let Some(step) = steps.pop() {
+        let value = match step {
+            Step::Text(text) => {
+                out.push_str(text);
+                continue;
+            }
+            Step::Name(name) => {
+                // As JSON text, so no name can pass for punctuation.
+                out.push_str(&Value::from(name).to_string());
+                continue;
+            }
+            Step::Value(value) => value,
+        };
+        match value {
+            Value::Number(number) => match (number.as_i64(), number.as_u64(), number.as_f64()) {
+                (Some(i), _, _) => out.push_str(&i.to_string()),
+                (_, Some(u), _) => out.push_str(&u.to_string()),
+                // An integral float within i64 is the integer (above it, f64 text is exact).
+                #[allow(clippy::cast_possible_truncation)]
+                (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                    out.push_str(&(f as i64).to_string());
+                }
+                _ => out.push_str(&number.to_string()),
+            },
+            Value::Array(items) => {
+                out.push('[');
+                steps.push(Step::Text("]"));
+                for (index, item) in items.iter().enumerate().rev() {
+                    steps.push(Step::Value(item));
+                    if index > 0 {
+                        steps.push(Step::Text(","));
+                    }
+                }
+            }
+            Value::Object(members) => {
+                out.push('{');
+                steps.push(Step::Text("}"));
+                let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
+                sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for (index, (name, member)) in sorted.into_iter().enumerate().rev() {
+                    steps.push(Step::Value(member));
+                    steps.push(Step::Text(":"));
+                    steps.push(Step::Name(name));
+                    if index > 0 {
+                        steps.push(Step::Text(","));
+                    }
+                }
+            }
+            other => out.push_str(&other.to_string()),
+        }
     }
 }
 

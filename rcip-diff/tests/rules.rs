@@ -442,12 +442,61 @@ fn the_same_values_rewritten_are_no_change() {
             json!({"type": "array"}),
             json!({"type": "array", "uniqueItems": false}),
         ),
+        // Equal by value at any depth, as JSON Schema compares `enum` and `const`.
+        (
+            json!({"enum": [[1, {"a": 2, "b": [3.0]}], null]}),
+            json!({"enum": [null, [1.0, {"b": [3], "a": 2.0}]]}),
+        ),
+        (json!({"const": {"n": 10}}), json!({"const": {"n": 10.0}})),
     ] {
         for key in ["inputSchema", "outputSchema"] {
             for (from, to) in [(&before, &after), (&after, &before)] {
                 let found = all(key, from.clone(), to.clone());
                 assert!(found.is_empty(), "{key}: {from} -> {to}: {found:?}");
             }
+        }
+    }
+}
+
+/// A value inside an enum value that really changed is still a change (replaced: breaking
+/// both ways), and a key that differs only in how a name is written is not mistaken for
+/// punctuation.
+#[test]
+fn nested_enum_values_that_differ_are_a_change() {
+    for (before, after) in [
+        (json!({"enum": [[1, 2]]}), json!({"enum": [[1, 3]]})),
+        (json!({"enum": [{"a": 1}]}), json!({"enum": [{"b": 1}]})),
+        (
+            json!({"const": {"a,b": 1}}),
+            json!({"const": {"a": {"b": 1}}}),
+        ),
+        (json!({"const": [1.5]}), json!({"const": [1]})),
+    ] {
+        for key in ["inputSchema", "outputSchema"] {
+            let found = all(key, before.clone(), after.clone());
+            assert!(
+                !found.is_empty() && found.iter().all(|c| c.0 == Breaking),
+                "{key}: {before} -> {after}: {found:?}"
+            );
+        }
+    }
+}
+
+/// `readOnly` and `writeOnly` are annotations, as rcip-core lists them: a change is info in
+/// either role, never an unjudged keyword (breaking).
+#[test]
+fn read_only_and_write_only_are_annotations() {
+    for keyword in ["readOnly", "writeOnly"] {
+        let (before, after) = (
+            json!({"type": "string"}),
+            json!({"type": "string", keyword: true}),
+        );
+        for key in ["inputSchema", "outputSchema"] {
+            assert_eq!(
+                all(key, before.clone(), after.clone()),
+                [(Info, "schema-text-changed", format!("/{key}/{keyword}"))],
+                "{keyword} in {key}"
+            );
         }
     }
 }
