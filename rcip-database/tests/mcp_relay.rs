@@ -123,6 +123,40 @@ async fn a_listener_on_a_swept_table_starts_from_the_sequence() {
     assert_eq!(next(&mut heard).await, json!({"n": 2}));
 }
 
+/// A row that is not JSON (written by hand, or cut) is skipped: nothing is heard of it, and
+/// the notices after it are heard as ever, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_that_is_not_json_is_skipped() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, _heard_by_a) = listening(&schema).await;
+    let (_b, mut heard_by_b) = listening(&schema).await;
+    a.publish(json!({"n": 0})).await.unwrap();
+    assert_eq!(next(&mut heard_by_b).await, json!({"n": 0}));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let now = i64::try_from(now).unwrap();
+    schema
+        .client()
+        .await
+        .execute(
+            "INSERT INTO rcip_relay (origin, notice, created_at) VALUES ('by-hand', $1, $2), \
+             ('by-hand', '', $2)",
+            &[&"{\"cut\": ", &now],
+        )
+        .await
+        .unwrap();
+    a.publish(json!({"n": 1})).await.unwrap();
+    a.publish(json!({"n": 2})).await.unwrap();
+    assert_eq!(next(&mut heard_by_b).await, json!({"n": 1}));
+    assert_eq!(next(&mut heard_by_b).await, json!({"n": 2}));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(heard_by_b.try_recv().is_err(), "nothing of the bad rows");
+}
+
 /// One instance at a time has requests outstanding to a session's client: another waits
 /// until every request of the holder gave its share back, or the turn lapsed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -372,8 +372,19 @@ async fn stream_events_are_replayed_by_any_instance_exactly_as_sent() {
         seq.to_owned(),
         format!("{secret}-999999999"),
         "not-an-id".to_owned(),
+        // Numbers past the column's (BIGINT) and past u64: unknown, not a database error.
+        format!("{secret}-{}", i64::MAX.unsigned_abs() + 1),
+        format!("{secret}-{}", u64::MAX),
+        format!("{secret}-{}0", u64::MAX),
     ] {
-        assert!(b.replay_events_after(&guessed).await.is_err(), "{guessed}");
+        let Err(error) = b.replay_events_after(&guessed).await else {
+            panic!("{guessed} replayed");
+        };
+        assert_eq!(
+            error.to_string(),
+            rcip_mcp::unknown_event().to_string(),
+            "{guessed}"
+        );
     }
     let (other_secret, _) = other.rsplit_once('-').unwrap();
     assert_ne!(other_secret, secret, "a secret per stream");

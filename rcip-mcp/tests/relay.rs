@@ -69,6 +69,16 @@ async fn session(addr: SocketAddr) -> String {
     id
 }
 
+/// The session still serves a request after a refusal.
+async fn still_serves(addr: SocketAddr, id: &str) {
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let listed = mcp_post(addr, Some(id), list.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 200);
+}
+
 #[tokio::test]
 async fn what_a_session_publishes_and_what_it_does_not() {
     let relay = Arc::new(Recorder::default());
@@ -156,13 +166,40 @@ async fn a_body_over_the_limit_is_refused_and_nothing_is_published() {
     let refused = mcp_post(addr, Some(&id), huge).send().await.unwrap();
     assert_eq!(refused.status(), 413);
     assert!(relay.published.lock().unwrap().is_empty());
-    // The session still serves.
-    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
-    let listed = mcp_post(addr, Some(&id), list.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(listed.status(), 200);
+    still_serves(addr, &id).await;
+}
+
+/// A body that breaks off (a chunk the connection cannot read) is refused `400`, as rmcp
+/// refuses one, and nothing is published: the relay never guesses at a message.
+#[tokio::test]
+async fn a_body_that_cannot_be_read_is_refused_and_nothing_is_published() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let relay = Arc::new(Recorder::default());
+    let addr = serve(relay.clone()).await;
+    let id = session(addr).await;
+    let answer = json!({"jsonrpc": "2.0", "id": 0, "result": {}}).to_string();
+    // A first chunk of the answer, then a chunk size that is not hexadecimal.
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-11-25\r\n\
+         mcp-session-id: {id}\r\ntransfer-encoding: chunked\r\n\r\n\
+         {:x}\r\n{answer}\r\nzz\r\n",
+        answer.len()
+    );
+    let mut connection = tokio::net::TcpStream::connect(addr).await.unwrap();
+    connection.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    let read = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        connection.read_to_end(&mut response),
+    )
+    .await
+    .expect("an answer within 5 s");
+    let response = String::from_utf8_lossy(&response);
+    assert!(read.is_ok(), "{response}");
+    assert!(response.starts_with("HTTP/1.1 400"), "{response}");
+    assert!(relay.published.lock().unwrap().is_empty());
+    still_serves(addr, &id).await;
 }
 
 #[tokio::test]

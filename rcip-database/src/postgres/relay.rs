@@ -226,10 +226,16 @@ impl PostgresRelay {
             let origin: &str = row.try_get(1).map_err(failed)?;
             let notice: &str = row.try_get(2).map_err(failed)?;
             reader.saw(seq, now);
-            if origin != &*self.origin
-                && let Ok(notice) = serde_json::from_str::<Value>(notice)
-            {
-                (listening.hear)(notice);
+            if origin == &*self.origin {
+                continue;
+            }
+            // Only rcip writes the table; a row that is not JSON (written by hand, or cut)
+            // is skipped, and the rows after it are read as ever.
+            match serde_json::from_str::<Value>(notice) {
+                Ok(notice) => (listening.hear)(notice),
+                Err(error) => {
+                    tracing::warn!(target: "rcip::mcp", seq, %error, "a relay row that is not JSON was skipped");
+                }
             }
         }
         reader
