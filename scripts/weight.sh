@@ -19,6 +19,11 @@
 #   scripts/weight.sh --check-count CEILING (a) only, no build: exits 1 when rcip-app has
 #                                           more than CEILING unique package names
 #                                           (scripts/check-dependencies.sh's guard).
+#   scripts/weight.sh --smoke               no measurement: both apps built (debug, no debug
+#                                           information, target/weight-smoke, kept between
+#                                           runs) and started with `--check 0`, so an API
+#                                           change cannot leave them broken until the next
+#                                           measurement (.ci/run).
 # Offline throughout (`--offline`): each app resolves from a fresh copy of the workspace's
 # Cargo.lock (so the versions are the workspace's), and every package must already be
 # downloaded: run it after building the workspace, or after `cargo fetch`.
@@ -28,12 +33,14 @@ APPS=(rcip-app rmcp-app)
 RUNS=1
 KEEP=false
 CEILING=
+SMOKE=false
 while [ $# -gt 0 ]; do
     case $1 in
         --runs) RUNS=${2:?--runs needs a number}; shift 2 ;;
         --keep) KEEP=true; shift ;;
         --check-count) CEILING=${2:?--check-count needs a ceiling}; shift 2 ;;
-        *) echo "usage: $0 [--runs N] [--keep] | --check-count CEILING" >&2; exit 2 ;;
+        --smoke) SMOKE=true; shift ;;
+        *) echo "usage: $0 [--runs N] [--keep] | --check-count CEILING | --smoke" >&2; exit 2 ;;
     esac
 done
 
@@ -57,6 +64,24 @@ done
 only_rcip=$(comm -23 <(names rcip-app) <(names rmcp-app) | { grep -vx rcip-app || true; } | paste -sd ' ')
 only_rmcp=$(comm -13 <(names rcip-app) <(names rmcp-app) | { grep -vx rmcp-app || true; } | paste -sd ' ')
 words() { wc -w <<<"$1"; }
+
+if [ "$SMOKE" = true ]; then
+    for app in "${APPS[@]}"; do
+        dir="$ROOT/target/weight-smoke"
+        if ! CARGO_TARGET_DIR="$dir" CARGO_PROFILE_DEV_DEBUG=false \
+            cargo build --offline -q --manifest-path "$(manifest "$app")"; then
+            echo "weight: $app does not build" >&2
+            exit 1
+        fi
+        if ! out=$("$dir/debug/$app" --check 0 2>&1); then
+            echo "$out" >&2
+            echo "weight: $app was built but does not start (\`$dir/debug/$app --check 0\`)" >&2
+            exit 1
+        fi
+        echo "weight: $app builds and starts"
+    done
+    exit 0
+fi
 
 if [ -n "$CEILING" ]; then
     target=$(awk -v r="${NAMES[rmcp-app]}" 'BEGIN {printf "%d", r * 1.25}')
