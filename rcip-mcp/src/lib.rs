@@ -200,6 +200,7 @@ mod progress;
 mod prompts;
 mod providers;
 mod relay;
+mod request_ids;
 mod resources;
 mod results;
 mod server;

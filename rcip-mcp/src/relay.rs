@@ -33,6 +33,7 @@ use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 
+use crate::request_ids::{InstanceIds, Owner};
 use crate::sessions::SessionStoreError;
 
 /// The largest request body the relay reads to look at: rmcp's own limit, which answers a
@@ -270,6 +271,8 @@ pub(crate) struct Delivery {
     pub(crate) on_remote_change: Option<RemoteChange>,
     /// The standalone streams this instance holds.
     pub(crate) streams: Arc<Streams>,
+    /// This instance's tag on the requests it sends clients.
+    pub(crate) ids: InstanceIds,
 }
 
 impl Delivery {
@@ -321,7 +324,11 @@ impl Delivery {
         let Some(message) = notice.get("message") else {
             return;
         };
-        let Ok(message) = serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) else {
+        // An answer to another instance's request is that instance's alone.
+        let Some(message) = self.ids.untag_response(message.clone()) else {
+            return;
+        };
+        let Ok(message) = serde_json::from_value::<ClientJsonRpcMessage>(message) else {
             return;
         };
         let manager = self.manager.clone();
@@ -364,6 +371,7 @@ fn travels(message: &Value) -> Option<Told> {
 pub(crate) async fn relay(
     relay: Arc<dyn Relay>,
     streams: Arc<Streams>,
+    ids: InstanceIds,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -393,7 +401,7 @@ pub(crate) async fn relay(
         Method::GET => {
             let response = next.run(request).await;
             return if response.status() == StatusCode::OK {
-                standalone(&streams, &session, response)
+                standalone(&streams, &session, &ids, response)
             } else {
                 response
             };
@@ -412,14 +420,33 @@ pub(crate) async fn relay(
                     };
                 }
             };
-            let told = serde_json::from_slice::<Value>(&bytes)
-                .ok()
-                .and_then(|message| travels(&message));
-            (told, Request::from_parts(parts, Body::from(bytes)))
+            let Ok(message) = serde_json::from_slice::<Value>(&bytes) else {
+                // rmcp refuses it as it always does; nothing travels.
+                return next
+                    .run(Request::from_parts(parts, Body::from(bytes)))
+                    .await;
+            };
+            match ids.response_owner(&message) {
+                // An answer to this instance's own request: rmcp gets its own id back, and
+                // no other instance needs it.
+                Owner::Mine(number) => {
+                    let mut own = message;
+                    own["id"] = Value::from(number);
+                    (
+                        None,
+                        Request::from_parts(parts, Body::from(own.to_string())),
+                    )
+                }
+                // Another instance's (rmcp here drops it), or untagged: as before.
+                Owner::Another | Owner::Untagged => (
+                    travels(&message),
+                    Request::from_parts(parts, Body::from(bytes)),
+                ),
+            }
         }
         _ => (None, request),
     };
-    let response = next.run(request).await;
+    let response = tagged(&ids, next.run(request).await);
     let Some(told) = told else {
         return response;
     };
@@ -441,9 +468,14 @@ pub(crate) async fn relay(
 /// instances relay for its session written between them (each of rmcp's body chunks is one
 /// whole event, so an event written between two never splits one). The session is
 /// registered while the stream lasts.
-fn standalone(streams: &Arc<Streams>, session: &str, response: Response) -> Response {
+fn standalone(
+    streams: &Arc<Streams>,
+    session: &str,
+    ids: &InstanceIds,
+    response: Response,
+) -> Response {
     use futures_util::StreamExt;
-    let (parts, body) = response.into_parts();
+    let (parts, body) = tagged(ids, response).into_parts();
     let (id, relayed) = streams.open(session);
     let registered = Registered {
         streams: Arc::clone(streams),
@@ -465,6 +497,26 @@ fn standalone(streams: &Arc<Streams>, session: &str, response: Response) -> Resp
         },
     );
     Response::from_parts(parts, Body::from_stream(merged))
+}
+
+/// `response` with the requests and cancellations of its event stream tagged with this
+/// instance (see [`InstanceIds`]); a response that is not an event stream as it is.
+fn tagged(ids: &InstanceIds, response: Response) -> Response {
+    use futures_util::StreamExt;
+    let events = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !events {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let ids = ids.clone();
+    let events = body
+        .into_data_stream()
+        .map(move |chunk| chunk.map(|chunk| ids.tag_event(chunk)));
+    Response::from_parts(parts, Body::from_stream(events))
 }
 
 /// A standalone stream's registration, ended with the stream.

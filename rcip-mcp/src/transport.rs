@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::bridge::{BridgeError, McpBridge};
 use crate::events::MemoryEventStore;
 use crate::relay::{Delivery, Relay, RemoteChange};
+use crate::request_ids::{InstanceIds, TaggingEventStore};
 use crate::session_owner::{self, SessionOwners};
 use crate::sessions::{Restorer, SessionStore};
 
@@ -216,6 +217,10 @@ impl HttpOptions {
     /// for them, a session's log level and its end reach every instance. With a
     /// [`session_store`](Self::session_store), this is what lets a balancer without affinity
     /// send each request anywhere.
+    ///
+    /// With a relay, the ids of requests to a 2025-11-25 client read `rcip.<instance>.<n>`
+    /// on the wire, not rmcp's bare numbers: rmcp numbers them from 0 on every instance, and
+    /// an answer must decide only the question it answers, wherever it is posted.
     #[must_use]
     pub fn relay(mut self, relay: Arc<dyn Relay>) -> Self {
         self.relay = Some(relay);
@@ -289,9 +294,18 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     if let Some(store) = &options.sessions {
         config.session_store = Some(Arc::new(Restorer(Arc::clone(store))));
     }
+    // With other instances, requests to clients carry this instance's tag (see
+    // `request_ids`), in the event store as on the wire.
+    let ids = options.relay.as_ref().map(|_| InstanceIds::new());
     let mut manager = LocalSessionManager::default();
     if let Some(store) = options.events {
-        manager = manager.with_event_store(store);
+        manager = match &ids {
+            Some(ids) => manager.with_event_store(Arc::new(TaggingEventStore {
+                inner: store,
+                ids: ids.clone(),
+            })),
+            None => manager.with_event_store(store),
+        };
     }
     let manager = Arc::new(manager);
     let streams = Arc::new(crate::relay::Streams::default());
@@ -302,6 +316,7 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
             bridge: bridge.inner.clone(),
             on_remote_change: options.on_remote_change.clone(),
             streams: Arc::clone(&streams),
+            ids: ids.clone().unwrap_or_else(InstanceIds::new),
         };
         relay.subscribe(Arc::new(move |notice| delivery.hear(notice)));
     }
@@ -315,9 +330,15 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
                 session_owner::guard(Arc::clone(&owners), request, next)
             }));
     // Outside the guard: only what the guard let through (and rmcp accepted) is published.
-    if let Some(relay) = options.relay {
+    if let (Some(relay), Some(ids)) = (options.relay, ids) {
         router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
-            crate::relay::relay(Arc::clone(&relay), Arc::clone(&streams), request, next)
+            crate::relay::relay(
+                Arc::clone(&relay),
+                Arc::clone(&streams),
+                ids.clone(),
+                request,
+                next,
+            )
         }));
     }
     let router = router

@@ -816,3 +816,128 @@ async fn a_failing_session_store_refuses_what_it_cannot_check() {
     assert_eq!(elsewhere, unknown);
     assert_eq!(elsewhere.status, 404);
 }
+
+/// What an endpoint subscribed to hear notices with.
+type Hear = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// Two instances' relays joined in this test's memory: what one publishes, the others hear.
+#[derive(Default)]
+struct Bus(std::sync::Mutex<Vec<(usize, Hear)>>);
+
+/// One instance's end of a [`Bus`].
+struct OnBus(Arc<Bus>, usize);
+
+impl rcip_mcp::Relay for OnBus {
+    fn publish(&self, notice: Value) -> BoxFuture<Result<(), SessionStoreError>> {
+        let hearers: Vec<_> = self.0.0.lock().unwrap().clone();
+        for (instance, hear) in hearers {
+            if instance != self.1 {
+                hear(notice.clone());
+            }
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn subscribe(&self, hear: Hear) {
+        self.0.0.lock().unwrap().push((self.1, hear));
+    }
+}
+
+/// An event stream read until `found` finds what it looks for in one event's data; the
+/// stream stays readable.
+async fn read_until<T>(stream: &mut reqwest::Response, found: impl Fn(&Value) -> Option<T>) -> T {
+    let mut text = String::new();
+    loop {
+        while let Some(end) = text.find("\n\n") {
+            let event: String = text.drain(..end + 2).collect();
+            let data = event
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
+                .and_then(|data| serde_json::from_str::<Value>(data).ok());
+            if let Some(value) = data.as_ref().and_then(&found) {
+                return value;
+            }
+        }
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk())
+            .await
+            .expect("an event within 10 s")
+            .unwrap()
+            .expect("the stream goes on");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+/// Two instances serve one session, and each asks its client to confirm a call. rmcp numbers
+/// each instance's requests from 0, so without tags both questions would be id 0, and an
+/// answer to one, posted to the other instance, would be taken there as the answer to its
+/// own: one human's refusal deciding the other call. Each question's id names its instance,
+/// and each answer decides only its own question, wherever it is posted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_answer_decides_only_its_own_question_across_instances() {
+    let shared = Arc::new(SharedSessions::default());
+    let bus = Arc::new(Bus::default());
+    let apps = [App::new(), App::new()];
+    let instance = |n: usize| {
+        HttpOptions::new()
+            .session_store(shared.clone())
+            .relay(Arc::new(OnBus(bus.clone(), n)))
+    };
+    let a = serve_with(&apps[0], instance(0)).await;
+    let b = serve_with(&apps[1], instance(1)).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = rcip_test_support::mcp_post(a, None, init.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = opened.bytes().await.unwrap();
+    let post = |addr: SocketAddr, body: Value| {
+        rcip_test_support::mcp_post(addr, Some(&session), body.to_string()).send()
+    };
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(a, done).await.unwrap().status(), 202);
+
+    let add = |id: u64, text: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "notes.add", "arguments": {"text": text}}})
+    };
+    let question =
+        |event: &Value| (event["method"] == "elicitation/create").then(|| event["id"].clone());
+    let mut on_a = post(a, add(10, "from a")).await.unwrap();
+    let asked_by_a = read_until(&mut on_a, question).await;
+    let mut on_b = post(b, add(11, "from b")).await.unwrap();
+    let asked_by_b = read_until(&mut on_b, question).await;
+    assert_ne!(asked_by_a, asked_by_b, "one id per question");
+    for id in [&asked_by_a, &asked_by_b] {
+        assert!(
+            id.as_str().is_some_and(|id| id.starts_with("rcip.")),
+            "{id}"
+        );
+    }
+
+    // B's question declined, the answer posted to A; then A's approved, posted to B.
+    let answer = |id: &Value, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let declined = answer(&asked_by_b, json!({"action": "decline"}));
+    assert_eq!(post(a, declined).await.unwrap().status(), 202);
+    let result = |id: u64| move |event: &Value| (event["id"] == id).then(|| event.clone());
+    let b_done = read_until(&mut on_b, result(11)).await;
+    assert_eq!(b_done["result"]["isError"], true, "{b_done}");
+    let approved = answer(
+        &asked_by_a,
+        json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    assert_eq!(post(b, approved).await.unwrap().status(), 202);
+    let a_done = read_until(&mut on_a, result(10)).await;
+    assert_eq!(
+        a_done["result"]["structuredContent"],
+        json!({"added": "from a"}),
+        "{a_done}"
+    );
+    assert!(apps[0].notes().contains(&"from a".to_owned()));
+    assert!(!apps[1].notes().contains(&"from b".to_owned()));
+}
