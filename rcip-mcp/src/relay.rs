@@ -429,16 +429,27 @@ pub(crate) async fn relay(
             match ids.response_owner(&message) {
                 // An answer to this instance's own request: rmcp gets its own id back, and
                 // no other instance needs it.
-                Owner::Mine(number) => {
+                Some(Owner::Mine(number)) => {
                     let mut own = message;
                     own["id"] = Value::from(number);
-                    (
-                        None,
-                        Request::from_parts(parts, Body::from(own.to_string())),
-                    )
+                    (None, rewritten(parts, &own))
                 }
-                // Another instance's (rmcp here drops it), or untagged: as before.
-                Owner::Another | Owner::Untagged => (
+                // Another instance's: published for it (rmcp here matches no string id).
+                Some(Owner::Another) => (
+                    travels(&message),
+                    Request::from_parts(parts, Body::from(bytes)),
+                ),
+                // No instance of a relayed deployment asks with a bare id: an untagged answer
+                // (a client that rewrote the id, or an instance of an older version) could
+                // only decide a question it was not given. rmcp gets it with an id it
+                // cannot match, and answers as it answers any answer; nothing is published.
+                Some(Owner::Untagged) => {
+                    let mut unmatched = message;
+                    unmatched["id"] = Value::from(UNMATCHED_ID);
+                    (None, rewritten(parts, &unmatched))
+                }
+                // The client's own request or notification.
+                None => (
                     travels(&message),
                     Request::from_parts(parts, Body::from(bytes)),
                 ),
@@ -497,6 +508,16 @@ fn standalone(
         },
     );
     Response::from_parts(parts, Body::from_stream(merged))
+}
+
+/// The id an untagged answer reaches rmcp with: a string, which rmcp never gives its own
+/// requests.
+const UNMATCHED_ID: &str = "rcip.untagged";
+
+/// A request with `message` as its body (its old length dropped with it).
+fn rewritten(mut parts: axum::http::request::Parts, message: &Value) -> Request {
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Request::from_parts(parts, Body::from(message.to_string()))
 }
 
 /// `response` with the requests and cancellations of its event stream tagged with this

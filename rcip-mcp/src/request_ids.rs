@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use rmcp::model::{RequestId, ServerJsonRpcMessage};
+use rmcp::model::{RequestId, ServerJsonRpcMessage, ServerNotification};
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::store::{
     EventId, EventStore, EventStoreError, EventStream,
@@ -131,45 +131,53 @@ impl InstanceIds {
         }
     }
 
-    /// Whose answer `message` is: a response's id, read (a request or notification of the
-    /// client's own is [`Owner::Untagged`]).
-    pub(crate) fn response_owner(&self, message: &Value) -> Owner {
+    /// Whose answer `message` is, when it is a response (an id, no method); `None` for a
+    /// client's own request or notification.
+    pub(crate) fn response_owner(&self, message: &Value) -> Option<Owner> {
         match message.get("id") {
-            Some(id) if message.get("method").is_none() => self.owner(id),
-            _ => Owner::Untagged,
+            Some(id) if message.get("method").is_none() => Some(self.owner(id)),
+            _ => None,
         }
     }
 
-    /// A client's response as rmcp must get it here: `Some` with rmcp's own id when this
-    /// instance asked, the message unchanged when the id is not tagged, `None` when another
-    /// instance asked (it is theirs alone).
+    /// A client's message as rmcp must get it here from another instance: a response with
+    /// rmcp's own id when this instance asked, `None` for any other response (another
+    /// instance's, or untagged: with a relay no instance asks with a bare number, and rmcp
+    /// would match one against its own), anything else unchanged.
     pub(crate) fn untag_response(&self, mut message: Value) -> Option<Value> {
         match self.response_owner(&message) {
-            Owner::Mine(number) => {
+            Some(Owner::Mine(number)) => {
                 message["id"] = Value::from(number);
                 Some(message)
             }
-            Owner::Another => None,
-            Owner::Untagged => Some(message),
+            Some(Owner::Another | Owner::Untagged) => None,
+            None => Some(message),
         }
     }
 
     /// `message` tagged, when it is a request or a cancellation (for the event store).
     fn tag_server_message(&self, message: &ServerJsonRpcMessage) -> Option<ServerJsonRpcMessage> {
-        let numbered = |id: &RequestId| matches!(id, RequestId::Number(_));
         let worth = match message {
-            ServerJsonRpcMessage::Request(request) => numbered(&request.id),
-            ServerJsonRpcMessage::Notification(_) => true,
+            ServerJsonRpcMessage::Request(request) => matches!(request.id, RequestId::Number(_)),
+            ServerJsonRpcMessage::Notification(notification) => matches!(
+                notification.notification,
+                ServerNotification::CancelledNotification(_)
+            ),
             _ => false,
         };
         if !worth {
             return None;
         }
-        let mut value = serde_json::to_value(message).ok()?;
-        if !self.tag_message(&mut value) {
-            return None;
+        let tagged = serde_json::to_value(message).ok().and_then(|mut value| {
+            self.tag_message(&mut value)
+                .then(|| serde_json::from_value(value).ok())
+                .flatten()
+        });
+        if tagged.is_none() {
+            // Never expected; the replay would then carry rmcp's bare number.
+            tracing::warn!(target: "rcip::mcp", "a request to a client was stored without its instance's tag");
         }
-        serde_json::from_value(value).ok()
+        tagged
     }
 }
 
@@ -224,6 +232,8 @@ impl EventStore for TaggingEventStore {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
+// roots/list: deprecated in rmcp (SEP-2577), still sent on 2025-11-25.
+#[allow(deprecated)]
 mod tests {
     use super::*;
     use serde_json::json;
@@ -296,9 +306,17 @@ mod tests {
             Some(json!({"jsonrpc": "2.0", "id": 3, "result": {"action": "accept"}}))
         );
         assert_eq!(b.untag_response(answer), None, "B never sees A's number");
-        // Untagged ids (one instance, or a client's own request) pass as they are.
-        let plain = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
-        assert_eq!(a.untag_response(plain.clone()), Some(plain));
+        // An untagged answer is nobody's here: with a relay every question is tagged, and
+        // rmcp would take a bare (or numeric string) id as its own number.
+        for id in [json!(3), json!("3"), Value::Null] {
+            let plain = json!({"jsonrpc": "2.0", "id": id, "result": {}});
+            assert_eq!(a.response_owner(&plain), Some(Owner::Untagged));
+            assert_eq!(a.untag_response(plain), None);
+        }
+        // A client's own request or notification is not an answer.
+        let request = json!({"jsonrpc": "2.0", "id": "rcip.a1.3", "method": "ping"});
+        assert_eq!(a.response_owner(&request), None);
+        assert_eq!(a.untag_response(request.clone()), Some(request));
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": "rcip.b2.1"}});
         assert_eq!(a.untag_response(cancel.clone()), Some(cancel));
@@ -313,6 +331,72 @@ mod tests {
             assert_eq!(a.owner(&json!(id)), Owner::Another, "{id}");
         }
         assert_eq!(a.owner(&json!("rcip-a1-3")), Owner::Untagged);
+    }
+
+    /// The fast check against rmcp's own serialization of what it sends (a field order
+    /// changed by an rmcp upgrade fails here, not silently on the wire).
+    #[test]
+    fn rmcp_s_own_requests_and_cancellations_are_tagged() {
+        use rmcp::model::{
+            ElicitRequest, ElicitRequestParams, JsonRpcRequest, ListRootsRequest, ServerRequest,
+        };
+        let a = ids("a1");
+        let params: ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "form", "message": "Allow?",
+            "requestedSchema": {"type": "object", "properties": {}}}))
+        .unwrap();
+        let request = |request: ServerRequest| {
+            ServerJsonRpcMessage::Request(JsonRpcRequest::new(RequestId::Number(41), request))
+        };
+        // Made by rmcp's own deserializer; what is checked is how rmcp writes it.
+        let cancelled: ServerJsonRpcMessage = serde_json::from_value(json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 41, "reason": "timed out"}}))
+        .unwrap();
+        for message in [
+            request(ServerRequest::ElicitRequest(ElicitRequest::new(params))),
+            request(ServerRequest::ListRootsRequest(ListRootsRequest::default())),
+            cancelled,
+        ] {
+            let data = serde_json::to_string(&message).unwrap();
+            let event = a.tag_event(Bytes::from(format!("data: {data}\nid: s-1\n\n")));
+            let event = std::str::from_utf8(&event).unwrap();
+            assert!(event.contains("\"rcip.a1.41\""), "{data} -> {event}");
+            assert!(event.ends_with("\nid: s-1\n\n"), "{event}");
+            // The event store keeps the same.
+            let stored = serde_json::to_string(&a.tag_server_message(&message).unwrap()).unwrap();
+            assert!(stored.contains("\"rcip.a1.41\""), "{stored}");
+        }
+    }
+
+    /// What the event store keeps is tagged, so a replay (by any instance) is.
+    #[tokio::test]
+    async fn a_replay_names_the_instance_that_asked() {
+        use futures_util::StreamExt;
+        use rmcp::model::{JsonRpcRequest, ListRootsRequest, ServerRequest};
+        let store = TaggingEventStore {
+            inner: Arc::new(crate::MemoryEventStore::new()),
+            ids: ids("a1"),
+        };
+        let mut first = ServerSseMessage::default();
+        first.message = None;
+        let priming = store.store_event("s", &first).await.unwrap();
+        let mut asked = ServerSseMessage::default();
+        asked.message = Some(Arc::new(ServerJsonRpcMessage::Request(
+            JsonRpcRequest::new(
+                RequestId::Number(5),
+                ServerRequest::ListRootsRequest(ListRootsRequest::default()),
+            ),
+        )));
+        store.store_event("s", &asked).await.unwrap();
+        // The first event after the priming one (the replay may stay open for more).
+        let mut replay = store.replay_events_after(&priming).await.unwrap();
+        let event = tokio::time::timeout(std::time::Duration::from_secs(5), replay.next())
+            .await
+            .expect("an event within 5 s")
+            .unwrap();
+        let wire = serde_json::to_value(event.message.as_deref().unwrap()).unwrap();
+        assert_eq!(wire["id"], "rcip.a1.5");
     }
 
     #[test]

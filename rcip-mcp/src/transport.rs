@@ -220,7 +220,10 @@ impl HttpOptions {
     ///
     /// With a relay, the ids of requests to a 2025-11-25 client read `rcip.<instance>.<n>`
     /// on the wire, not rmcp's bare numbers: rmcp numbers them from 0 on every instance, and
-    /// an answer must decide only the question it answers, wherever it is posted.
+    /// an answer must decide only the question it answers, wherever it is posted. An answer
+    /// with a bare id decides nothing on such a deployment, so every instance must run a
+    /// version that tags: a question asked across an upgrade goes unanswered and ends as an
+    /// unanswered question does.
     #[must_use]
     pub fn relay(mut self, relay: Arc<dyn Relay>) -> Self {
         self.relay = Some(relay);

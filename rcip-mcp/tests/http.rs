@@ -940,4 +940,21 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
     );
     assert!(apps[0].notes().contains(&"from a".to_owned()));
     assert!(!apps[1].notes().contains(&"from b".to_owned()));
+
+    // The usual case: a question answered on the instance that asked it. Its next question
+    // has the next number of its own.
+    let mut again = post(b, add(12, "again")).await.unwrap();
+    let asked_again = read_until(&mut again, question).await;
+    assert_ne!(asked_again, asked_by_b);
+    let approved = answer(
+        &asked_again,
+        json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    assert_eq!(post(b, approved).await.unwrap().status(), 202);
+    let done = read_until(&mut again, result(12)).await;
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"added": "again"}),
+        "{done}"
+    );
 }

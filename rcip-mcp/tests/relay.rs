@@ -87,8 +87,21 @@ async fn what_a_session_publishes_and_what_it_does_not() {
     let published = || relay.published.lock().unwrap().clone();
     assert!(published().is_empty(), "opening a session tells nothing");
 
-    // A client's answer to a server request, a cancellation, a level: published.
-    let answer = json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "decline"}});
+    // An untagged answer (no instance of a relayed deployment asks with a bare id) is
+    // answered as any answer, and not published.
+    let untagged = json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "decline"}});
+    assert_eq!(
+        mcp_post(addr, Some(&id), untagged.to_string())
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        202
+    );
+    assert!(published().is_empty(), "an untagged answer is nobody's");
+    // A client's answer to another instance's request, a cancellation, a level: published.
+    let answer =
+        json!({"jsonrpc": "2.0", "id": "rcip.elsewhere.0", "result": {"action": "decline"}});
     assert_eq!(
         mcp_post(addr, Some(&id), answer.to_string())
             .send()
