@@ -196,7 +196,7 @@ impl fmt::Display for Breaking {
             if count == 1 { "" } else { "s" },
         )?;
         for change in breaking(&self.report) {
-            writeln!(f, "{}", change_line(change))?;
+            writeln!(f, "{change}")?;
         }
         let command = self
             .export_command
@@ -429,7 +429,7 @@ impl Contract {
                         look.len(),
                         if look.len() == 1 { "" } else { "s" },
                     ));
-                    lines.extend(look.into_iter().map(change_line));
+                    lines.extend(look.into_iter().map(Change::to_string));
                 }
             }
             Outcome::MajorVersion {
@@ -442,7 +442,7 @@ impl Contract {
                      contract's; it accepts {}:",
                     changes(report.count(Severity::Breaking)),
                 ));
-                lines.extend(breaking(report).map(change_line));
+                lines.extend(breaking(report).map(Change::to_string));
                 lines.push(format!(
                     "once {version} is published, lock its contract: `{}` (commit {lock})",
                     accept_command(package),
@@ -463,7 +463,7 @@ impl Contract {
                     line.push_str(&format!("; it accepts {} since {locked}:", changes(count)));
                 }
                 lines.push(line);
-                lines.extend(breaking(report).map(change_line));
+                lines.extend(breaking(report).map(Change::to_string));
             }
             Outcome::Regenerating => lines.push(format!(
                 "{export} is empty (being regenerated?): its contract is checked on the next build"
@@ -499,23 +499,6 @@ fn breaking(report: &Report) -> impl Iterator<Item = &Change> {
         .changes
         .iter()
         .filter(|c| c.severity == Severity::Breaking)
-}
-
-/// `<severity> <rule> [<capability>] [<pointer>]: <message>`: the parts a reader greps for
-/// first, the sentence last.
-fn change_line(change: &Change) -> String {
-    let mut line = format!("{} {}", change.severity.as_str(), change.rule);
-    for part in [change.capability.as_deref(), Some(change.pointer.as_str())]
-        .into_iter()
-        .flatten()
-        .filter(|part| !part.is_empty())
-    {
-        line.push(' ');
-        line.push_str(part);
-    }
-    line.push_str(": ");
-    line.push_str(&change.message);
-    line
 }
 
 /// The lock's text: `version` first, then the catalog, pretty-printed. Written around the
@@ -624,9 +607,7 @@ mod tests {
 
     use serde_json::{Value, json};
 
-    use super::{
-        Contract, ContractError, Environment, Outcome, Version, change_line, lock_text, parse_lock,
-    };
+    use super::{Contract, ContractError, Environment, Outcome, Version, lock_text, parse_lock};
 
     fn version(text: &str) -> Version {
         Version::parse(text).unwrap()
@@ -995,7 +976,7 @@ mod tests {
         let mut new = catalog(&[], false);
         new["application"]["name"] = json!("Notes");
         let report = rcip_diff::diff_catalogs(&old, &new).unwrap();
-        let lines: Vec<String> = report.changes.iter().map(change_line).collect();
+        let lines: Vec<String> = report.changes.iter().map(ToString::to_string).collect();
         assert!(
             lines.contains(
                 &"info application-changed /application: The application's metadata changed."

@@ -19,7 +19,9 @@
 //!
 //! `rcip diff OLD NEW` compares two versions of a contract from its consumer's side and
 //! prints each change with its severity (`breaking`, `warning`, `info`), rule id, capability
-//! and JSON pointer (`--format json` for the report as JSON): two catalog exports (with
+//! and JSON pointer, one line each as a build check reports it (`<severity> <rule>
+//! [<capability>] [<pointer>]: <message>`; `--format json` for the report as JSON): two
+//! catalog exports (with
 //! `--profile NAME`, also as that provider's tools), two versions of a relationship package,
 //! or two MCPL manifests (`--kind` when the files do not tell). The rules are in
 //! `docs/diff-rules.md`. Exit status: 0 when no change reaches `--fail-on` (`breaking` by
@@ -270,14 +272,7 @@ fn diff(
         DiffFormat::Json => println!("{}", report.to_json()),
         DiffFormat::Text => {
             for change in &report.changes {
-                println!(
-                    "{:<8} {} {}{} {}",
-                    change.severity.as_str(),
-                    change.rule,
-                    change.capability.as_deref().unwrap_or(""),
-                    change.pointer,
-                    change.message
-                );
+                println!("{change}");
             }
             println!(
                 "{} breaking, {} warning, {} info",

@@ -49,7 +49,7 @@ fn reports_and_exit_codes() {
     assert_eq!(text.status.code(), Some(0));
     assert_eq!(
         stdout(&text),
-        "breaking input-required-added notes.add/inputSchema/required The property text is now required.\n\
+        "breaking input-required-added notes.add /inputSchema/required: The property text is now required.\n\
          1 breaking, 0 warning, 0 info"
     );
     // Looser input is info: passes at `breaking` and `warning`.
@@ -174,7 +174,7 @@ fn packages_are_checked_then_compared() {
     );
     assert!(
         stdout(&removed).contains(
-            "breaking package-state-removed /types/poll/lifecycle/states The state archived of poll was removed: records can be in it."
+            "breaking package-state-removed /types/poll/lifecycle/states: The state archived of poll was removed: records can be in it."
         ),
         "{}",
         stdout(&removed)
@@ -215,7 +215,7 @@ fn manifests_by_domain() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stdout(&out),
-        "breaking mcpl-feature-set-uses-added tools/featureSets/chat/uses The feature set chat now uses tools: a grant given for the old set did not consent to it.\n\
+        "breaking mcpl-feature-set-uses-added tools /featureSets/chat/uses: The feature set chat now uses tools: a grant given for the old set did not consent to it.\n\
          1 breaking, 0 warning, 0 info"
     );
     assert_eq!(rcip(&["diff", new, old], None).status.code(), Some(0));

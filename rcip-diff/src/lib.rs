@@ -175,6 +175,39 @@ pub struct Change {
     pub message: String,
 }
 
+/// One line, as `rcip diff` prints it and a build check reports it: `<severity> <rule>
+/// [<capability>] [<pointer>]: <message>`, the parts a reader greps for first, the sentence
+/// last; a part the change has not is left out.
+///
+/// ```
+/// use rcip_diff::{Change, Severity};
+///
+/// let change = Change {
+///     severity: Severity::Breaking,
+///     rule: "input-required-added",
+///     capability: Some("notes.add".to_owned()),
+///     pointer: "/inputSchema/required".to_owned(),
+///     message: "The property text is now required.".to_owned(),
+/// };
+/// assert_eq!(
+///     change.to_string(),
+///     "breaking input-required-added notes.add /inputSchema/required: The property text is now required."
+/// );
+/// ```
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.severity.as_str(), self.rule)?;
+        for part in [self.capability.as_deref(), Some(self.pointer.as_str())]
+            .into_iter()
+            .flatten()
+            .filter(|part| !part.is_empty())
+        {
+            write!(f, " {part}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
 /// Every change, in the order found (capabilities in the old catalog's order, then those
 /// added; within one, its members and then its schemas, depth first).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
