@@ -3,33 +3,18 @@
 //! package is invalid). Runs `cargo` as a subprocess, offline, in `target/tmp`.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-/// The workspace root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use support::{cargo, copy_fixture, root};
 
 /// A copy of `tests/fixture` named `name`, with `programs` as its `programs/` folder.
 fn fixture(name: &str, programs: &[(&str, String)]) -> PathBuf {
-    let source = root().join("rcip-build/tests/fixture");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("src")).unwrap();
+    let dir = copy_fixture("fixture", name, &[], &["build.rs", "src/main.rs"]);
     fs::create_dir_all(dir.join("programs")).unwrap();
-    let manifest = fs::read_to_string(source.join("Cargo.toml.in"))
-        .unwrap()
-        .replace("@ROOT@", root().to_str().unwrap());
-    fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    fs::copy(source.join("build.rs"), dir.join("build.rs")).unwrap();
-    fs::copy(source.join("src/main.rs"), dir.join("src/main.rs")).unwrap();
-    // The workspace's lock file: the same dependency versions, resolved offline.
-    fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     for (file, text) in programs {
         fs::write(dir.join("programs").join(file), text).unwrap();
     }
@@ -40,19 +25,8 @@ fn example(name: &str) -> String {
     fs::read_to_string(root().join("examples/programs").join(name)).unwrap()
 }
 
-fn cargo(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO"))
-        .args(args)
-        .arg("--offline")
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"))
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("rcip-build-fixture-target"),
-        )
-        .env("RUSTFLAGS", "-Dwarnings")
-        .output()
-        .unwrap()
+fn run(dir: &Path, args: &[&str]) -> Output {
+    cargo(dir, args).output().unwrap()
 }
 
 /// Names that are Rust keywords: modules become raw identifiers, `self` a `Self_` variant.
@@ -88,7 +62,7 @@ fn valid_packages_compile_into_usable_tables_and_capability_sets() {
             ("keywords_copy.json", KEYWORDS.to_owned()),
         ],
     );
-    let output = cargo(&dir, &["run", "--quiet"]);
+    let output = run(&dir, &["run", "--quiet"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "fixture failed:\n{stderr}");
     assert_eq!(
@@ -107,7 +81,7 @@ fn valid_packages_compile_into_usable_tables_and_capability_sets() {
         KEYWORDS.replace("\"namespace\": \"type\"", "\"namespace\": \"extra\""),
     )
     .unwrap();
-    let output = cargo(&dir, &["build", "--quiet"]);
+    let output = run(&dir, &["build", "--quiet"]);
     assert!(
         output.status.success(),
         "{}",
@@ -148,7 +122,7 @@ fn an_invalid_package_fails_the_build_with_the_validators_messages_only() {
             ("hiring.json", example("hiring.json")),
         ],
     );
-    let output = cargo(&dir, &["build"]);
+    let output = run(&dir, &["build"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !output.status.success(),

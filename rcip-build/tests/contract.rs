@@ -4,37 +4,26 @@
 //! passes and leaves the lock alone. Runs `cargo` as a subprocess, offline, in `target/tmp`.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use support::{cargo, copy_fixture};
 
 use rcip_build::ACCEPT_BREAKING_ENV;
 use serde_json::{Value, json};
 
-/// The workspace root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
 /// A copy of `tests/contract_fixture` named `name`, at `version`, exporting `export`, with
 /// `lock` as its contract lock when given.
 fn fixture(name: &str, version: &str, export: &Value, lock: Option<(&str, &Value)>) -> PathBuf {
-    let source = root().join("rcip-build/tests/contract_fixture");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = fs::read_to_string(source.join("Cargo.toml.in"))
-        .unwrap()
-        .replace("@ROOT@", root().to_str().unwrap())
-        .replace("@VERSION@", version);
-    fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    fs::copy(source.join("build.rs"), dir.join("build.rs")).unwrap();
-    fs::copy(source.join("src/lib.rs"), dir.join("src/lib.rs")).unwrap();
-    // The workspace's lock file: the same dependency versions, resolved offline.
-    fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let dir = copy_fixture(
+        "contract_fixture",
+        name,
+        &[("@VERSION@", version)],
+        &["build.rs", "src/lib.rs"],
+    );
     write_export(&dir, export);
     if let Some((version, catalog)) = lock {
         let lock = json!({"version": version, "catalog": catalog});
@@ -62,16 +51,7 @@ fn lock(dir: &Path) -> Value {
 
 /// `cargo build` of the fixture, with the accept variable set when `accept`.
 fn build(dir: &Path, accept: bool) -> (bool, String) {
-    let mut command = Command::new(env!("CARGO"));
-    command
-        .args(["build", "--offline", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        // The same target folder and flags as `tests/build.rs`: rcip-build is compiled once.
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("rcip-build-fixture-target"),
-        )
-        .env("RUSTFLAGS", "-Dwarnings");
+    let mut command = cargo(dir, &["build"]);
     if accept {
         command.env(ACCEPT_BREAKING_ENV, "1");
     } else {
