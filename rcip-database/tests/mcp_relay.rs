@@ -208,3 +208,36 @@ async fn instances_take_turns_asking_a_session_s_client() {
         started.elapsed()
     );
 }
+
+/// A turn given back wakes the instances waiting for it: a waiter that would otherwise look
+/// again only after a minute takes the turn at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_given_back_wakes_its_waiters() {
+    let Some(schema) = TestSchema::create().await else {
+        return;
+    };
+    let (a, _heard_by_a) = listening(&schema).await;
+    let store = schema.open().await;
+    let b = store.mcp_relay().with_turn_poll(Duration::from_secs(60));
+    let (to, mut heard_by_b) = mpsc::unbounded_channel();
+    b.subscribe(Arc::new(move |notice| {
+        let _ = to.send(notice);
+    }));
+    // B listens once a notice published now reaches it.
+    a.publish(json!({"probe": true})).await.unwrap();
+    assert_eq!(next(&mut heard_by_b).await, json!({"probe": true}));
+
+    let hold = Duration::from_secs(120);
+    a.take_turn("s1", hold).await;
+    let waiting = tokio::spawn({
+        let b = b.clone();
+        async move { b.take_turn("s1", hold).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "B waits while A asks");
+    a.leave_turn("s1").await;
+    tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("woken by the give-back, not a minute later")
+        .unwrap();
+}

@@ -60,6 +60,39 @@ pub struct PostgresRelay {
     config: tokio_postgres::Config,
     origin: Arc<str>,
     listening: Arc<std::sync::OnceLock<Arc<Listening>>>,
+    /// This instance's requests waiting for a session's turn, woken when it is given back.
+    waiting: Arc<Waiting>,
+    /// How soon a waiter looks again without being woken (a turn that lapsed instead of
+    /// being given back wakes nobody).
+    turn_poll: Duration,
+}
+
+/// The sessions whose turn requests of this instance wait for: one `Notify` each, woken by
+/// the `rcip_turn` notification the holder's last give-back sends.
+#[derive(Default)]
+struct Waiting(std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Notify>>>);
+
+impl Waiting {
+    /// The session's `Notify`, shared by this instance's waiters.
+    fn on(&self, session: &str) -> Arc<tokio::sync::Notify> {
+        Arc::clone(lock(&self.0).entry(session.to_owned()).or_default())
+    }
+
+    /// A waiter done with `notify`: the entry goes with the last one.
+    fn done(&self, session: &str, notify: Arc<tokio::sync::Notify>) {
+        let mut waiting = lock(&self.0);
+        // The map's own reference and this one: nobody else waits.
+        if Arc::strong_count(&notify) <= 2 {
+            waiting.remove(session);
+        }
+    }
+
+    /// The turn of `session` was given back: every waiter here looks again.
+    fn wake(&self, session: &str) {
+        if let Some(notify) = lock(&self.0).get(session) {
+            notify.notify_waiters();
+        }
+    }
 }
 
 impl fmt::Debug for PostgresRelay {
@@ -85,7 +118,19 @@ impl PostgresRelay {
             config,
             origin: Arc::from(uuid::Uuid::new_v4().simple().to_string()),
             listening: Arc::default(),
+            waiting: Arc::default(),
+            turn_poll: TURN_POLL_LISTENING,
         }
+    }
+
+    /// How soon a request waiting for a session's turn looks again when no give-back woke
+    /// it: a turn whose holder stopped lapses by time, and wakes nobody (default 500 ms).
+    /// Without a listening connection (before [`subscribe`](Relay::subscribe), or while it
+    /// is down) waiters look every 25 ms whatever this says.
+    #[must_use]
+    pub fn with_turn_poll(mut self, every: Duration) -> Self {
+        self.turn_poll = every;
+        self
     }
 
     async fn publish_notice(&self, notice: Value) -> Result<(), SessionStoreError> {
@@ -125,10 +170,14 @@ impl PostgresRelay {
     async fn listen_once(&self, listening: &Listening) -> Result<(), SessionStoreError> {
         let (client, mut connection) = self.config.connect(NoTls).await.map_err(failed)?;
         let (woken, mut wake) = tokio::sync::mpsc::unbounded_channel();
+        let waiting = Arc::clone(&self.waiting);
         let driver = tokio::spawn(async move {
             let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
             while let Some(message) = messages.next().await {
                 match message {
+                    Ok(AsyncMessage::Notification(n)) if n.channel() == TURN_CHANNEL => {
+                        waiting.wake(n.payload());
+                    }
                     Ok(AsyncMessage::Notification(_)) => {
                         let _ = woken.send(());
                     }
@@ -138,7 +187,7 @@ impl PostgresRelay {
             }
         });
         client
-            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .batch_execute(&format!("LISTEN {CHANNEL}; LISTEN {TURN_CHANNEL}"))
             .await
             .map_err(failed)?;
         // Reads go through this connection of the relay's own while it is up: a pool busy
@@ -301,8 +350,16 @@ impl Reader {
 /// The database server's clock in epoch milliseconds (turns lapse by it).
 const DB_NOW_MS: &str = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
 
-/// How soon an instance waiting for a session's turn looks again.
+/// How soon an instance waiting for a session's turn looks again without a listening
+/// connection, which would wake it when the turn is given back.
 const TURN_POLL: Duration = Duration::from_millis(25);
+
+/// [`PostgresRelay::with_turn_poll`]'s default: with a listening connection, a give-back
+/// wakes the waiters, and only a lapsed turn is found by looking.
+const TURN_POLL_LISTENING: Duration = Duration::from_millis(500);
+
+/// The channel a turn's last give-back notifies, with the session id as its payload.
+const TURN_CHANNEL: &str = "rcip_turn";
 
 impl PostgresRelay {
     /// One try at the turn on `session`: whether this instance holds it now.
@@ -331,12 +388,32 @@ impl PostgresRelay {
     }
 
     async fn take(&self, session: &str, hold: Duration) {
+        let notify = self.waiting.on(session);
+        self.take_woken(session, hold, &notify).await;
+        self.waiting.done(session, notify);
+    }
+
+    async fn take_woken(&self, session: &str, hold: Duration, notify: &tokio::sync::Notify) {
         let deadline = tokio::time::Instant::now() + hold;
         loop {
+            // Listening for the give-back before looking: one sent between the look and
+            // the wait still wakes it.
+            let woken = notify.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
             match self.try_turn(session, hold).await {
                 Ok(true) => return,
                 Ok(false) if tokio::time::Instant::now() < deadline => {
-                    tokio::time::sleep(TURN_POLL).await;
+                    let listening = self
+                        .listening
+                        .get()
+                        .is_some_and(|l| lock(&l.connection).is_some());
+                    let poll = if listening { self.turn_poll } else { TURN_POLL };
+                    let until = deadline.min(tokio::time::Instant::now() + poll);
+                    tokio::select! {
+                        () = woken => {}
+                        () = tokio::time::sleep_until(until) => {}
+                    }
                 }
                 Ok(false) => {
                     tracing::warn!(target: "rcip::mcp", "another instance kept a session's turn past the wait; asking anyway");
@@ -352,15 +429,17 @@ impl PostgresRelay {
 
     async fn leave(&self, session: &str) -> Result<(), SessionStoreError> {
         let client = self.pool.get().await.map_err(failed)?;
+        // The last give-back tells the instances waiting for the turn.
         let leave = client
-            .prepare_cached(
-                "UPDATE rcip_mcp_turns SET holders = GREATEST(holders - 1, 0) \
-                 WHERE session_id = $1 AND holder = $2",
-            )
+            .prepare_cached(&format!(
+                "WITH given AS (UPDATE rcip_mcp_turns SET holders = GREATEST(holders - 1, 0) \
+                 WHERE session_id = $1 AND holder = $2 RETURNING holders) \
+                 SELECT pg_notify('{TURN_CHANNEL}', $1) FROM given WHERE holders = 0"
+            ))
             .await
             .map_err(failed)?;
         client
-            .execute(&leave, &[&session, &&*self.origin])
+            .query(&leave, &[&session, &&*self.origin])
             .await
             .map_err(failed)?;
         let sweep = client
