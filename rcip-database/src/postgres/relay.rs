@@ -67,23 +67,43 @@ pub struct PostgresRelay {
     turn_poll: Duration,
 }
 
+/// One waiter's share of its session's `Notify`. The map's entry goes with the last share,
+/// however the wait ended: a request cancelled while it waits drops its future unfinished.
+struct Waiter<'w> {
+    waiting: &'w Waiting,
+    session: &'w str,
+    /// Always `Some` until dropped (taken there, under the map's lock).
+    notify: Option<Arc<tokio::sync::Notify>>,
+}
+
+impl Drop for Waiter<'_> {
+    fn drop(&mut self) {
+        let mut waiting = lock(&self.waiting.0);
+        // This share goes under the lock, so two waiters ending together cannot each see
+        // the other's share and both leave the entry.
+        drop(self.notify.take());
+        if waiting
+            .get(self.session)
+            .is_some_and(|notify| Arc::strong_count(notify) == 1)
+        {
+            waiting.remove(self.session);
+        }
+    }
+}
+
 /// The sessions whose turn requests of this instance wait for: one `Notify` each, woken by
 /// the `rcip_turn` notification the holder's last give-back sends.
 #[derive(Default)]
 struct Waiting(std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Notify>>>);
 
 impl Waiting {
-    /// The session's `Notify`, shared by this instance's waiters.
-    fn on(&self, session: &str) -> Arc<tokio::sync::Notify> {
-        Arc::clone(lock(&self.0).entry(session.to_owned()).or_default())
-    }
-
-    /// A waiter done with `notify`: the entry goes with the last one.
-    fn done(&self, session: &str, notify: Arc<tokio::sync::Notify>) {
-        let mut waiting = lock(&self.0);
-        // The map's own reference and this one: nobody else waits.
-        if Arc::strong_count(&notify) <= 2 {
-            waiting.remove(session);
+    /// A share of the session's `Notify`, for one waiter of this instance.
+    fn on<'w>(&'w self, session: &'w str) -> Waiter<'w> {
+        let notify = Arc::clone(lock(&self.0).entry(session.to_owned()).or_default());
+        Waiter {
+            waiting: self,
+            session,
+            notify: Some(notify),
         }
     }
 
@@ -126,10 +146,10 @@ impl PostgresRelay {
     /// How soon a request waiting for a session's turn looks again when no give-back woke
     /// it: a turn whose holder stopped lapses by time, and wakes nobody (default 500 ms).
     /// Without a listening connection (before [`subscribe`](Relay::subscribe), or while it
-    /// is down) waiters look every 25 ms whatever this says.
+    /// is down) waiters look every 25 ms whatever this says, and never more often.
     #[must_use]
     pub fn with_turn_poll(mut self, every: Duration) -> Self {
-        self.turn_poll = every;
+        self.turn_poll = every.max(TURN_POLL);
         self
     }
 
@@ -388,9 +408,10 @@ impl PostgresRelay {
     }
 
     async fn take(&self, session: &str, hold: Duration) {
-        let notify = self.waiting.on(session);
-        self.take_woken(session, hold, &notify).await;
-        self.waiting.done(session, notify);
+        let waiter = self.waiting.on(session);
+        if let Some(notify) = waiter.notify.as_deref() {
+            self.take_woken(session, hold, notify).await;
+        }
     }
 
     async fn take_woken(&self, session: &str, hold: Duration, notify: &tokio::sync::Notify) {
@@ -500,5 +521,42 @@ impl Relay for PostgresRelay {
                 tracing::warn!(target: "rcip::mcp", %error, "a session's turn was not given back; it lapses");
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(waiting: &Waiting) -> usize {
+        lock(&waiting.0).len()
+    }
+
+    /// An entry lasts while a waiter of its session does, however the waiters end.
+    #[test]
+    fn a_session_s_entry_goes_with_its_last_waiter() {
+        let waiting = Waiting::default();
+        let first = waiting.on("s1");
+        let second = waiting.on("s1");
+        let other = waiting.on("s2");
+        assert_eq!(entries(&waiting), 2);
+        drop(first);
+        assert_eq!(entries(&waiting), 2, "s1 still has a waiter");
+        drop(second);
+        assert_eq!(entries(&waiting), 1, "s1 has none");
+        // A wait abandoned halfway (its future dropped) drops its waiter too.
+        let mut abandoned = Box::pin(async {
+            let _waiter = waiting.on("s3");
+            std::future::pending::<()>().await;
+        });
+        assert!(
+            futures_util::FutureExt::now_or_never(abandoned.as_mut()).is_none(),
+            "it waits"
+        );
+        assert_eq!(entries(&waiting), 2, "s3 has a waiter");
+        drop(abandoned);
+        assert_eq!(entries(&waiting), 1);
+        drop(other);
+        assert_eq!(entries(&waiting), 0);
     }
 }
