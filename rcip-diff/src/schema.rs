@@ -512,7 +512,9 @@ fn value_key(value: &Value) -> String {
 
 /// [`value_key`] into `out`: numbers by value (`1` and `1.0` alike) at any depth, object
 /// members by name whatever their order, so two enum values JSON Schema calls equal have one
-/// key. Iterative: a value nested deeper than the stack allows is keyed as well.
+/// key. Iterative: a value nested deeper than the stack allows is keyed as well. Not
+/// rcip-core's `canonical_json` (RFC 8785): it writes numbers as ECMAScript doubles, so two
+/// integers past 2^53 that a bound or enum tells apart would share a key.
 fn write_value_key(out: &mut String, value: &Value) {
     /// What is left to write: a value, or a closing mark once a container's members are out.
     enum Step<'v> {
