@@ -434,11 +434,6 @@ pub(crate) async fn relay(
                     own["id"] = Value::from(number);
                     (None, rewritten(parts, &own))
                 }
-                // Another instance's: published for it (rmcp here matches no string id).
-                Some(Owner::Another) => (
-                    travels(&message),
-                    Request::from_parts(parts, Body::from(bytes)),
-                ),
                 // No instance of a relayed deployment asks with a bare id: an untagged answer
                 // (a client that rewrote the id, or an instance of an older version) could
                 // only decide a question it was not given. rmcp gets it with an id it
@@ -448,8 +443,9 @@ pub(crate) async fn relay(
                     unmatched["id"] = Value::from(UNMATCHED_ID);
                     (None, rewritten(parts, &unmatched))
                 }
-                // The client's own request or notification.
-                None => (
+                // Another instance's answer (rmcp here matches no string id) is published
+                // for it; the client's own request or notification may travel too.
+                Some(Owner::Another) | None => (
                     travels(&message),
                     Request::from_parts(parts, Body::from(bytes)),
                 ),

@@ -47,16 +47,7 @@ pub(crate) enum Owner {
 impl InstanceIds {
     /// A tag of its own for this endpoint: random, so that the deployment's instances differ.
     pub(crate) fn new() -> Self {
-        use std::hash::{BuildHasher, Hasher};
-        // `RandomState` is seeded from the system's randomness once per process; the time
-        // and the process id tell apart two endpoints of one process.
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        hasher.write_u128(now);
-        hasher.write_u32(std::process::id());
-        Self::with_tag(&format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff))
+        Self::with_tag(&rcip_runtime::__private::shared::random_id(""))
     }
 
     fn with_tag(tag: &str) -> Self {

@@ -285,7 +285,7 @@ impl HttpOptions {
 /// axum::serve(listener, app).await
 /// # }
 /// ```
-pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
+pub fn http_router(bridge: McpBridge, mut options: HttpOptions) -> Router {
     let mut config = StreamableHttpServerConfig::default()
         .with_json_response(true)
         .with_allowed_origins(options.allowed_origins)
@@ -299,11 +299,14 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     }
     // With other instances, requests to clients carry this instance's tag (see
     // `request_ids`), in the event store as on the wire.
-    let ids = options.relay.as_ref().map(|_| InstanceIds::new());
+    let relayed = options
+        .relay
+        .take()
+        .map(|relay| (relay, InstanceIds::new()));
     let mut manager = LocalSessionManager::default();
     if let Some(store) = options.events {
-        manager = match &ids {
-            Some(ids) => manager.with_event_store(Arc::new(TaggingEventStore {
+        manager = match &relayed {
+            Some((_, ids)) => manager.with_event_store(Arc::new(TaggingEventStore {
                 inner: store,
                 ids: ids.clone(),
             })),
@@ -312,14 +315,14 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
     }
     let manager = Arc::new(manager);
     let streams = Arc::new(crate::relay::Streams::default());
-    if let Some(relay) = &options.relay {
+    if let Some((relay, ids)) = &relayed {
         let _ = bridge.inner.relay.set(Arc::clone(relay));
         let delivery = Delivery {
             manager: Arc::clone(&manager),
             bridge: bridge.inner.clone(),
             on_remote_change: options.on_remote_change.clone(),
             streams: Arc::clone(&streams),
-            ids: ids.clone().unwrap_or_else(InstanceIds::new),
+            ids: ids.clone(),
         };
         relay.subscribe(Arc::new(move |notice| delivery.hear(notice)));
     }
@@ -333,7 +336,7 @@ pub fn http_router(bridge: McpBridge, options: HttpOptions) -> Router {
                 session_owner::guard(Arc::clone(&owners), request, next)
             }));
     // Outside the guard: only what the guard let through (and rmcp accepted) is published.
-    if let (Some(relay), Some(ids)) = (options.relay, ids) {
+    if let Some((relay, ids)) = relayed {
         router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
             crate::relay::relay(
                 Arc::clone(&relay),

@@ -920,6 +920,17 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
         );
     }
 
+    // rmcp's own number for B's question, approved with the bare id (as a client that
+    // rewrote ids might): it decides nothing, here or anywhere.
+    let number: u64 = asked_by_b
+        .as_str()
+        .and_then(|id| id.rsplit('.').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    let bare = json!({"jsonrpc": "2.0", "id": number,
+                      "result": {"action": "accept", "content": {"confirm": true}}});
+    assert_eq!(post(b, bare).await.unwrap().status(), 202);
+
     // B's question declined, the answer posted to A; then A's approved, posted to B.
     let answer = |id: &Value, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
     let declined = answer(&asked_by_b, json!({"action": "decline"}));

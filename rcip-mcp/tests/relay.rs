@@ -215,6 +215,26 @@ async fn a_body_that_cannot_be_read_is_refused_and_nothing_is_published() {
     still_serves(addr, &id).await;
 }
 
+/// A body that is not JSON reaches rmcp, which refuses it as it always does, and nothing is
+/// published.
+#[tokio::test]
+async fn a_body_that_is_not_json_is_rmcp_s_to_refuse_and_nothing_is_published() {
+    let relay = Arc::new(Recorder::default());
+    let addr = serve(relay.clone()).await;
+    let id = session(addr).await;
+    let refused = mcp_post(
+        addr,
+        Some(&id),
+        "{\"jsonrpc\": \"2.0\", \"id\": ".to_owned(),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert!(refused.status().is_client_error(), "{}", refused.status());
+    assert!(relay.published.lock().unwrap().is_empty());
+    still_serves(addr, &id).await;
+}
+
 #[tokio::test]
 async fn a_notice_from_another_instance_acts_here() {
     let relay = Arc::new(Recorder::default());

@@ -435,8 +435,8 @@ fn interleaved_ratios() {
 /// the ready ones next (`Input::Shared`, an `Arc` each, dropped after the clock).
 fn apart_ratios(rt: &tokio::runtime::Runtime, runtime: &Runtime, rounds: usize, iterations: u32) {
     let client = runtime.client();
-    let value = Arc::new(input_value());
-    let (invoke, _) = value_and_text_arms(&client, &value);
+    let value = input_value();
+    let invoke = invoke_arm(&client, id(5), move || Input::Value(value.clone()));
     let ids = batch16_ids();
     let timed = |make: &dyn Fn() -> (PreflightBatch, Vec<Arc<serde_json::Value>>)| {
         rt.block_on(async {
