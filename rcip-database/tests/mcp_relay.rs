@@ -123,13 +123,17 @@ async fn a_listener_on_a_swept_table_starts_from_the_sequence() {
     assert_eq!(next(&mut heard).await, json!({"n": 2}));
 }
 
-/// A row that is not JSON (written by hand, or cut) is skipped: nothing is heard of it, and
-/// the notices after it are heard as ever, in order.
+/// A row that is not JSON (written by hand, or cut) is skipped with a warning naming it:
+/// nothing is heard of it, and the notices after it are heard as ever, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_row_that_is_not_json_is_skipped() {
     let Some(schema) = TestSchema::create().await else {
         return;
     };
+    // The rows are read on the relay's own task, which no thread's default subscriber
+    // reaches; this is the only test of the binary that installs one.
+    let log = rcip_test_support::LogCapture::new("rcip::mcp");
+    tracing::subscriber::set_global_default(log.clone()).expect("the only global subscriber");
     let (a, _heard_by_a) = listening(&schema).await;
     let (_b, mut heard_by_b) = listening(&schema).await;
     a.publish(json!({"n": 0})).await.unwrap();
@@ -155,6 +159,19 @@ async fn a_row_that_is_not_json_is_skipped() {
     assert_eq!(next(&mut heard_by_b).await, json!({"n": 2}));
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(heard_by_b.try_recv().is_err(), "nothing of the bad rows");
+    let skipped: Vec<String> = log
+        .lines()
+        .into_iter()
+        .filter(|line| line.starts_with("WARN message=a relay row that is not JSON was skipped"))
+        .collect();
+    // Each listening relay reads both rows (their origin is neither's).
+    assert_eq!(skipped.len(), 4, "{skipped:?}");
+    assert!(
+        skipped
+            .iter()
+            .all(|line| line.contains(" seq=") && line.contains(" error=")),
+        "{skipped:?}"
+    );
 }
 
 /// One instance at a time has requests outstanding to a session's client: another waits
