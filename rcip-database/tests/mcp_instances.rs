@@ -20,7 +20,7 @@ use rcip_runtime::{
     ApplicationDefinition, Binding, CapabilityDefinition, Effect, HandlerError, Runtime,
     RuntimeOptions,
 };
-use rcip_test_support::{first_event_id, mcp_post};
+use rcip_test_support::{first_event_id, mcp_post, mcp_session, read_stream_until};
 use serde_json::json;
 
 /// `jobs.wait` waits at `gate`, then answers `{"done": true}`.
@@ -77,30 +77,7 @@ async fn a_lost_stream_resumes_on_the_other_instance() {
     let (runtime_a, runtime_b) = (runtime(gate_a.clone()), runtime(Gate::closed()));
     let a = instance(&runtime_a, &store_a).await;
     let b = instance(&runtime_b, &store_b).await;
-    let initialized = mcp_post(
-        a,
-        None,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"}}})
-        .to_string(),
-    )
-    .send()
-    .await
-    .unwrap();
-    let session = initialized.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let _ = initialized.bytes().await.unwrap();
-    mcp_post(
-        a,
-        Some(&session),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
-    )
-    .send()
-    .await
-    .unwrap();
+    let session = mcp_session(a, "{}").await;
     // The call runs on the first instance; its stream's first event (with an id) is read,
     // then the stream is lost.
     let mut stream = mcp_post(
@@ -113,18 +90,7 @@ async fn a_lost_stream_resumes_on_the_other_instance() {
     .send()
     .await
     .unwrap();
-    let mut seen = String::new();
-    let last_id = loop {
-        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.chunk())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-        if let Some(id) = first_event_id(&seen) {
-            break id;
-        }
-    };
+    let last_id = read_stream_until(&mut stream, Duration::from_secs(5), first_event_id).await;
     drop(stream);
     // The result comes on the first instance while the client is away; the client comes
     // back to the second.
@@ -140,16 +106,11 @@ async fn a_lost_stream_resumes_on_the_other_instance() {
         .await
         .unwrap();
     assert!(resumed.status().is_success(), "{}", resumed.status());
-    let mut text = String::new();
     let mut resumed = resumed;
-    while !text.contains("\"done\":true") {
-        let chunk = tokio::time::timeout(Duration::from_secs(10), resumed.chunk())
-            .await
-            .expect("the result is replayed")
-            .unwrap();
-        let Some(chunk) = chunk else { break };
-        text.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    let text = read_stream_until(&mut resumed, Duration::from_secs(10), |text| {
+        text.contains("\"done\":true").then(|| text.to_owned())
+    })
+    .await;
     assert!(text.contains("\"id\":2"), "{text}");
     assert!(
         text.contains("\"structuredContent\":{\"done\":true}"),

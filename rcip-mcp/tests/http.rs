@@ -843,28 +843,28 @@ impl rcip_mcp::Relay for OnBus {
     }
 }
 
+/// The capabilities of a raw client that answers elicitation forms.
+const ELICITING: &str = r#"{"elicitation": {"form": {}}}"#;
+
 /// An event stream read until `found` finds what it looks for in one event's data; the
 /// stream stays readable.
 async fn read_until<T>(stream: &mut reqwest::Response, found: impl Fn(&Value) -> Option<T>) -> T {
-    let mut text = String::new();
-    loop {
-        while let Some(end) = text.find("\n\n") {
-            let event: String = text.drain(..end + 2).collect();
+    let mut read = 0;
+    rcip_test_support::read_stream_until(stream, Duration::from_secs(10), |text| {
+        while let Some(end) = text[read..].find("\n\n") {
+            let event = &text[read..read + end];
+            read += end + 2;
             let data = event
                 .lines()
                 .find_map(|line| line.strip_prefix("data: "))
                 .and_then(|data| serde_json::from_str::<Value>(data).ok());
             if let Some(value) = data.as_ref().and_then(&found) {
-                return value;
+                return Some(value);
             }
         }
-        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk())
-            .await
-            .expect("an event within 10 s")
-            .unwrap()
-            .expect("the stream goes on");
-        text.push_str(&String::from_utf8_lossy(&chunk));
-    }
+        None
+    })
+    .await
 }
 
 /// Two instances serve one session, and each asks its client to confirm a call. rmcp numbers
@@ -884,23 +884,10 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
     };
     let a = serve_with(&apps[0], instance(0)).await;
     let b = serve_with(&apps[1], instance(1)).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
-        "clientInfo": {"name": "raw", "version": "1"}}});
-    let opened = rcip_test_support::mcp_post(a, None, init.to_string())
-        .send()
-        .await
-        .unwrap();
-    let session = opened.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let _ = opened.bytes().await.unwrap();
+    let session = rcip_test_support::mcp_session(a, ELICITING).await;
     let post = |addr: SocketAddr, body: Value| {
         rcip_test_support::mcp_post(addr, Some(&session), body.to_string()).send()
     };
-    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(post(a, done).await.unwrap().status(), 202);
 
     let add = |id: u64, text: &str| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -973,4 +960,48 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
         json!({"added": "again"}),
         "{done}"
     );
+}
+
+/// A client that answers the confirmation question with something other than an elicitation
+/// result (another request's result, an error) approves nothing: the call is declined, its
+/// handler does not run, and the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_that_is_no_elicitation_result_declines() {
+    let app = App::new();
+    let addr = serve_with(&app, HttpOptions::new()).await;
+    let session = rcip_test_support::mcp_session(addr, ELICITING).await;
+    let post =
+        |body: Value| rcip_test_support::mcp_post(addr, Some(&session), body.to_string()).send();
+
+    let question =
+        |event: &Value| (event["method"] == "elicitation/create").then(|| event["id"].clone());
+    let answers = [
+        json!({"result": {"roots": []}}),
+        json!({"result": {}}),
+        json!({"error": {"code": -32603, "message": "no form here"}}),
+    ];
+    for (n, reply) in (20u64..).zip(answers) {
+        let text = format!("case {n}");
+        let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                          "params": {"name": "notes.add", "arguments": {"text": text}}});
+        let mut stream = post(call).await.unwrap();
+        let asked = read_until(&mut stream, question).await;
+        let mut answer = reply.clone();
+        answer["jsonrpc"] = json!("2.0");
+        answer["id"] = asked;
+        assert_eq!(post(answer).await.unwrap().status(), 202, "{reply}");
+        let result = read_until(&mut stream, |event: &Value| {
+            (event["id"] == n).then(|| event.clone())
+        })
+        .await;
+        assert_eq!(result["result"]["isError"], true, "{reply}: {result}");
+        let said = result["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            said.starts_with("CONFIRMATION_DECLINED: "),
+            "{reply}: {result}"
+        );
+        assert!(!app.notes().contains(&text), "{reply}");
+    }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use rcip_mcp::{HttpOptions, McpBridge, MemoryEventStore};
 use rcip_runtime::testing::Gate;
 use rcip_runtime::*;
-use rcip_test_support::{first_event_id, mcp_post};
+use rcip_test_support::{first_event_id, mcp_post, mcp_session, read_stream_until};
 use serde_json::json;
 
 /// `jobs.wait` waits at `gate`, then answers `{"done": true}`.
@@ -57,30 +57,7 @@ async fn resumes(options: HttpOptions) {
     let gate = Gate::closed();
     let runtime = runtime(gate.clone());
     let addr = serve(&runtime, options).await;
-    let initialized = mcp_post(
-        addr,
-        None,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"}}})
-        .to_string(),
-    )
-    .send()
-    .await
-    .unwrap();
-    let session = initialized.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let _ = initialized.bytes().await.unwrap();
-    mcp_post(
-        addr,
-        Some(&session),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
-    )
-    .send()
-    .await
-    .unwrap();
+    let session = mcp_session(addr, "{}").await;
     // The call's stream: read its first event (the priming event, with an id), then lose it.
     let mut stream = mcp_post(
         addr,
@@ -96,18 +73,7 @@ async fn resumes(options: HttpOptions) {
         stream.headers()["content-type"].to_str().unwrap(),
         "text/event-stream"
     );
-    let mut seen = String::new();
-    let last_id = loop {
-        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.chunk())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-        if let Some(id) = first_event_id(&seen) {
-            break id;
-        }
-    };
+    let last_id = read_stream_until(&mut stream, Duration::from_secs(5), first_event_id).await;
     drop(stream);
     // The result comes while the client is away.
     gate.entered().await;
@@ -123,16 +89,11 @@ async fn resumes(options: HttpOptions) {
         .await
         .unwrap();
     assert!(resumed.status().is_success(), "{}", resumed.status());
-    let mut text = String::new();
     let mut resumed = resumed;
-    while !text.contains("\"done\":true") {
-        let chunk = tokio::time::timeout(Duration::from_secs(5), resumed.chunk())
-            .await
-            .expect("the result is replayed")
-            .unwrap();
-        let Some(chunk) = chunk else { break };
-        text.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    let text = read_stream_until(&mut resumed, Duration::from_secs(5), |text| {
+        text.contains("\"done\":true").then(|| text.to_owned())
+    })
+    .await;
     assert!(text.contains("\"id\":2"), "{text}");
     assert!(
         text.contains("\"structuredContent\":{\"done\":true}"),

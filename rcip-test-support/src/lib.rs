@@ -248,6 +248,67 @@ pub fn mcp_post(
     }
 }
 
+/// Opens a 2025-11-25 MCP session on `addr` for a client declaring `capabilities` (JSON
+/// text, such as `{}` or `{"elicitation": {"form": {}}}`), and sends `initialized`: the
+/// session's id.
+///
+/// # Panics
+///
+/// When the server opens no session or refuses `initialized`.
+#[cfg(feature = "http")]
+pub async fn mcp_session(addr: std::net::SocketAddr, capabilities: &str) -> String {
+    let initialize = format!(
+        r#"{{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {{
+            "protocolVersion": "2025-11-25", "capabilities": {capabilities},
+            "clientInfo": {{"name": "raw", "version": "1"}}}}}}"#
+    );
+    let opened = mcp_post(addr, None, initialize)
+        .send()
+        .await
+        .expect("the server answers");
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|id| id.to_str().ok())
+        .expect("a session id")
+        .to_owned();
+    let _ = opened.bytes().await;
+    let initialized = r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#;
+    let status = mcp_post(addr, Some(&session), initialized.to_owned())
+        .send()
+        .await
+        .expect("the server answers")
+        .status();
+    assert_eq!(status, 202, "initialized");
+    session
+}
+
+/// Reads a response's body (an event stream) until `found` finds what it looks for in the
+/// text read so far, waiting at most `wait` for each piece; the response stays readable.
+///
+/// # Panics
+///
+/// When a piece takes longer than `wait`, or the body ends or fails first.
+#[cfg(feature = "http")]
+pub async fn read_stream_until<T>(
+    stream: &mut reqwest::Response,
+    wait: std::time::Duration,
+    mut found: impl FnMut(&str) -> Option<T>,
+) -> T {
+    let mut text = String::new();
+    loop {
+        if let Some(value) = found(&text) {
+            return value;
+        }
+        let chunk = tokio::time::timeout(wait, stream.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("nothing more within {wait:?} after {text:?}"))
+            .expect("the body reads")
+            .unwrap_or_else(|| panic!("the body ended after {text:?}"));
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
 /// The `id:` of the first event of an event stream's text, once that whole event arrived.
 ///
 /// ```
