@@ -11,7 +11,7 @@ use rcip_mcp::{HttpOptions, McpBridge, Relay, SessionStoreError};
 use rcip_runtime::{
     ApplicationDefinition, BoxFuture, CapabilityDefinition, Effect, Runtime, RuntimeOptions,
 };
-use rcip_test_support::mcp_post;
+use rcip_test_support::{mcp_post, mcp_session};
 use serde_json::{Value, json};
 
 /// What the endpoint subscribed to hear notices with.
@@ -50,25 +50,6 @@ async fn serve(relay: Arc<Recorder>) -> SocketAddr {
     addr
 }
 
-/// Opens a 2025-11-25 session; its id.
-async fn session(addr: SocketAddr) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "relay-test", "version": "1"}}});
-    let response = mcp_post(addr, None, init.to_string()).send().await.unwrap();
-    let id = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let accepted = mcp_post(addr, Some(&id), done.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(accepted.status(), 202);
-    id
-}
-
 /// The session still serves a request after a refusal.
 async fn still_serves(addr: SocketAddr, id: &str) {
     let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
@@ -83,7 +64,7 @@ async fn still_serves(addr: SocketAddr, id: &str) {
 async fn what_a_session_publishes_and_what_it_does_not() {
     let relay = Arc::new(Recorder::default());
     let addr = serve(relay.clone()).await;
-    let id = session(addr).await;
+    let id = mcp_session(addr, "{}").await;
     let published = || relay.published.lock().unwrap().clone();
     assert!(published().is_empty(), "opening a session tells nothing");
 
@@ -171,7 +152,7 @@ async fn what_a_session_publishes_and_what_it_does_not() {
 async fn a_body_over_the_limit_is_refused_and_nothing_is_published() {
     let relay = Arc::new(Recorder::default());
     let addr = serve(relay.clone()).await;
-    let id = session(addr).await;
+    let id = mcp_session(addr, "{}").await;
     let huge = format!(
         r#"{{"jsonrpc":"2.0","id":0,"result":{{"pad":"{}"}}}}"#,
         "x".repeat(4 * 1024 * 1024)
@@ -189,7 +170,7 @@ async fn a_body_that_cannot_be_read_is_refused_and_nothing_is_published() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let relay = Arc::new(Recorder::default());
     let addr = serve(relay.clone()).await;
-    let id = session(addr).await;
+    let id = mcp_session(addr, "{}").await;
     let answer = json!({"jsonrpc": "2.0", "id": 0, "result": {}}).to_string();
     // A first chunk of the answer, then a chunk size that is not hexadecimal.
     let request = format!(
@@ -221,7 +202,7 @@ async fn a_body_that_cannot_be_read_is_refused_and_nothing_is_published() {
 async fn a_body_that_is_not_json_is_rmcp_s_to_refuse_and_nothing_is_published() {
     let relay = Arc::new(Recorder::default());
     let addr = serve(relay.clone()).await;
-    let id = session(addr).await;
+    let id = mcp_session(addr, "{}").await;
     let refused = mcp_post(
         addr,
         Some(&id),
@@ -239,7 +220,7 @@ async fn a_body_that_is_not_json_is_rmcp_s_to_refuse_and_nothing_is_published() 
 async fn a_notice_from_another_instance_acts_here() {
     let relay = Arc::new(Recorder::default());
     let addr = serve(relay.clone()).await;
-    let id = session(addr).await;
+    let id = mcp_session(addr, "{}").await;
     let hear = relay
         .hear
         .lock()
