@@ -2,7 +2,10 @@
 # Issue 39's weight measurement: one MCP application over streamable HTTP written two ways,
 # tests/weight/rcip-app (`#[capability]` functions, `catalog!`, rcip-mcp) and
 # tests/weight/rmcp-app (the same four tools on rmcp directly: `#[tool_router]`, schemars,
-# axum), weighed in one run by
+# axum), and beside them rmcp-app+validate (rmcp-app's `validate` feature: each call's
+# arguments checked against the tool's schema with jsonschema, the validator rcip links, as
+# rcip checks every input: the validating peer, reported for comparison; the issue's target
+# is against rmcp-app), weighed in one run by
 #   (a) unique packages in the normal dependency tree (`cargo tree -e normal`; names, and
 #       name+version pairs; each app itself counted, as the issue's figures were),
 #   (b) cold release build: a fresh target dir, every dependency compiled (wall seconds),
@@ -29,7 +32,8 @@
 # downloaded: run it after building the workspace, or after `cargo fetch`.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-APPS=(rcip-app rmcp-app)
+# A variant is an app, and `+FEATURE` when built with that feature.
+APPS=(rcip-app rmcp-app rmcp-app+validate)
 RUNS=1
 KEEP=false
 CEILING=
@@ -44,22 +48,26 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-manifest() { echo "$ROOT/tests/weight/$1/Cargo.toml"; }
+manifest() { echo "$ROOT/tests/weight/${1%%+*}/Cargo.toml"; }
+binary() { echo "${1%%+*}"; }
+# The cargo arguments of a variant's features (none, or `--features FEATURE`).
+features() { if [[ $1 == *+* ]]; then echo "--features ${1#*+}"; fi; }
 
 # --smoke needs no dependency tree.
 if [ "$SMOKE" = true ]; then
     for app in "${APPS[@]}"; do
         # Resolved as the measurement resolves it: the workspace's versions.
-        cp "$ROOT/Cargo.lock" "$ROOT/tests/weight/$app/Cargo.lock"
+        cp "$ROOT/Cargo.lock" "$(dirname "$(manifest "$app")")/Cargo.lock"
         dir="$ROOT/target/weight-smoke"
+        # shellcheck disable=SC2046 # the features are words
         if ! CARGO_TARGET_DIR="$dir" CARGO_PROFILE_DEV_DEBUG=false \
-            cargo build --offline -q --manifest-path "$(manifest "$app")"; then
+            cargo build --offline -q --manifest-path "$(manifest "$app")" $(features "$app"); then
             echo "weight: $app does not build" >&2
             exit 1
         fi
-        if ! out=$("$dir/debug/$app" --check 0 2>&1); then
+        if ! out=$("$dir/debug/$(binary "$app")" --check 0 2>&1); then
             echo "$out" >&2
-            echo "weight: $app was built but does not start (\`$dir/debug/$app --check 0\`)" >&2
+            echo "weight: $app was built but does not start (\`$dir/debug/$(binary "$app") --check 0\`)" >&2
             exit 1
         fi
         echo "weight: $app builds and starts"
@@ -71,8 +79,10 @@ fi
 declare -A TREE
 for app in "${APPS[@]}"; do
     # Fresh each time: the app resolves to the workspace's versions, as they are today.
-    cp "$ROOT/Cargo.lock" "$ROOT/tests/weight/$app/Cargo.lock"
-    TREE[$app]=$(cargo tree --offline -e normal --prefix none --manifest-path "$(manifest "$app")")
+    cp "$ROOT/Cargo.lock" "$(dirname "$(manifest "$app")")/Cargo.lock"
+    # shellcheck disable=SC2046 # the features are words
+    TREE[$app]=$(cargo tree --offline -e normal --prefix none --manifest-path "$(manifest "$app")" \
+        $(features "$app"))
 done
 names() { sed -E 's/ v[0-9].*//' <<<"${TREE[$1]}" | sort -u; }
 pairs() { awk '{print $1, $2}' <<<"${TREE[$1]}" | sort -u; }
@@ -84,6 +94,8 @@ done
 # On one line, for the report (the apps themselves left out).
 only_rcip=$(comm -23 <(names rcip-app) <(names rmcp-app) | { grep -vx rcip-app || true; } | paste -sd ' ')
 only_rmcp=$(comm -13 <(names rcip-app) <(names rmcp-app) | { grep -vx rmcp-app || true; } | paste -sd ' ')
+only_rcip_validating=$(comm -23 <(names rcip-app) <(names rmcp-app+validate) \
+    | { grep -vx rcip-app || true; } | paste -sd ' ')
 words() { wc -w <<<"$1"; }
 
 if [ -n "$CEILING" ]; then
@@ -116,14 +128,15 @@ build() {
     start=$(date +%s.%N)
     # No incremental data: a cold build as CI makes it (.ci/run sets the same).
     if ! CARGO_TARGET_DIR="$dir" CARGO_INCREMENTAL=0 \
-        cargo build --release --offline --manifest-path "$(manifest "$app")" >"$dir/build.log" 2>&1; then
+        cargo build --release --offline --manifest-path "$(manifest "$app")" $(features "$app") \
+        >"$dir/build.log" 2>&1; then
         echo "weight: building $app failed:" >&2
         cat "$dir/build.log" >&2
         exit 1
     fi
     end=$(date +%s.%N)
     seconds=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
-    bin="$dir/release/$app"
+    bin="$dir/release/$(binary "$app")"
     # Port 0: any free port; `--check` exits once the server is up.
     if ! "$bin" --check 0 >/dev/null 2>&1; then
         echo "weight: $app was built but does not start (\`$bin --check 0\`)" >&2
@@ -144,8 +157,8 @@ build() {
 
 echo "weight: $RUNS cold release build(s) of each app ($(nproc) CPUs, $(rustc --version))" >&2
 for ((n = 1; n <= RUNS; n++)); do
-    # Alternating which goes first, so neither always meets a warmer machine.
-    if ((n % 2)); then order=("${APPS[@]}"); else order=(rmcp-app rcip-app); fi
+    # Rotating which goes first, so none always meets a warmer machine.
+    order=("${APPS[@]:$(((n - 1) % ${#APPS[@]}))}" "${APPS[@]:0:$(((n - 1) % ${#APPS[@]}))}")
     for app in "${order[@]}"; do build "$app" "$n"; done
 done
 
@@ -160,25 +173,34 @@ for app in "${APPS[@]}"; do
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-row() { # LABEL RCIP RMCP [target]: a ratio, and whether it meets 1.25 when it is a target
-    local r=- note=
-    if [ "$2" != - ]; then r=$(ratio "$2" "$3"); fi
-    if [ "${4:-}" = target ]; then
+# LABEL KEY [target]: the three variants' figures of KEY (an associative array's name), rcip's
+# ratio to rmcp-app (with whether it meets 1.25 when it is a target) and to the validating peer.
+row() {
+    local -n of=$2
+    local rcip=${of[rcip-app]} rmcp=${of[rmcp-app]} validating=${of[rmcp-app+validate]}
+    local r=- rv=- note=
+    if [ "$rcip" != - ]; then
+        r=$(ratio "$rcip" "$rmcp")
+        rv=$(ratio "$rcip" "$validating")
+    fi
+    if [ "${3:-}" = target ]; then
         note="  (target <= 1.25: $(awk -v r="$r" 'BEGIN {print (r <= 1.25 ? "met" : "not met")}'))"
     fi
-    printf "%-34s %12s %12s %10s%s\n" "$1" "$2" "$3" "$r" "$note"
+    printf "%-34s %12s %12s %10s %14s %12s%s\n" "$1" "$rcip" "$rmcp" "$r" "$validating" "$rv" "$note"
 }
 echo
 echo "Issue 39: an MCP application over streamable HTTP, rcip vs rmcp (medians of $RUNS run(s))"
-echo "cargo's default release profile in both; each app itself counted among its packages"
+echo "cargo's default release profile in all; each app itself counted among its packages;"
+echo "rmcp+validate: rmcp-app checking each call against its schema with jsonschema"
 echo
-printf "%-34s %12s %12s %10s\n" "" rcip-app rmcp-app rcip/rmcp
-row "unique packages (names)" "${NAMES[rcip-app]}" "${NAMES[rmcp-app]}" target
-row "unique packages (name+version)" "${PAIRS[rcip-app]}" "${PAIRS[rmcp-app]}"
-row "cold release build (s)" "${TIMES[rcip-app]}" "${TIMES[rmcp-app]}" target
-row "release binary (bytes)" "${BYTES[rcip-app]}" "${BYTES[rmcp-app]}" target
-row "release binary, stripped (bytes)" "${STRIPPED[rcip-app]}" "${STRIPPED[rmcp-app]}"
+printf "%-34s %12s %12s %10s %14s %12s\n" "" rcip-app rmcp-app rcip/rmcp rmcp+validate rcip/validate
+row "unique packages (names)" NAMES target
+row "unique packages (name+version)" PAIRS
+row "cold release build (s)" TIMES target
+row "release binary (bytes)" BYTES target
+row "release binary, stripped (bytes)" STRIPPED
 echo
 echo "stripped with: ${STRIP:-nothing (no strip on PATH)}"
 echo "packages only in rcip-app ($(words "$only_rcip")): $only_rcip"
 echo "packages only in rmcp-app ($(words "$only_rmcp")): $only_rmcp"
+echo "packages only in rcip-app against rmcp+validate ($(words "$only_rcip_validating")): $only_rcip_validating"

@@ -456,18 +456,18 @@ fn apart_ratios(rt: &tokio::runtime::Runtime, runtime: &Runtime, rounds: usize, 
     let (mut owned_ratios, mut held_ratios) = (Vec::new(), Vec::new());
     let (mut owned_ns, mut held_ns) = (Vec::new(), Vec::new());
     for round in 0..rounds {
-        // Alternating which arm runs first.
-        let (invoke_time, owned_time, held_time) = if round % 2 == 0 {
-            let i = support::time_arm(rt, iterations, &invoke).as_secs_f64();
-            (i, timed(&owned), timed(&held))
-        } else {
-            let (o, h) = (timed(&owned), timed(&held));
-            (
-                support::time_arm(rt, iterations, &invoke).as_secs_f64(),
-                o,
-                h,
-            )
-        };
+        // Rotating the order: each arm takes each position in turn, so neither preflight
+        // arm always runs right after the other.
+        let mut times = [0.0; 3];
+        for position in 0..3 {
+            let arm = (round + position) % 3;
+            times[arm] = match arm {
+                0 => support::time_arm(rt, iterations, &invoke).as_secs_f64(),
+                1 => timed(&owned),
+                _ => timed(&held),
+            };
+        }
+        let [invoke_time, owned_time, held_time] = times;
         owned_ratios.push(owned_time / invoke_time);
         held_ratios.push(held_time / invoke_time);
         owned_ns.push(owned_time * 1e9 / f64::from(iterations));

@@ -3,6 +3,10 @@
 //! HTTP in an axum router (the idioms of examples/mcp_bench.rs's peer). Issue 39 weighs
 //! rcip-app against it; see scripts/weight.sh.
 //!
+//! With the `validate` feature it is the validating peer: each call's arguments are checked
+//! against the tool's input schema with jsonschema (the validator rcip links) before the
+//! router runs it, and a call that breaks its schema is a tool error.
+//!
 //! `rmcp-app [PORT] [--check]`: serves `http://127.0.0.1:PORT/mcp` (PORT from the argument,
 //! else `$PORT`, else 8001); `--check` exits 0 once bound (port 0: any free port).
 
@@ -101,7 +105,8 @@ struct Results {
 }
 
 // The names are rcip-app's tool names, so both serve the same `tools/list`.
-#[tool_router(server_handler)]
+#[cfg_attr(not(feature = "validate"), tool_router(server_handler))]
+#[cfg_attr(feature = "validate", tool_router)]
 impl Polls {
     #[tool(
         name = "polls.list",
@@ -175,6 +180,59 @@ impl Polls {
                 poll_id: poll.id.clone(),
             }))
         })
+    }
+}
+
+/// The validating peer's handler: arguments checked against the tool's schema, then routed.
+#[cfg(feature = "validate")]
+mod validated {
+    use std::collections::HashMap;
+    use std::sync::LazyLock;
+
+    use rmcp::handler::server::router::tool::ToolRouter;
+    use rmcp::handler::server::tool::ToolCallContext;
+    use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
+    use rmcp::service::RequestContext;
+    use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
+
+    use super::Polls;
+
+    /// The router and each tool's compiled input schema, built once.
+    static TOOLS: LazyLock<(ToolRouter<Polls>, HashMap<String, jsonschema::Validator>)> =
+        LazyLock::new(|| {
+            let router = Polls::tool_router();
+            let validators = router
+                .list_all()
+                .into_iter()
+                .map(|tool| {
+                    let schema = serde_json::Value::Object((*tool.input_schema).clone());
+                    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+                    (tool.name.to_string(), validator)
+                })
+                .collect();
+            (router, validators)
+        });
+
+    #[tool_handler(router = TOOLS.0)]
+    impl ServerHandler for Polls {
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            if let Some(validator) = TOOLS.1.get(&*request.name) {
+                let arguments =
+                    serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
+                if let Err(error) = validator.validate(&arguments) {
+                    let message = format!("invalid arguments: {error}");
+                    return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+                }
+            }
+            TOOLS
+                .0
+                .call(ToolCallContext::new(self, request, context))
+                .await
+        }
     }
 }
 
