@@ -15,14 +15,16 @@
 #
 # Usage:
 #   scripts/weight.sh [--runs N] [--keep]   (a) once, then N (default 1) cold builds of each
-#                                           app, alternating which goes first; medians.
+#                                           variant, rotating which goes first (N a
+#                                           multiple of 3 gives each the first place as
+#                                           often); medians.
 #                                           Each build's target dir, target/weight/<app>-<n>
 #                                           (a full release build), is removed once measured
 #                                           unless --keep.
 #   scripts/weight.sh --check-count CEILING (a) only, no build: exits 1 when rcip-app has
 #                                           more than CEILING unique package names
 #                                           (scripts/check-dependencies.sh's guard).
-#   scripts/weight.sh --smoke               no measurement: both apps built (debug, no debug
+#   scripts/weight.sh --smoke               no measurement: every variant built (debug, no debug
 #                                           information, target/weight-smoke, kept between
 #                                           runs) and started with `--check 0`, so an API
 #                                           change cannot leave them broken until the next
@@ -183,7 +185,7 @@ row() {
         r=$(ratio "$rcip" "$rmcp")
         rv=$(ratio "$rcip" "$validating")
     fi
-    if [ "${3:-}" = target ]; then
+    if [ "${3:-}" = target ] && [ "$r" != - ]; then
         note="  (target <= 1.25: $(awk -v r="$r" 'BEGIN {print (r <= 1.25 ? "met" : "not met")}'))"
     fi
     printf "%-34s %12s %12s %10s %14s %12s%s\n" "$1" "$rcip" "$rmcp" "$r" "$validating" "$rv" "$note"

@@ -917,11 +917,14 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
     let bare = json!({"jsonrpc": "2.0", "id": number,
                       "result": {"action": "accept", "content": {"confirm": true}}});
     assert_eq!(post(b, bare).await.unwrap().status(), 202);
-    // The same number tagged for an instance that is neither: A publishes it, B hears it as
-    // somebody else's answer, and it decides nothing either.
-    let foreign = json!({"jsonrpc": "2.0", "id": format!("rcip.elsewhere.{number}"),
-                         "result": {"action": "accept", "content": {"confirm": true}}});
-    assert_eq!(post(a, foreign).await.unwrap().status(), 202);
+    // The same number tagged for an instance that is neither, posted to each: the instance
+    // posted to publishes it, the other hears it as somebody else's answer, and it decides
+    // nothing (B's question would run on the approval, A's would fail on the decline).
+    let foreign = |result: Value| json!({"jsonrpc": "2.0", "id": format!("rcip.elsewhere.{number}"), "result": result});
+    let approval = foreign(json!({"action": "accept", "content": {"confirm": true}}));
+    assert_eq!(post(a, approval).await.unwrap().status(), 202);
+    let refusal = foreign(json!({"action": "decline"}));
+    assert_eq!(post(b, refusal).await.unwrap().status(), 202);
 
     // B's question declined, the answer posted to A; then A's approved, posted to B.
     let answer = |id: &Value, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});

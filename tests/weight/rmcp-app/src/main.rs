@@ -198,7 +198,7 @@ mod validated {
     use super::Polls;
 
     /// The router and each tool's compiled input schema, built once.
-    static TOOLS: LazyLock<(ToolRouter<Polls>, HashMap<String, jsonschema::Validator>)> =
+    pub(crate) static TOOLS: LazyLock<(ToolRouter<Polls>, HashMap<String, jsonschema::Validator>)> =
         LazyLock::new(|| {
             let router = Polls::tool_router();
             let validators = router
@@ -253,6 +253,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     if check {
+        // The validators are built at the first call; `--check` builds them now, so a
+        // schema jsonschema refuses fails here.
+        #[cfg(feature = "validate")]
+        std::sync::LazyLock::force(&validated::TOOLS);
         eprintln!("rmcp-app: ok");
         return Ok(());
     }
