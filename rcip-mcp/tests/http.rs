@@ -895,6 +895,7 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
     };
     let question =
         |event: &Value| (event["method"] == "elicitation/create").then(|| event["id"].clone());
+    let approval = || json!({"action": "accept", "content": {"confirm": true}});
     let mut on_a = post(a, add(10, "from a")).await.unwrap();
     let asked_by_a = read_until(&mut on_a, question).await;
     let mut on_b = post(b, add(11, "from b")).await.unwrap();
@@ -914,29 +915,30 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
         .and_then(|id| id.rsplit('.').next())
         .and_then(|n| n.parse().ok())
         .unwrap();
-    let bare = json!({"jsonrpc": "2.0", "id": number,
-                      "result": {"action": "accept", "content": {"confirm": true}}});
+    let answer = |id: &Value, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let bare = answer(&json!(number), approval());
     assert_eq!(post(b, bare).await.unwrap().status(), 202);
     // The same number tagged for an instance that is neither, posted to each: the instance
     // posted to publishes it, the other hears it as somebody else's answer, and it decides
     // nothing (B's question would run on the approval, A's would fail on the decline).
-    let foreign = |result: Value| json!({"jsonrpc": "2.0", "id": format!("rcip.elsewhere.{number}"), "result": result});
-    let approval = foreign(json!({"action": "accept", "content": {"confirm": true}}));
-    assert_eq!(post(a, approval).await.unwrap().status(), 202);
-    let refusal = foreign(json!({"action": "decline"}));
+    let elsewhere = json!(format!("rcip.elsewhere.{number}"));
+    assert_eq!(
+        post(a, answer(&elsewhere, approval()))
+            .await
+            .unwrap()
+            .status(),
+        202
+    );
+    let refusal = answer(&elsewhere, json!({"action": "decline"}));
     assert_eq!(post(b, refusal).await.unwrap().status(), 202);
 
     // B's question declined, the answer posted to A; then A's approved, posted to B.
-    let answer = |id: &Value, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
     let declined = answer(&asked_by_b, json!({"action": "decline"}));
     assert_eq!(post(a, declined).await.unwrap().status(), 202);
     let result = |id: u64| move |event: &Value| (event["id"] == id).then(|| event.clone());
     let b_done = read_until(&mut on_b, result(11)).await;
     assert_eq!(b_done["result"]["isError"], true, "{b_done}");
-    let approved = answer(
-        &asked_by_a,
-        json!({"action": "accept", "content": {"confirm": true}}),
-    );
+    let approved = answer(&asked_by_a, approval());
     assert_eq!(post(b, approved).await.unwrap().status(), 202);
     let a_done = read_until(&mut on_a, result(10)).await;
     assert_eq!(
@@ -952,10 +954,7 @@ async fn each_answer_decides_only_its_own_question_across_instances() {
     let mut again = post(b, add(12, "again")).await.unwrap();
     let asked_again = read_until(&mut again, question).await;
     assert_ne!(asked_again, asked_by_b);
-    let approved = answer(
-        &asked_again,
-        json!({"action": "accept", "content": {"confirm": true}}),
-    );
+    let approved = answer(&asked_again, approval());
     assert_eq!(post(b, approved).await.unwrap().status(), 202);
     let done = read_until(&mut again, result(12)).await;
     assert_eq!(
